@@ -1,0 +1,3 @@
+#include <cstdio>
+#include "loopsim/version.hpp"
+int main() { std::printf("loopsim %s\n", loopsim::kVersion); }

@@ -1,0 +1,26 @@
+#pragma once
+// The configuration manifold: q ⊕ v, q1 ⊖ q0, normalisation, neutral and
+// random configurations. Quaternions are stored [x y z w]; spherical and
+// floating joints integrate exactly (SO(3) / SE(3) exponential, v in the
+// child frame).
+#include <random>
+
+#include "model/model.hpp"
+
+namespace loopsim {
+
+/// q_out = q ⊕ dt·v. q_out may alias q. No allocation.
+void integrate(const Model& model, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v, double dt,
+               Eigen::Ref<VectorX> q_out);
+/// v_out = q1 ⊖ q0: the displacement with q0 ⊕ 1·v_out = q1.
+void difference(const Model& model, const Eigen::Ref<const VectorX>& q0, const Eigen::Ref<const VectorX>& q1,
+                Eigen::Ref<VectorX> v_out);
+/// Normalises every quaternion in q.
+void normalize(const Model& model, Eigen::Ref<VectorX> q);
+/// Zero angles, identity quaternions, floating bases at the joint placement.
+VectorX neutral(const Model& model);
+/// Uniform within position limits; unlimited 1-dof joints in [-π, π] (prismatic
+/// [-1, 1]); uniform random quaternions; floating positions in [-1, 1]³.
+VectorX randomConfiguration(const Model& model, std::mt19937& rng);
+
+}  // namespace loopsim

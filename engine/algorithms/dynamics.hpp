@@ -1,0 +1,38 @@
+#pragma once
+// Rigid-body dynamics of a tree:  M(q) v̇ + h(q, v) = τ + τ_passive + Σ J_iᵀ f_ext,i
+// External forces fext (optional, size nbodies) are forces on body i
+// expressed in body i's frame about its origin. M includes the armature.
+#include <span>
+
+#include "model/data.hpp"
+
+namespace loopsim {
+
+/// Recursive Newton-Euler: data.tau = M a + h - Σ Jᵀ fext (passive forces not included).
+const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                    const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a,
+                    std::span<const Force> fext = {});
+
+/// Composite rigid-body algorithm: data.M (full symmetric, armature on the diagonal).
+const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q);
+
+/// data.nle = h(q, v) (Coriolis, centrifugal, gravity).
+const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                                const Eigen::Ref<const VectorX>& v);
+
+/// Articulated-body algorithm: data.ddq = M⁻¹(τ + Σ Jᵀ fext - h). τ is the total
+/// generalised force (add data.passive yourself, or use forwardDynamics).
+const VectorX& aba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                   const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                   std::span<const Force> fext = {});
+
+/// Passive joint forces: data.passive = -damping ∘ v - stiffness ∘ (q ⊖ spring_reference) (1-dof joints).
+const VectorX& passiveForces(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                             const Eigen::Ref<const VectorX>& v);
+
+/// Unconstrained forward dynamics with passive forces: ABA(q, v, τ + passive).
+const VectorX& forwardDynamics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                               const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                               std::span<const Force> fext = {});
+
+}  // namespace loopsim

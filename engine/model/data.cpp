@@ -1,0 +1,28 @@
+#include "model/data.hpp"
+
+namespace loopsim {
+
+Data::Data(const Model& model)
+    : liMi(model.nbodies()),
+      oMi(model.nbodies()),
+      v(model.nbodies()),
+      a(model.nbodies()),
+      a_gf(model.nbodies()),
+      c(model.nbodies()),
+      f(model.nbodies()),
+      S(Matrix6X::Zero(6, model.nv)),
+      Ia(model.nbodies(), Matrix6::Zero()),
+      pa(model.nbodies()),
+      U(Matrix6X::Zero(6, model.nv)),
+      Dinv(model.nbodies(), Matrix6::Zero()),
+      u(VectorX::Zero(model.nv)),
+      Ycrb(model.nbodies()),
+      Fcrb(Matrix6X::Zero(6, model.nv)),
+      M(MatrixX::Zero(model.nv, model.nv)),
+      tau(VectorX::Zero(model.nv)),
+      nle(VectorX::Zero(model.nv)),
+      ddq(VectorX::Zero(model.nv)),
+      passive(VectorX::Zero(model.nv)),
+      oMf(model.frames.size()) {}
+
+}  // namespace loopsim

@@ -1,0 +1,50 @@
+#pragma once
+// Preallocated workspace for one Model. Algorithms write here and never
+// allocate: every buffer is sized once by the constructor.
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace loopsim {
+
+struct Data {
+  explicit Data(const Model& model);
+
+  // Kinematics (per body; index 0 = world).
+  std::vector<SE3> liMi;   // body i in its parent body's frame
+  std::vector<SE3> oMi;    // body i in the world frame
+  std::vector<Motion> v;   // body velocity, body frame
+  std::vector<Motion> a;   // body acceleration, body frame (no gravity)
+  std::vector<Motion> a_gf;  // acceleration including -gravity (RNEA/ABA)
+  std::vector<Motion> c;   // velocity-product acceleration c_i = v_i x (S_i qd_i)
+  std::vector<Force> f;    // body forces / RNEA joint forces, body frame
+
+  // Joint motion subspaces in body frames: columns idx_v[i]..idx_v[i]+nv_i-1 of S.
+  Matrix6X S;
+
+  // ABA workspace.
+  std::vector<Matrix6> Ia;        // articulated inertias, body frame
+  std::vector<Force> pa;          // articulated bias forces, body frame
+  Matrix6X U;                     // U_i = Ia_i S_i, column-packed like S
+  std::vector<Matrix6> Dinv;      // (S^T Ia S + armature)^-1, top-left nv_i x nv_i block used
+  VectorX u;                      // tau - S^T pa, size nv
+
+  // CRBA workspace.
+  std::vector<Inertia> Ycrb;      // composite rigid-body inertia, body frame
+  Matrix6X Fcrb;                  // size 6 x nv
+
+  // Joint-space outputs.
+  MatrixX M;       // joint-space inertia (with armature), full symmetric
+  VectorX tau;     // RNEA output
+  VectorX nle;     // nonlinear effects h(q, v)
+  VectorX ddq;     // ABA output
+  VectorX passive; // passive joint forces (damping + springs)
+
+  // Frames, centre of mass, momentum.
+  std::vector<SE3> oMf;   // frame placements in the world
+  Vector3 com = Vector3::Zero();
+  double mass = 0.0;
+  Force h_world;          // spatial momentum about the world origin, world frame
+};
+
+}  // namespace loopsim

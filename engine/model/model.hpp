@@ -1,0 +1,92 @@
+#pragma once
+// The immutable description of a multibody tree (Model/Data split: see data.hpp
+// for the preallocated workspace). Build one with ModelBuilder or a loader.
+//
+// Indexing: body 0 is the world (no joint). Every body i >= 1 has exactly one
+// joint, joint i, connecting it to parent[i] < i (topological order).
+// Body i's frame is the joint's child frame: at q = neutral it sits at
+// joint_placement[i] in the parent body's frame.
+#include <string>
+#include <vector>
+
+#include "model/joint.hpp"
+#include "spatial/inertia.hpp"
+
+namespace loopsim {
+
+/// A named frame attached to a body (links merged by fixed joints, sites,
+/// tool frames). placement is the frame's pose in the body frame.
+struct Frame {
+  enum class Kind { Body, MergedLink, Site };
+  std::string name;
+  int body = 0;
+  SE3 placement;
+  Kind kind = Kind::Body;
+};
+
+/// Visual geometry kept for rendering only; never used by dynamics.
+struct VisualGeometry {
+  enum class Shape { Box, Sphere, Cylinder, Capsule, Mesh };
+  std::string name;      // owning link or geom name
+  int body = 0;
+  SE3 placement;         // in the body frame
+  Shape shape = Shape::Box;
+  Vector3 size = Vector3::Zero();  // box: full extents; sphere: (r); cylinder/capsule: (r, length)
+  Vector3 mesh_scale = Vector3::Ones();
+  std::string mesh_file;           // resolved path when shape == Mesh
+  Vector4 rgba{0.7, 0.7, 0.7, 1.0};
+  std::string material;
+};
+
+struct Model {
+  std::string name;
+  int nq = 0;
+  int nv = 0;
+
+  // Per body (index 0 = world; entries at 0 are placeholders).
+  std::vector<int> parent;
+  std::vector<std::string> body_names;
+  std::vector<Inertia> body_inertias;  // in the body frame
+  std::vector<std::vector<int>> children;
+  std::vector<int> subtree_end;  // bodies i..subtree_end[i]-1 form i's subtree
+  std::vector<int> depth;        // world 0, roots 1
+
+  // Per joint (joint i moves body i).
+  std::vector<JointType> joint_types;
+  std::vector<std::string> joint_names;
+  std::vector<SE3> joint_placements;  // joint frame in the parent body frame
+  std::vector<Vector3> joint_axes;    // unit, for revolute and prismatic
+  std::vector<int> idx_q, idx_v, joint_nq, joint_nv;
+
+  // Joint-space vectors.
+  VectorX lower_position_limit, upper_position_limit;  // size nq; +-inf where unlimited
+  VectorX velocity_limit, effort_limit;                // size nv; +inf where unknown
+  VectorX damping;                                     // size nv: tau = -damping * v
+  VectorX armature;                                    // size nv: added to M's diagonal
+  VectorX stiffness;                                   // size nv: tau = -stiffness * (q - spring_reference)
+  VectorX spring_reference;                            // size nq
+  std::vector<int> dof_joint;                          // size nv: joint owning each dof
+
+  std::vector<Frame> frames;
+  std::vector<VisualGeometry> visuals;
+  std::vector<std::string> warnings;  // collected by loaders
+  std::string source_file;
+
+  Vector3 gravity{0.0, 0.0, -9.81};
+
+  int nbodies() const { return static_cast<int>(parent.size()); }
+  int njoints() const { return nbodies() - 1; }
+
+  /// Index of a body, joint or frame by name; -1 when absent.
+  int bodyId(const std::string& name) const;
+  int jointId(const std::string& name) const;
+  int frameId(const std::string& name) const;
+  /// Like frameId but throws ModelError naming the frame.
+  int existingFrame(const std::string& name) const;
+
+  bool isFloatingBase() const { return njoints() > 0 && joint_types[1] == JointType::Floating; }
+  double totalMass() const;
+  int treeDepth() const;
+};
+
+}  // namespace loopsim

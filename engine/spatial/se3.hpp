@@ -1,0 +1,66 @@
+#pragma once
+// Rigid transform aMb: the placement of frame b in frame a.
+// Applied as rotation + translation (never a dense 6x6 product):
+//   point:  p_a = R p_b + t
+//   act:    coordinates in b  ->  coordinates in a
+//   actInv: coordinates in a  ->  coordinates in b
+#include "spatial/motion.hpp"
+
+namespace loopsim {
+
+struct SE3 {
+  Matrix3 R = Matrix3::Identity();
+  Vector3 t = Vector3::Zero();
+
+  SE3() = default;
+  SE3(const Matrix3& rotation, const Vector3& translation) : R(rotation), t(translation) {}
+  static SE3 Identity() { return {}; }
+
+  SE3 operator*(const SE3& bMc) const { return {R * bMc.R, R * bMc.t + t}; }
+  SE3 inverse() const { return {R.transpose(), -(R.transpose() * t)}; }
+
+  Vector3 actPoint(const Vector3& p) const { return R * p + t; }
+  Vector3 actInvPoint(const Vector3& p) const { return R.transpose() * (p - t); }
+
+  Motion act(const Motion& m) const {
+    const Vector3 w = R * m.w;
+    return {w, R * m.v + t.cross(w)};
+  }
+  Motion actInv(const Motion& m) const {
+    return {R.transpose() * m.w, R.transpose() * (m.v - t.cross(m.w))};
+  }
+  Force act(const Force& x) const {
+    const Vector3 f = R * x.f;
+    return {R * x.n + t.cross(f), f};
+  }
+  Force actInv(const Force& x) const {
+    return {R.transpose() * x.n - R.transpose() * t.cross(x.f), R.transpose() * x.f};
+  }
+
+  /// 6x6 motion transform matrix (b coordinates -> a coordinates).
+  Matrix6 actionMatrix() const {
+    Matrix6 X;
+    X.topLeftCorner<3, 3>() = R;
+    X.topRightCorner<3, 3>().setZero();
+    X.bottomLeftCorner<3, 3>() = skew(t) * R;
+    X.bottomRightCorner<3, 3>() = R;
+    return X;
+  }
+
+  bool isApprox(const SE3& o, double prec = 1e-12) const { return R.isApprox(o.R, prec) && t.isApprox(o.t, prec); }
+};
+
+/// Transform a 6x6 motion->force map (e.g. an articulated inertia) given in b
+/// coordinates into a coordinates: X* I X^-1, done blockwise.
+Matrix6 transformInertiaMatrix(const SE3& aMb, const Matrix6& I_b);
+
+/// Exponential map of a spatial velocity (body frame) integrated over unit time.
+SE3 exp6(const Motion& nu);
+/// Logarithm: the body-frame twist that moves identity to M in unit time.
+Motion log6(const SE3& M);
+/// Rodrigues rotation exp([w]x).
+Matrix3 exp3(const Vector3& w);
+/// Rotation logarithm (axis * angle).
+Vector3 log3(const Matrix3& R);
+
+}  // namespace loopsim

@@ -1,0 +1,90 @@
+#include <cmath>
+
+#include "spatial/inertia.hpp"
+
+namespace loopsim {
+
+Matrix6 transformInertiaMatrix(const SE3& aMb, const Matrix6& I_b) {
+  // Rotate each 3x3 block, then shift by t: with P = [t]x,
+  // I_a = [1 P; 0 1] [A B; C D] [1 0; -P 1].
+  const Matrix3& R = aMb.R;
+  const Matrix3 A = R * I_b.topLeftCorner<3, 3>() * R.transpose();
+  const Matrix3 B = R * I_b.topRightCorner<3, 3>() * R.transpose();
+  const Matrix3 C = R * I_b.bottomLeftCorner<3, 3>() * R.transpose();
+  const Matrix3 D = R * I_b.bottomRightCorner<3, 3>() * R.transpose();
+  const Matrix3 P = skew(aMb.t);
+  const Matrix3 CmDP = C - D * P;
+  Matrix6 I_a;
+  I_a.topLeftCorner<3, 3>() = A - B * P + P * CmDP;
+  I_a.topRightCorner<3, 3>() = B + P * D;
+  I_a.bottomLeftCorner<3, 3>() = CmDP;
+  I_a.bottomRightCorner<3, 3>() = D;
+  return I_a;
+}
+
+Inertia Inertia::operator+(const Inertia& o) const {
+  const double m = mass + o.mass;
+  if (m <= 0.0) {
+    return {m, Vector3::Zero(), inertia_com + o.inertia_com};
+  }
+  const Vector3 c = (mass * com + o.mass * o.com) / m;
+  // Parallel-axis theorem: move both rotational inertias to the common com.
+  auto shift = [](double mi, const Vector3& d) { return mi * (d.squaredNorm() * Matrix3::Identity() - d * d.transpose()); };
+  return {m, c, inertia_com + shift(mass, com - c) + o.inertia_com + shift(o.mass, o.com - c)};
+}
+
+Matrix3 exp3(const Vector3& w) {
+  const double theta2 = w.squaredNorm();
+  const double theta = std::sqrt(theta2);
+  const Matrix3 W = skew(w);
+  double a, b;  // sin(t)/t, (1-cos(t))/t^2
+  if (theta < 1e-4) {
+    a = 1.0 - theta2 / 6.0 + theta2 * theta2 / 120.0;
+    b = 0.5 - theta2 / 24.0 + theta2 * theta2 / 720.0;
+  } else {
+    a = std::sin(theta) / theta;
+    b = (1.0 - std::cos(theta)) / theta2;
+  }
+  return Matrix3::Identity() + a * W + b * W * W;
+}
+
+Vector3 log3(const Matrix3& R) {
+  return Eigen::AngleAxisd(R).angle() * Eigen::AngleAxisd(R).axis();
+}
+
+// Left Jacobian-free closed forms: exp([w v]) = (exp3(w), V(w) v) with
+// V = I + (1-cos)/t^2 W + (t - sin)/t^3 W^2.
+SE3 exp6(const Motion& nu) {
+  const Vector3& w = nu.w;
+  const double theta2 = w.squaredNorm();
+  const double theta = std::sqrt(theta2);
+  const Matrix3 W = skew(w);
+  double b, c;  // (1-cos t)/t^2, (t - sin t)/t^3
+  if (theta < 1e-4) {
+    b = 0.5 - theta2 / 24.0 + theta2 * theta2 / 720.0;
+    c = 1.0 / 6.0 - theta2 / 120.0 + theta2 * theta2 / 5040.0;
+  } else {
+    b = (1.0 - std::cos(theta)) / theta2;
+    c = (theta - std::sin(theta)) / (theta2 * theta);
+  }
+  const Matrix3 V = Matrix3::Identity() + b * W + c * W * W;
+  return {exp3(w), V * nu.v};
+}
+
+Motion log6(const SE3& M) {
+  const Vector3 w = log3(M.R);
+  const double theta2 = w.squaredNorm();
+  const double theta = std::sqrt(theta2);
+  const Matrix3 W = skew(w);
+  // V^-1 = I - W/2 + (1/t^2)(1 - (t sin t)/(2(1-cos t))) W^2
+  double d;
+  if (theta < 1e-4) {
+    d = 1.0 / 12.0 + theta2 / 720.0;
+  } else {
+    d = (1.0 - theta * std::sin(theta) / (2.0 * (1.0 - std::cos(theta)))) / theta2;
+  }
+  const Matrix3 Vinv = Matrix3::Identity() - 0.5 * W + d * W * W;
+  return {w, Vinv * M.t};
+}
+
+}  // namespace loopsim

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "spatial/inertia.hpp"
+
+using namespace loopsim;
+
+namespace {
+SE3 randomSE3(std::mt19937& rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  Vector3 w(n(rng), n(rng), n(rng));
+  Vector3 t(n(rng), n(rng), n(rng));
+  return {exp3(w), t};
+}
+Motion randomMotion(std::mt19937& rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  return Motion(Vector6::NullaryExpr([&](Eigen::Index) { return n(rng); }));
+}
+}  // namespace
+
+TEST(Spatial, ActMatchesActionMatrix) {
+  std::mt19937 rng(1);
+  for (int k = 0; k < 20; ++k) {
+    const SE3 M = randomSE3(rng);
+    const Motion m = randomMotion(rng);
+    const Force f(randomMotion(rng).toVector());
+    EXPECT_TRUE(M.act(m).toVector().isApprox(M.actionMatrix() * m.toVector(), 1e-12));
+    // Force transform is the inverse transpose of the motion transform.
+    const Matrix6 Xf = M.actionMatrix().inverse().transpose();
+    EXPECT_TRUE(M.act(f).toVector().isApprox(Xf * f.toVector(), 1e-12));
+    EXPECT_TRUE(M.actInv(M.act(m)).toVector().isApprox(m.toVector(), 1e-12));
+    EXPECT_TRUE(M.actInv(M.act(f)).toVector().isApprox(f.toVector(), 1e-12));
+    // Power is frame independent.
+    EXPECT_NEAR(dot(M.act(m), M.act(f)), dot(m, f), 1e-10);
+  }
+}
+
+TEST(Spatial, CrossProductsMatchFeatherstone) {
+  std::mt19937 rng(2);
+  const Motion a = randomMotion(rng), b = randomMotion(rng);
+  const Force f(randomMotion(rng).toVector());
+  Matrix6 crm = Matrix6::Zero();
+  crm.topLeftCorner<3, 3>() = skew(a.w);
+  crm.bottomLeftCorner<3, 3>() = skew(a.v);
+  crm.bottomRightCorner<3, 3>() = skew(a.w);
+  EXPECT_TRUE(a.cross(b).toVector().isApprox(crm * b.toVector(), 1e-12));
+  const Matrix6 crf = -crm.transpose();
+  EXPECT_TRUE(a.crossDual(f).toVector().isApprox(crf * f.toVector(), 1e-12));
+}
+
+TEST(Spatial, InertiaTransformAndSum) {
+  std::mt19937 rng(3);
+  const Inertia I(2.5, Vector3(0.1, -0.2, 0.3), Vector3(0.4, 0.5, 0.6).asDiagonal());
+  const SE3 M = randomSE3(rng);
+  const Motion m = randomMotion(rng);
+  EXPECT_TRUE((I * m).toVector().isApprox(I.matrix() * m.toVector(), 1e-12));
+  // I_a m_a = X* (I_b m_b)
+  const Inertia Ia = I.transformed(M);
+  EXPECT_TRUE((Ia * M.act(m)).toVector().isApprox(M.act(I * m).toVector(), 1e-12));
+  EXPECT_TRUE(transformInertiaMatrix(M, I.matrix()).isApprox(Ia.matrix(), 1e-12));
+  const Inertia J(1.0, Vector3(-0.3, 0.0, 0.2), Matrix3::Identity() * 0.1);
+  EXPECT_TRUE((I + J).matrix().isApprox(I.matrix() + J.matrix(), 1e-12));
+}
+
+TEST(Spatial, ExpLogRoundTrip) {
+  std::mt19937 rng(4);
+  for (int k = 0; k < 20; ++k) {
+    Motion nu = randomMotion(rng);
+    if (nu.w.norm() > 3.0) nu.w *= 3.0 / nu.w.norm();  // log is unique only for angles below pi
+    EXPECT_TRUE(log6(exp6(nu)).toVector().isApprox(nu.toVector(), 1e-9)) << nu.toVector().transpose();
+    const Motion tiny = nu * 1e-7;
+    EXPECT_TRUE(log6(exp6(tiny)).toVector().isApprox(tiny.toVector(), 1e-9));
+  }
+}
