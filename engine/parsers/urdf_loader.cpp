@@ -1,0 +1,323 @@
+#include "parsers/urdf_loader.hpp"
+
+#include <console_bridge/console.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "model/errors.hpp"
+#include "model/model_builder.hpp"
+#include "parsers/mesh_path.hpp"
+#include "parsers/urdf_structure.hpp"
+
+namespace loopsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
+
+std::string str(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+/// urdfdom reports failures only through console_bridge; collect them (instead
+/// of letting them reach stderr) so they can go into the ModelError.
+class ConsoleCapture : public console_bridge::OutputHandler {
+ public:
+  ConsoleCapture() { console_bridge::useOutputHandler(this); }
+  ~ConsoleCapture() override { console_bridge::restorePreviousOutputHandler(); }
+  ConsoleCapture(const ConsoleCapture&) = delete;
+  ConsoleCapture& operator=(const ConsoleCapture&) = delete;
+
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level == console_bridge::CONSOLE_BRIDGE_LOG_ERROR) errors.push_back(text);
+    if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN) warnings.push_back(text);
+  }
+
+  std::vector<std::string> errors, warnings;
+};
+
+SE3 toSE3(const urdf::Pose& pose) {
+  const Quaternion q(pose.rotation.w, pose.rotation.x, pose.rotation.y, pose.rotation.z);
+  return {q.normalized().toRotationMatrix(), Vector3(pose.position.x, pose.position.y, pose.position.z)};
+}
+
+Vector3 toVector(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
+
+/// URDF gives the rotational inertia about the com in the <inertial> frame.
+Inertia linkInertia(const urdf::Link& link) {
+  if (!link.inertial) return Inertia::Zero();
+  const urdf::Inertial& in = *link.inertial;
+  Matrix3 I;
+  I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+  const SE3 frame = toSE3(in.origin);
+  return {in.mass, frame.t, frame.R * I * frame.R.transpose()};
+}
+
+struct LinkPlacement {
+  int body = 0;
+  SE3 in_body;  // link frame in the body frame
+};
+
+class UrdfModelAssembler {
+ public:
+  UrdfModelAssembler(const urdf_detail::UrdfStructure& structure, const urdf::ModelInterface& urdf,
+                     std::string file, fs::path base_dir, const UrdfOptions& options)
+      : structure_(structure),
+        urdf_(urdf),
+        file_(std::move(file)),
+        base_dir_(std::move(base_dir)),
+        options_(options),
+        builder_(structure.robot_name, file_) {}
+
+  Model assemble() && {
+    const std::string& root = structure_.root_link;
+    const urdf::Link& root_link = link(root);
+    const Inertia root_inertia = linkInertia(root_link);
+    requireValidInertia(root, root_inertia);
+    if (options_.floating_base) {
+      for (int j : childJoints(root)) {
+        if (structure_.joints[j].type == "floating") {
+          throw ModelError(file_, "joint " + inQuotes(structure_.joints[j].name),
+                           "the file already has a floating joint at the root; do not also request a floating base");
+        }
+      }
+      JointSpec spec;
+      spec.type = JointType::Floating;
+      const int body = builder_.addBody(0, "root_joint", spec, SE3::Identity(), root_inertia, root);
+      placements_[root] = {body, SE3::Identity()};
+    } else {
+      // A root named "world" is the world itself; any other root is welded to it.
+      if (root != "world") builder_.addFixedLink(0, SE3::Identity(), root_inertia, root);
+      warnIfMassOnWorld(root, root_inertia);
+      placements_[root] = {0, SE3::Identity()};
+    }
+    addVisuals(root_link);
+    addSubtree(root);
+    if (!ignored_friction_.empty()) {
+      builder_.addWarning(file_ + ": <dynamics friction> ignored (only damping is modelled) on joints " +
+                          ignored_friction_);
+    }
+    for (const std::string& w : urdfdom_warnings_) builder_.addWarning(file_ + ": urdfdom: " + w);
+    return std::move(builder_).build(options_.strict);
+  }
+
+  void setUrdfdomWarnings(std::vector<std::string> warnings) { urdfdom_warnings_ = std::move(warnings); }
+
+ private:
+  const std::vector<int>& childJoints(const std::string& link_name) const {
+    static const std::vector<int> kNone;
+    const auto it = structure_.child_joints.find(link_name);
+    return it == structure_.child_joints.end() ? kNone : it->second;
+  }
+
+  const urdf::Link& link(const std::string& name) const {
+    const urdf::LinkConstSharedPtr l = urdf_.getLink(name);
+    if (!l) throw ModelError(file_, "link " + inQuotes(name), "not found after parsing");
+    return *l;
+  }
+
+  void warn(const std::string& element, const std::string& message) {
+    builder_.addWarning(file_ + ": " + element + ": " + message);
+  }
+
+  void requireValidInertia(const std::string& link_name, const Inertia& inertia) {
+    const std::string problem = inertiaProblem(inertia);
+    if (!problem.empty()) throw ModelError(file_, "link " + inQuotes(link_name), problem);
+  }
+
+  void warnIfMassOnWorld(const std::string& link_name, const Inertia& inertia) {
+    if (inertia.mass > 0.0) {
+      warn("link " + inQuotes(link_name), "fixed to the world; its mass " + str(inertia.mass) +
+                                            " kg is ignored (load with a floating base to keep it)");
+    }
+  }
+
+  // Depth-first, children in document order: the builder needs subtrees to be
+  // contiguous index ranges.
+  void addSubtree(const std::string& parent_link) {
+    for (int j : childJoints(parent_link)) {
+      const urdf_detail::UrdfJointEntry& entry = structure_.joints[j];
+      addJoint(entry);
+      addSubtree(entry.child);
+    }
+  }
+
+  void addJoint(const urdf_detail::UrdfJointEntry& entry) {
+    const urdf::JointConstSharedPtr joint_ptr = urdf_.getJoint(entry.name);
+    if (!joint_ptr) throw ModelError(file_, "joint " + inQuotes(entry.name), "not found after parsing");
+    const urdf::Joint& joint = *joint_ptr;
+    const std::string element = "joint " + inQuotes(entry.name);
+    const urdf::Link& child = link(entry.child);
+    const LinkPlacement& parent = placements_.at(entry.parent);
+    const SE3 joint_in_body = parent.in_body * toSE3(joint.parent_to_joint_origin_transform);
+    const Inertia inertia = linkInertia(child);
+    requireValidInertia(entry.child, inertia);
+
+    if (joint.mimic) {
+      warn(element, "<mimic joint=" + inQuotes(joint.mimic->joint_name) + "> ignored; the joint moves independently");
+    }
+    if (joint.type == urdf::Joint::FIXED) {
+      const std::string child_element = "link " + inQuotes(entry.child);
+      std::string triangle;
+      inertiaProblem(inertia, &triangle);
+      if (!triangle.empty() && parent.body != 0) {
+        if (options_.strict) throw ModelError(file_, child_element, triangle);
+        warn(child_element, triangle);
+      }
+      builder_.addFixedLink(parent.body, joint_in_body, inertia, entry.child);
+      if (parent.body == 0) warnIfMassOnWorld(entry.child, inertia);
+      placements_[entry.child] = {parent.body, joint_in_body};
+      addVisuals(child);
+      return;
+    }
+
+    JointSpec spec;
+    switch (joint.type) {
+      case urdf::Joint::REVOLUTE:
+      case urdf::Joint::CONTINUOUS: spec.type = JointType::Revolute; break;
+      case urdf::Joint::PRISMATIC: spec.type = JointType::Prismatic; break;
+      case urdf::Joint::FLOATING:
+        if (parent.body != 0) {
+          throw ModelError(file_, element, "the file already has a floating joint at the root; do not also request a floating base");
+        }
+        spec.type = JointType::Floating;
+        break;
+      default: throw ModelError(file_, element, "unsupported joint type " + inQuotes(entry.type));
+    }
+    if (spec.type != JointType::Floating) spec.axis = toVector(joint.axis);
+    if (joint.limits) {
+      if (joint.type != urdf::Joint::CONTINUOUS && spec.type != JointType::Floating) {
+        spec.lower = joint.limits->lower;
+        spec.upper = joint.limits->upper;
+      }
+      if (spec.type != JointType::Floating) {
+        spec.velocity_limit = joint.limits->velocity;
+        spec.effort_limit = joint.limits->effort;
+      }
+    }
+    if (joint.dynamics) {
+      spec.damping = joint.dynamics->damping;
+      if (joint.dynamics->friction != 0.0) {
+        ignored_friction_ += (ignored_friction_.empty() ? "" : ", ") + inQuotes(entry.name) + " " +
+                             str(joint.dynamics->friction);
+      }
+    }
+    const int body = builder_.addBody(parent.body, entry.name, spec, joint_in_body, inertia, entry.child);
+    placements_[entry.child] = {body, SE3::Identity()};
+    addVisuals(child);
+  }
+
+  void addVisuals(const urdf::Link& link) {
+    const LinkPlacement& where = placements_.at(link.name);
+    for (const urdf::VisualSharedPtr& visual : link.visual_array) {
+      if (!visual || !visual->geometry) continue;
+      VisualGeometry geometry;
+      geometry.name = link.name;
+      geometry.body = where.body;
+      geometry.placement = where.in_body * toSE3(visual->origin);
+      const urdf::Geometry& g = *visual->geometry;
+      switch (g.type) {
+        case urdf::Geometry::BOX:
+          geometry.shape = VisualGeometry::Shape::Box;
+          geometry.size = toVector(static_cast<const urdf::Box&>(g).dim);
+          break;
+        case urdf::Geometry::SPHERE:
+          geometry.shape = VisualGeometry::Shape::Sphere;
+          geometry.size = Vector3(static_cast<const urdf::Sphere&>(g).radius, 0.0, 0.0);
+          break;
+        case urdf::Geometry::CYLINDER: {
+          const auto& c = static_cast<const urdf::Cylinder&>(g);
+          geometry.shape = VisualGeometry::Shape::Cylinder;
+          geometry.size = Vector3(c.radius, c.length, 0.0);
+          break;
+        }
+        case urdf::Geometry::MESH: {
+          const auto& m = static_cast<const urdf::Mesh&>(g);
+          geometry.shape = VisualGeometry::Shape::Mesh;
+          geometry.mesh_scale = toVector(m.scale);
+          const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
+          geometry.mesh_file = resolved.path;
+          if (!resolved.found && missing_meshes_.insert(m.filename).second) {
+            warn("link " + inQuotes(link.name), "mesh file " + inQuotes(m.filename) + " not found");
+          }
+          break;
+        }
+      }
+      if (visual->material) {
+        const urdf::Color& c = visual->material->color;
+        geometry.rgba = Vector4(c.r, c.g, c.b, c.a);
+        geometry.material = visual->material->name;
+      }
+      builder_.addVisual(std::move(geometry));
+    }
+  }
+
+  const urdf_detail::UrdfStructure& structure_;
+  const urdf::ModelInterface& urdf_;
+  std::string file_;
+  fs::path base_dir_;
+  UrdfOptions options_;
+  ModelBuilder builder_;
+  std::map<std::string, LinkPlacement> placements_;
+  std::set<std::string> missing_meshes_;
+  std::vector<std::string> urdfdom_warnings_;
+  std::string ignored_friction_;  // "'joint' value, ..." collected into one warning
+};
+
+Model loadFromXml(const std::string& xml, const std::string& source_name, const fs::path& base_dir,
+                  const UrdfOptions& options) {
+  const urdf_detail::UrdfStructure structure = urdf_detail::scanUrdfStructure(xml, source_name);
+
+  urdf::ModelInterfaceSharedPtr parsed;
+  std::vector<std::string> urdfdom_warnings;
+  {
+    // console_bridge's handler is process-global.
+    static std::mutex console_mutex;
+    const std::lock_guard lock(console_mutex);
+    ConsoleCapture capture;
+    parsed = urdf::parseURDF(xml);
+    if (!parsed) {
+      std::string detail;
+      for (const std::string& e : capture.errors) detail += (detail.empty() ? "" : "; ") + e;
+      throw ModelError(source_name, "", "urdfdom rejected the file: " + (detail.empty() ? "no reason given" : detail));
+    }
+    urdfdom_warnings = std::move(capture.warnings);
+  }
+
+  UrdfModelAssembler assembler(structure, *parsed, source_name, base_dir, options);
+  assembler.setUrdfdomWarnings(std::move(urdfdom_warnings));
+  return std::move(assembler).assemble();
+}
+
+}  // namespace
+
+Model loadUrdf(const fs::path& file, const UrdfOptions& options) {
+  const std::string name = file.filename().string();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw ModelError(file.string(), "", "no such file");
+  if (fs::is_directory(file, ec)) throw ModelError(file.string(), "", "is a directory, not a URDF file");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ModelError(file.string(), "", std::string("cannot open: ") + std::strerror(errno));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw ModelError(file.string(), "", std::string("read error: ") + std::strerror(errno));
+  return loadFromXml(content.str(), name, file.parent_path(), options);
+}
+
+Model loadUrdfString(const std::string& xml, const std::string& source_name, const UrdfOptions& options) {
+  std::error_code ec;
+  return loadFromXml(xml, source_name, fs::current_path(ec), options);
+}
+
+}  // namespace loopsim
