@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Generates assets/robots/{atlas,go1}/*.urdf from the reference models.
+
+Kinematics (joint origins, axes, limits, damping) and mass properties come
+from the reference URDFs; fixed links are lumped into their moving parents;
+meshes are replaced by primitives chosen here so that the robot stays
+recognisable. The output is deterministic and self-contained.
+
+Usage: scripts/assets/generate_robot_assets.py [--models DIR] [--out DIR]
+  DIR defaults: --models ../shared/models (beside the repository), --out assets/robots.
+This is a developer tool, not a build step: the generated URDFs are committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from urdf_assembly import (ExtraFrame, Pose, Visual, bone, box, check_inertias, check_total_mass,  # noqa: E402
+                           cylinder, read_reference, reduce_to_moving_tree, rpy_to_matrix, sphere, write_urdf)
+
+HALF_PI = math.pi / 2.0
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# -------------------------------------------------------------------- Atlas
+
+ATLAS_MATERIALS = {
+    "atlas_dark_grey": [0.22, 0.23, 0.25, 1.0],
+    "atlas_black": [0.07, 0.07, 0.08, 1.0],
+    "atlas_orange": [0.93, 0.45, 0.09, 1.0],
+    "atlas_sensor_grey": [0.6, 0.62, 0.65, 1.0],
+}
+
+
+def atlas_side(prefix: str) -> dict[str, list[Visual]]:
+    """Visuals of one side; the reference mirrors left and right through the
+    joint frames (l_clav is yawed by pi), so the link-frame shapes differ only
+    where the reference's own numbers do (feet)."""
+    s = 1.0 if prefix == "l" else -1.0
+    dark, black, orange = "atlas_dark_grey", "atlas_black", "atlas_orange"
+    return {
+        f"{prefix}_uglut": [sphere([0.005, 0.0, 0.0], 0.055, black)],
+        f"{prefix}_lglut": [cylinder([0.02, s * 0.015, -0.03], 0.05, 0.09, black, [HALF_PI, 0, 0])],
+        f"{prefix}_uleg": [bone([0.0, 0.0, -0.02], [-0.05, 0.0, -0.36], 0.075, orange),
+                           cylinder([0.0, 0.0, 0.0], 0.055, 0.12, black, [HALF_PI, 0, 0])],
+        f"{prefix}_lleg": [bone([0.0, 0.0, -0.03], [0.0, 0.0, -0.40], 0.06, orange),
+                           cylinder([0.0, 0.0, 0.0], 0.06, 0.12, black, [HALF_PI, 0, 0])],
+        f"{prefix}_talus": [cylinder([0.0, 0.0, 0.0], 0.035, 0.08, black, [HALF_PI, 0, 0])],
+        # Spans the reference's contact corners: x -0.0876..0.1728, y -0.0626..0.066 (mirrored on the right).
+        f"{prefix}_foot": [box([0.0426, s * 0.0017, -0.0532], [0.2604, 0.1286, 0.0465], dark),
+                           box([0.0, 0.0, -0.02], [0.08, 0.07, 0.05], black)],
+        f"{prefix}_clav": [bone([0.0, 0.0, 0.0], [0.0, -0.11, -0.245], 0.045, black)],
+        f"{prefix}_scap": [bone([0.0, 0.0, 0.0], [0.0, -0.187, -0.016], 0.05, dark)],
+        f"{prefix}_uarm": [bone([0.0, -0.02, 0.0], [0.0, -0.119, 0.0092], 0.055, orange)],
+        f"{prefix}_larm": [bone([0.0, 0.04, 0.0], [0.0, -0.11, -0.003], 0.045, orange)],
+        f"{prefix}_ufarm": [bone([0.0, 0.02, 0.0], [0.0, 0.17, 0.0], 0.045, orange)],
+        f"{prefix}_lfarm": [cylinder([0.0, -0.025, 0.0], 0.04, 0.05, black, [HALF_PI, 0, 0])],
+        f"{prefix}_hand": [box([0.0, -0.085, 0.0], [0.085, 0.1, 0.045], black),
+                           cylinder([0.0, -0.04, 0.0], 0.04, 0.03, dark, [HALF_PI, 0, 0])],
+    }
+
+
+def atlas_visuals() -> dict[str, list[Visual]]:
+    dark, black, grey = "atlas_dark_grey", "atlas_black", "atlas_sensor_grey"
+    visuals = {
+        "pelvis": [box([0.0, 0.0, 0.01], [0.2, 0.27, 0.12], dark)],
+        "ltorso": [cylinder([0.0, 0.0, 0.08], 0.06, 0.14, black, [0, 0, 0])],
+        "mtorso": [sphere([0.0, 0.0, 0.03], 0.06, black)],
+        # Chest, shoulders bar and the backpack (battery and pump).
+        "utorso": [box([0.02, 0.0, 0.33], [0.3, 0.36, 0.36], dark),
+                   box([0.13, 0.0, 0.48], [0.1, 0.5, 0.1], black),
+                   box([-0.2, 0.0, 0.32], [0.16, 0.34, 0.44], black)],
+        "head": [box([-0.07, 0.0, 0.02], [0.13, 0.14, 0.12], black),
+                 cylinder([-0.0446, 0.0, 0.105], 0.038, 0.05, grey, [0, 0, 0]),
+                 cylinder([0.0, 0.0, 0.0], 0.02, 0.1, grey, [HALF_PI, 0, 0])],
+    }
+    visuals.update(atlas_side("l"))
+    visuals.update(atlas_side("r"))
+    return visuals
+
+
+def atlas_frames() -> list[ExtraFrame]:
+    """Named frames without mass. The sole / toe / hand-mount frames are the
+    reference's Drake <frame> tags; the corners are its outer contact points."""
+    frames = []
+    for prefix, s in (("l", 1.0), ("r", -1.0)):
+        outer, inner = (0.066, -0.0626) if s > 0 else (-0.066, 0.0626)
+        frames.append(ExtraFrame(f"{prefix}_foot_sole", f"{prefix}_foot", Pose(translation=[0.0426, s * 0.0017, -0.07645])))
+        frames.append(ExtraFrame(f"{prefix}_foot_toe", f"{prefix}_foot", Pose(translation=[0.1728, s * 0.0017, -0.07645])))
+        for corner, x, y in (("front_outer", 0.1728, outer), ("front_inner", 0.1728, inner),
+                             ("back_outer", -0.0876, outer), ("back_inner", -0.0876, inner)):
+            frames.append(ExtraFrame(f"{prefix}_foot_{corner}", f"{prefix}_foot", Pose(translation=[x, y, -0.07645])))
+        frames.append(ExtraFrame(f"{prefix}_hand_mount", f"{prefix}_hand",
+                                 Pose(rpy_to_matrix(0.0, -HALF_PI, 3.1415926535897), [0.0, -0.195, 0.0])))
+    return frames
+
+
+def make_atlas(models: str, out: str) -> None:
+    source = os.path.join(models, "atlas", "atlas_minimal_contact.urdf")
+    ref = read_reference(source)
+    reduced = reduce_to_moving_tree(ref, keep_links=["l_hand_force_torque", "r_hand_force_torque"])
+    reduced.frames += atlas_frames()
+    check_inertias(reduced)
+    assert len(reduced.moving_joints) == 30, len(reduced.moving_joints)
+    header = f"""Atlas (Boston Dynamics, DRC v5), loopsim asset. GENERATED FILE: edit
+scripts/assets/generate_robot_assets.py instead and re-run it.
+Kinematics and mass properties: Drake examples/atlas/urdf/atlas_minimal_contact.urdf
+(BSD-3-Clause); fixed links lumped into their moving parents:
+  {lumped_summary(reduced)}.
+Geometry: loopsim's own primitives. 30 revolute joints; root 'pelvis' (floating by convention)."""
+    text, mass = write_urdf(reduced, atlas_visuals(), ATLAS_MATERIALS, header, keep_dynamics=("damping",))
+    check_total_mass(reduced, ref.total_mass(), mass)
+    write(os.path.join(out, "atlas", "atlas.urdf"), text)
+    print(f"atlas: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
+
+
+# --------------------------------------------------------------------- Go1
+
+GO1_MATERIALS = {
+    "go1_body_grey": [0.16, 0.17, 0.19, 1.0],
+    "go1_silver": [0.7, 0.75, 0.84, 1.0],
+    "go1_black": [0.05, 0.05, 0.05, 1.0],
+    "go1_lens": [0.25, 0.4, 0.55, 1.0],
+}
+
+
+def go1_visuals() -> dict[str, list[Visual]]:
+    body, silver, black, lens = "go1_body_grey", "go1_silver", "go1_black", "go1_lens"
+    visuals: dict[str, list[Visual]] = {
+        # Trunk extents are the reference's collision box; the face carries the stereo camera.
+        "base": [box([0.0, 0.0, 0.0], [0.3762, 0.0935, 0.114], body),
+                 box([0.2, 0.0, 0.0], [0.04, 0.09, 0.08], black),
+                 cylinder([0.2785, 0.0125, 0.0167], 0.012, 0.01, lens, [0, HALF_PI, 0])],
+    }
+    for leg in ("FR", "FL", "RR", "RL"):
+        s = 1.0 if leg[1] == "L" else -1.0
+        # Hip, thigh and calf shapes follow the reference's collision primitives.
+        visuals[f"{leg}_hip"] = [cylinder([0.0, s * 0.08, 0.0], 0.046, 0.04, black, [HALF_PI, 0, 0]),
+                                 cylinder([0.0, 0.0, 0.0], 0.046, 0.08, body, [0, HALF_PI, 0])]
+        visuals[f"{leg}_thigh"] = [box([0.0, 0.0, -0.1065], [0.213, 0.0245, 0.034], silver, [0, HALF_PI, 0])]
+        visuals[f"{leg}_calf"] = [box([0.0, 0.0, -0.1065], [0.213, 0.016, 0.016], black, [0, HALF_PI, 0]),
+                                  sphere([0.0, 0.0, -0.213], 0.02, black)]
+    return visuals
+
+
+def make_go1(models: str, out: str) -> None:
+    source = os.path.join(models, "go1", "go1.urdf")
+    ref = read_reference(source)
+    feet = [f"{leg}_foot" for leg in ("FR", "FL", "RR", "RL")]
+    reduced = reduce_to_moving_tree(ref, keep_links=["trunk", "imu_link"] + feet)
+    check_inertias(reduced)
+    assert len(reduced.moving_joints) == 12, len(reduced.moving_joints)
+    header = f"""Unitree Go1, loopsim asset. GENERATED FILE: edit
+scripts/assets/generate_robot_assets.py instead and re-run it.
+Kinematics and mass properties: Gepetto/example-robot-data robots/go1_description/urdf/go1.urdf
+(repository BSD-3-Clause; upstream unitreerobotics/unitree_ros go1_description, MPL-2.0);
+fixed links lumped into their moving parents:
+  {lumped_summary(reduced)}.
+Geometry: loopsim's own primitives. 12 revolute joints; root 'base' (floating by convention)."""
+    text, mass = write_urdf(reduced, go1_visuals(), GO1_MATERIALS, header, keep_dynamics=("damping", "friction"))
+    check_total_mass(reduced, ref.total_mass(), mass)
+    write(os.path.join(out, "go1", "go1.urdf"), text)
+    print(f"go1: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
+
+
+# ------------------------------------------------------------------ common
+
+def lumped_summary(reduced) -> str:
+    parts = [f"{body} <- {', '.join(links)}" for body, links in reduced.lumped.items() if links]
+    return "\n  ".join(textwrap.wrap("; ".join(parts) if parts else "none", 96))
+
+
+def write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=os.path.join(os.path.dirname(REPO), "shared", "models"),
+                        help="folder holding atlas/atlas_minimal_contact.urdf and go1/go1.urdf")
+    parser.add_argument("--out", default=os.path.join(REPO, "assets", "robots"))
+    args = parser.parse_args()
+    if not os.path.isdir(args.models):
+        raise SystemExit(f"reference models not found in {args.models} (pass --models)")
+    make_atlas(args.models, args.out)
+    make_go1(args.models, args.out)
+
+
+if __name__ == "__main__":
+    main()
