@@ -1,0 +1,200 @@
+#include "constraints/constraint_data.hpp"
+
+#include "algorithms/jacobians.hpp"
+#include "algorithms/kinematics.hpp"
+
+namespace loopsim {
+
+ConstraintData::ConstraintData(const ConstraintSet& set)
+    : phi(VectorX::Zero(set.dimension())),
+      phidot(VectorX::Zero(set.dimension())),
+      bias(VectorX::Zero(set.dimension())),
+      k(VectorX::Zero(set.dimension())),
+      k_link(VectorX::Zero(set.dimension())),
+      J(MatrixX::Zero(set.dimension(), set.model().nv)),
+      K1(set.size(), ConstraintRows::Zero()),
+      K2(set.size(), ConstraintRows::Zero()),
+      oMa(set.size()),
+      oMb(set.size()),
+      body_jacobian(Matrix6X::Zero(6, set.model().nv)),
+      zero_nv(VectorX::Zero(set.model().nv)) {}
+
+namespace {
+
+// Full-row quantities of one constraint (at most 6 rows), before masking.
+struct FullRows {
+  Vector6 phi = Vector6::Zero();
+  Vector6 offset = Vector6::Zero();  // J̇v - (K¹a₁⁰ + K²a₂⁰): terms beyond the links' spatial bias
+  ConstraintRows K1 = ConstraintRows::Zero();
+  ConstraintRows K2 = ConstraintRows::Zero();
+};
+
+// Frame A on body1 and frame B on body2, with the transforms the rows need.
+struct Ends {
+  SE3 oMa, oMb;
+  SE3 aM1;  // body1 in A:  act = X_{A←1}
+  SE3 aM2;  // body2 in A (changes with q)
+  SE3 bM2;  // body2 in B
+  Motion nu_a;   // body1's twist at A, A axes
+  Motion nu_2a;  // body2's twist at A, A axes
+  Motion nu_b;   // body2's twist at B, B axes
+};
+
+Ends computeEnds(const Constraint& c, const Data& data) {
+  Ends e;
+  e.oMa = data.oMi[c.body1] * c.placement1;
+  e.oMb = data.oMi[c.body2] * c.placement2;
+  e.aM1 = c.placement1.inverse();
+  e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
+  e.bM2 = c.placement2.inverse();
+  e.nu_a = e.aM1.act(data.v[c.body1]);
+  e.nu_2a = e.aM2.act(data.v[c.body2]);
+  e.nu_b = e.bM2.act(data.v[c.body2]);
+  return e;
+}
+
+// Linear rows of X_{A←1} (point A on body1) and -R_Aᵀ R_B X_{B←2} (point B on body2).
+void pointRows(const Ends& e, FullRows& rows) {
+  const Matrix6 X1 = e.aM1.actionMatrix();
+  const Matrix6 X2 = e.bM2.actionMatrix();
+  const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
+  rows.K1.topRows<3>() = X1.bottomRows<3>();
+  rows.K2.topRows<3>() = -RaRb * X2.bottomRows<3>();
+  rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
+  // d/dt [R_Aᵀ(ṗ_A - ṗ_B)]: classical point accelerations add ω × v; the
+  // rotating axes of A add -ω_A × (relative velocity).
+  const Vector3 rel = e.nu_a.v - RaRb * e.nu_b.v;
+  rows.offset.head<3>() = e.nu_a.w.cross(e.nu_a.v) - RaRb * e.nu_b.w.cross(e.nu_b.v) - e.nu_a.w.cross(rel);
+}
+
+FullRows fullRows(const Constraint& c, const Ends& e) {
+  FullRows rows;
+  switch (c.kind) {
+    case ConstraintKind::Weld: {
+      // Relative twist at A in A axes: X_{A←1} ν₁ - X_{A←2} ν₂ (paper 001 eq. 1c, K¹ = X_{A←1}, K² = -X_{A←2}).
+      rows.K1 = e.aM1.actionMatrix();
+      rows.K2 = -e.aM2.actionMatrix();
+      const SE3 bMa = e.oMb.inverse() * e.oMa;
+      rows.phi.head<3>() = log3(bMa.R);
+      rows.phi.tail<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
+      // d/dt (X_{A←2} ν₂) = X_{A←2} ν̇₂ - ν_A × (X_{A←2} ν₂), so J̇v gains +ν_A × ν_2A.
+      rows.offset = e.nu_a.cross(e.nu_2a).toVector();
+      break;
+    }
+    case ConstraintKind::Connect:
+      pointRows(e, rows);
+      break;
+    case ConstraintKind::RevoluteLoop: {
+      pointRows(e, rows);
+      // Rotations about A's x and y: rows of R_Aᵀ(ω₁ - ω₂).
+      const Matrix6 X1 = e.aM1.actionMatrix();
+      const Matrix6 X2 = e.aM2.actionMatrix();
+      rows.K1.middleRows<2>(3) = X1.topRows<2>();
+      rows.K2.middleRows<2>(3) = -X2.topRows<2>();
+      const Vector3 z_a = e.oMa.R.col(2);
+      const Vector3 z_b = e.oMb.R.col(2);
+      rows.phi.segment<2>(3) = (e.oMa.R.transpose() * z_b.cross(z_a)).head<2>();
+      const Vector3 rel_w = e.nu_a.w - e.nu_2a.w;
+      rows.offset.segment<2>(3) = (-e.nu_a.w.cross(rel_w)).head<2>();
+      break;
+    }
+    case ConstraintKind::Coupling:
+      break;
+  }
+  return rows;
+}
+
+void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen::Ref<const VectorX>& q,
+                 const double* v, ConstraintData& cd, unsigned terms) {
+  const bool velocity_terms = v != nullptr;
+  const Model& model = set.model();
+  const Constraint& c = set[i];
+  const int offset = set.rowOffset(i);
+  const int dim = c.dimension();
+  const BaumgarteGains& g = set.gains(i);
+
+  if (c.kind == ConstraintKind::Coupling) {
+    double phi = -c.coupling_offset;
+    double phidot = 0.0;
+    for (std::size_t k = 0; k < c.coupling_joints.size(); ++k) {
+      const int j = c.coupling_joints[k];
+      phi += c.coupling_coefficients[k] * q[model.idx_q[j]];
+      if (velocity_terms) phidot += c.coupling_coefficients[k] * v[model.idx_v[j]];
+    }
+    cd.phi[offset] = phi;
+    if (!velocity_terms) return;
+    cd.phidot[offset] = phidot;
+    cd.bias[offset] = 0.0;
+    cd.k[offset] = -g.kd * phidot - g.kp * phi;
+    cd.k_link[offset] = cd.k[offset];
+    if (terms & kConstraintJacobian) {
+      cd.J.row(offset).setZero();
+      for (std::size_t k = 0; k < c.coupling_joints.size(); ++k) {
+        cd.J(offset, model.idx_v[c.coupling_joints[k]]) += c.coupling_coefficients[k];
+      }
+    }
+    return;
+  }
+
+  const Ends e = computeEnds(c, data);
+  const FullRows full = fullRows(c, e);
+  cd.oMa[i] = e.oMa;
+  cd.oMb[i] = e.oMb;
+  for (int r = 0; r < dim; ++r) {
+    const int fr = c.fullRow(r);
+    cd.phi[offset + r] = full.phi[fr];
+    cd.K1[i].row(r) = full.K1.row(fr);
+    cd.K2[i].row(r) = full.K2.row(fr);
+  }
+  if (!velocity_terms) return;
+  const Vector6 nu1 = data.v[c.body1].toVector();
+  const Vector6 nu2 = data.v[c.body2].toVector();
+  const Vector6 a1 = data.a[c.body1].toVector();
+  const Vector6 a2 = data.a[c.body2].toVector();
+  for (int r = 0; r < dim; ++r) {
+    const int fr = c.fullRow(r);
+    const int row = offset + r;
+    cd.phidot[row] = full.K1.row(fr).dot(nu1) + full.K2.row(fr).dot(nu2);
+    cd.bias[row] = full.K1.row(fr).dot(a1) + full.K2.row(fr).dot(a2) + full.offset[fr];
+    // Baumgarte (paper 001 §VI-A): φ̈ + Kd φ̇ + Kp φ = 0.
+    cd.k[row] = -cd.bias[row] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
+    cd.k_link[row] = -full.offset[fr] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
+  }
+}
+
+void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
+                         Matrix6X& body_jacobian, Eigen::Ref<MatrixX> J_rows) {
+  if (body == 0) return;
+  bodyPointJacobian(model, data, body, SE3::Identity(), ReferenceFrame::Local, body_jacobian);
+  J_rows.noalias() += K.topRows(dim) * body_jacobian;
+}
+
+}  // namespace
+
+void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                         const Eigen::Ref<const VectorX>& v, ConstraintData& cd, unsigned terms) {
+  const Model& model = set.model();
+  for (int i = 0; i < set.size(); ++i) {
+    evaluateOne(set, i, data, q, v.data(), cd, terms);
+    const Constraint& c = set[i];
+    if ((terms & kConstraintJacobian) && c.kind != ConstraintKind::Coupling) {
+      auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
+      rows.setZero();
+      addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), cd.body_jacobian, rows);
+      addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), cd.body_jacobian, rows);
+    }
+  }
+}
+
+void computeConstraintTerms(const ConstraintSet& set, Data& data, const Eigen::Ref<const VectorX>& q,
+                            const Eigen::Ref<const VectorX>& v, ConstraintData& cd, unsigned terms) {
+  forwardKinematics(set.model(), data, q, v, cd.zero_nv);
+  evaluateConstraints(set, data, q, v, cd, terms);
+}
+
+void evaluatePositionErrors(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                            ConstraintData& cd) {
+  for (int i = 0; i < set.size(); ++i) evaluateOne(set, i, data, q, nullptr, cd, 0u);
+}
+
+}  // namespace loopsim

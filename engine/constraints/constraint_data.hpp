@@ -1,0 +1,52 @@
+#pragma once
+// Preallocated workspace holding the evaluated constraint terms at one state.
+#include <vector>
+
+#include "constraints/constraint_set.hpp"
+#include "model/data.hpp"
+
+namespace loopsim {
+
+using ConstraintRows = Eigen::Matrix<double, 6, 6>;  // top dimension() rows used
+
+struct ConstraintData {
+  explicit ConstraintData(const ConstraintSet& set);
+
+  VectorX phi;     // position error φ(q)
+  VectorX phidot;  // velocity error φ̇ = J v
+  VectorX bias;    // velocity-product acceleration J̇ v
+  VectorX k;       // desired constraint acceleration: J v̇ = k = -J̇v - Kd φ̇ - Kp φ
+  VectorX k_link;  // the same target written on link accelerations: K¹ a₁ + K² a₂ = k_link
+  MatrixX J;       // dense constraint Jacobian (dimension x nv), only with ConstraintTerms::Jacobian
+
+  // Per constraint: rows on the spatial accelerations (body frames) of body1
+  // and body2 (paper 001 eq. 1c, K¹ and K²); unused for couplings.
+  std::vector<ConstraintRows> K1, K2;
+  std::vector<SE3> oMa, oMb;  // frame A and B placements in the world
+
+  // Workspace.
+  Matrix6X body_jacobian;  // 6 x nv
+  VectorX zero_nv;
+};
+
+enum ConstraintTerms : unsigned {
+  kConstraintErrors = 1u,    // φ, φ̇, J̇v, k, k_link, K¹, K² (always computed)
+  kConstraintJacobian = 2u,  // dense J
+};
+
+/// Evaluates every constraint at the state held by `data`: it needs
+/// forwardKinematics(q, v, 0) (placements, body velocities and the
+/// velocity-product accelerations data.a with v̇ = 0). No allocation.
+void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                         const Eigen::Ref<const VectorX>& v, ConstraintData& cdata, unsigned terms = kConstraintErrors);
+
+/// Runs forwardKinematics(q, v, 0) on data, then evaluateConstraints.
+void computeConstraintTerms(const ConstraintSet& set, Data& data, const Eigen::Ref<const VectorX>& q,
+                            const Eigen::Ref<const VectorX>& v, ConstraintData& cdata,
+                            unsigned terms = kConstraintErrors);
+
+/// Position-error only (forwardKinematics(q) placements suffice).
+void evaluatePositionErrors(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                            ConstraintData& cdata);
+
+}  // namespace loopsim

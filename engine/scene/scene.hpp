@@ -1,0 +1,51 @@
+#pragma once
+// A loaded scene: one multibody forest under the world (every model and free
+// body of the YAML file merged, names prefixed), its constraints, initial
+// state, controller and simulation settings. Produced by loadScene
+// (scene_loader.hpp); consumed by Simulation (sim/simulation.hpp).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "constraints/constraint.hpp"
+#include "model/model.hpp"
+#include "solvers/solver.hpp"
+
+namespace loopsim {
+
+struct SinusoidDrive {
+  int joint = 0;  // one-dof joint index
+  double amplitude = 0.0, frequency_hz = 0.0, phase = 0.0, offset = 0.0;
+};
+
+struct ControllerSpec {
+  enum class Kind { None, PdHold, GravityCompensation, Sinusoid };
+  Kind kind = Kind::None;
+  double kp = 0.0, kd = 0.0;           // PD gains (PdHold; Sinusoid tracks its reference with them)
+  std::vector<SinusoidDrive> drives;   // Sinusoid
+};
+
+struct Scene {
+  std::string name;
+  std::string description;
+  std::string source_file;  // path of the YAML file ("" when built in code)
+  std::string text;         // the YAML text as read (records embed it)
+  std::vector<std::string> model_files;  // resolved URDF/MJCF files used (records hash them)
+
+  std::shared_ptr<const Model> model;
+  std::vector<Constraint> constraints;
+  VectorX q0, v0;
+  std::vector<int> held_joints;      // kept fixed by the consistent-start projection
+  std::vector<int> actuated_joints;  // joints the controller drives (τ = 0 elsewhere)
+  ControllerSpec controller;
+
+  double dt = 1e-3;
+  double duration = 10.0;
+  double time_constant = 0.1;  // Baumgarte T (paper 000 §IX-A)
+  bool projection = false;     // post-step projection onto the constraint manifold
+  bool redundant = false;      // the constraint set is knowingly rank-deficient
+  std::string solver = "kkt";
+  SolverSettings solver_settings;
+};
+
+}  // namespace loopsim

@@ -1,0 +1,81 @@
+#include "solvers/kkt_solver.hpp"
+
+#include <Eigen/QR>
+#include <sstream>
+
+#include "algorithms/dynamics.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+KktSolver::KktSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+    : ConstrainedSolver(constraints, settings),
+      data_(constraints.model()),
+      cdata_(constraints),
+      mass_llt_(constraints.model().nv),
+      delassus_llt_(constraints.dimension()),
+      minv_jt_(MatrixX::Zero(constraints.model().nv, constraints.dimension())),
+      delassus_(MatrixX::Zero(constraints.dimension(), constraints.dimension())),
+      vdot_free_(VectorX::Zero(constraints.model().nv)),
+      rhs_(VectorX::Zero(constraints.dimension())),
+      external_(VectorX::Zero(constraints.model().nv)) {}
+
+SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                            Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
+  const Model& model = this->model();
+  // h - Σ Jᵀ f_ext from RNEA at zero acceleration (fext folded in), then M.
+  rnea(model, data_, q, v, cdata_.zero_nv, fext);
+  external_ = data_.tau;  // h - Σ Jᵀ f_ext
+  crba(model, data_, q);
+  computeConstraintTerms(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+
+  mass_llt_.compute(data_.M);
+  vdot_free_ = tau - external_;
+  mass_llt_.solveInPlace(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
+  const int m = constraints_.dimension();
+  if (m == 0) {
+    vdot = vdot_free_;
+    return {};
+  }
+  minv_jt_ = cdata_.J.transpose();
+  mass_llt_.solveInPlace(minv_jt_);
+  delassus_.noalias() = cdata_.J * minv_jt_;
+  delassus_llt_.compute(delassus_);
+  // A rank-deficient set makes Λ singular: the factorisation fails or a pivot
+  // collapses relative to the diagonal.
+  const double scale = delassus_.diagonal().maxCoeff();
+  const double min_pivot = delassus_llt_.matrixLLT().diagonal().minCoeff();
+  if (delassus_llt_.info() != Eigen::Success || !(min_pivot * min_pivot > 1e-12 * scale)) throwRankDeficient();
+
+  rhs_ = cdata_.k;
+  rhs_.noalias() -= cdata_.J * vdot_free_;
+  delassus_llt_.solveInPlace(rhs_);
+  lambda = rhs_;  // Λ λ = k - J v̇_free
+  vdot = vdot_free_;
+  vdot.noalias() += minv_jt_ * lambda;
+
+  SolveStats stats;
+  stats.iterations = 1;
+  rhs_ = cdata_.k;
+  rhs_.noalias() -= cdata_.J * vdot;
+  stats.residual = rhs_.lpNorm<Eigen::Infinity>();
+  return stats;
+}
+
+void KktSolver::throwRankDeficient() const {
+  // Error path only (allocates): a column-pivoting QR of Jᵀ ranks the rows;
+  // rows outside the leading independent set are dependent on those before.
+  const MatrixX& J = cdata_.J;
+  Eigen::ColPivHouseholderQR<MatrixX> qr(J.transpose());
+  qr.setThreshold(1e-9);
+  const int rank = static_cast<int>(qr.rank());
+  std::ostringstream os;
+  os << "constraint set is rank deficient (rank " << rank << " of " << J.rows() << " rows); dependent rows:";
+  const auto& perm = qr.colsPermutation().indices();
+  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << constraints_.rowDescription(perm[r]);
+  os << ". Use a proximal solver (e.g. prox-ltl) and declare `redundant: true` in the scene";
+  throw ModelError(model().source_file, "solver 'kkt'", os.str());
+}
+
+}  // namespace loopsim

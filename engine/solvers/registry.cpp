@@ -1,0 +1,98 @@
+#include "solvers/registry.hpp"
+
+#include <algorithm>
+
+#include "model/errors.hpp"
+#include "solvers/kkt_solver.hpp"
+
+namespace loopsim {
+
+namespace {
+
+template <class SolverType>
+SolverInfo entry(std::string name, std::string description) {
+  return {std::move(name), std::move(description), SolverType::staticCapabilities(),
+          [](const ConstraintSet& set, const SolverSettings& settings) -> std::unique_ptr<ConstrainedSolver> {
+            return std::make_unique<SolverType>(set, settings);
+          }};
+}
+
+// Levenshtein distance, for "did you mean" suggestions.
+int editDistance(const std::string& a, const std::string& b) {
+  std::vector<int> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    int diag = row[0];
+    row[0] = static_cast<int>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const int up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string describeCapabilities(const SolverCapabilities& c) {
+  std::string out;
+  auto add = [&](bool on, const char* what) {
+    if (!on) return;
+    if (!out.empty()) out += ", ";
+    out += what;
+  };
+  add(c.world_constraints, "world constraints");
+  add(c.internal_loops, "internal loops");
+  add(c.couplings, "couplings");
+  add(c.redundant, "redundant sets");
+  out += c.soft ? "; soft" : "; exact";
+  out += c.iterative ? ", iterative" : ", direct";
+  return out;
+}
+
+const std::vector<SolverInfo>& solverRegistry() {
+  static const std::vector<SolverInfo> registry = {
+      entry<KktSolver>("kkt", "dense reference: CRBA, Cholesky of M and of the Delassus matrix J M⁻¹ Jᵀ"),
+  };
+  return registry;
+}
+
+const SolverInfo* findSolver(const std::string& name) {
+  for (const auto& info : solverRegistry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+std::string missingCapability(const SolverCapabilities& caps, const ConstraintSet& set) {
+  if (set.hasWorldConstraints() && !caps.world_constraints) return "constraints to the world";
+  if (set.hasInternalLoops() && !caps.internal_loops) return "internal loops (constraints between two moving bodies)";
+  if (set.hasCouplings() && !caps.couplings) return "joint couplings";
+  return {};
+}
+
+std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const ConstraintSet& set,
+                                              const SolverSettings& settings) {
+  const SolverInfo* info = findSolver(name);
+  if (info == nullptr) {
+    std::string best;
+    int best_distance = 1 << 30;
+    std::string all;
+    for (const auto& s : solverRegistry()) {
+      const int d = editDistance(name, s.name);
+      if (d < best_distance) best_distance = d, best = s.name;
+      all += (all.empty() ? "" : ", ") + s.name;
+    }
+    std::string msg = "unknown solver '" + name + "'";
+    if (best_distance <= 3) msg += " (did you mean '" + best + "'?)";
+    throw ModelError("", "solver", msg + "; available: " + all);
+  }
+  const std::string missing = missingCapability(info->capabilities, set);
+  if (!missing.empty()) {
+    throw ModelError("", "solver '" + name + "'", "does not support " + missing + ", which this scene needs");
+  }
+  return info->make(set, settings);
+}
+
+}  // namespace loopsim

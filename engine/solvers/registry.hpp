@@ -1,0 +1,30 @@
+#pragma once
+// Solvers by name, for the CLI, the GUI and the benchmarks.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "solvers/solver.hpp"
+
+namespace loopsim {
+
+struct SolverInfo {
+  std::string name;
+  std::string description;  // one line, with the paper reference
+  SolverCapabilities capabilities;
+  std::function<std::unique_ptr<ConstrainedSolver>(const ConstraintSet&, const SolverSettings&)> make;
+};
+
+/// Every finished solver, in a stable order.
+const std::vector<SolverInfo>& solverRegistry();
+/// nullptr when unknown.
+const SolverInfo* findSolver(const std::string& name);
+/// Throws ModelError with the nearest valid names when unknown, and when the
+/// solver lacks a capability the constraint set needs (saying which).
+std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const ConstraintSet& constraints,
+                                              const SolverSettings& settings = {});
+/// Empty when the solver can handle the set, else the missing capability.
+std::string missingCapability(const SolverCapabilities& caps, const ConstraintSet& constraints);
+
+}  // namespace loopsim

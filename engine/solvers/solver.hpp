@@ -1,0 +1,72 @@
+#pragma once
+// The interface every constrained forward-dynamics solver implements.
+// A solver is bound to one model and constraint set at construction, where it
+// preallocates; solve() never allocates.
+//
+// Problem (DESIGN.md conventions):  M v̇ + h = τ + Jᵀλ,  J v̇ = k
+// with k the Baumgarte-stabilised desired constraint acceleration and λ the
+// force/wrench each constraint applies to its first body, in its frame A.
+// The papers' λ is minus this: solvers flip the sign internally, once.
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "constraints/constraint_set.hpp"
+#include "spatial/motion.hpp"
+
+namespace loopsim {
+
+struct SolverCapabilities {
+  bool world_constraints = true;  // constraints between a body and the world
+  bool internal_loops = true;     // constraints between two moving bodies
+  bool couplings = true;          // joint couplings Σ c_j q_j = c_0
+  bool redundant = false;         // rank-deficient or singular constraint sets
+  bool soft = false;              // constraints are satisfied only approximately
+  bool iterative = false;         // iterates to a tolerance
+};
+
+struct SolverSettings {
+  double mu = 1e8;               // proximal parameter, paper 001's convention (large = exact)
+  double tolerance = 1e-10;      // on ‖J v̇ - k‖∞ for iterative solvers
+  int max_iterations = 100;
+  bool warm_start = true;        // start iterative solvers from the previous λ
+  double soft_weight = 1e6;      // default constraint weight for soft solvers
+};
+
+struct SolveStats {
+  int iterations = 0;
+  double residual = 0.0;  // ‖J v̇ - k‖∞
+  bool converged = true;
+};
+
+class ConstrainedSolver {
+ public:
+  ConstrainedSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+      : constraints_(constraints), settings_(settings) {}
+  virtual ~ConstrainedSolver() = default;
+  ConstrainedSolver(const ConstrainedSolver&) = delete;
+  ConstrainedSolver& operator=(const ConstrainedSolver&) = delete;
+
+  virtual std::string_view name() const = 0;
+  virtual SolverCapabilities capabilities() const = 0;
+
+  /// Constrained forward dynamics at (q, v) with total generalised force τ
+  /// (applied + passive) and optional external forces (per body, body frame).
+  /// Writes v̇ (size nv) and λ (size constraints().dimension()).
+  virtual SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                           const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
+                           Eigen::Ref<VectorX> lambda) = 0;
+
+  const ConstraintSet& constraints() const { return constraints_; }
+  const Model& model() const { return constraints_.model(); }
+  const SolverSettings& settings() const { return settings_; }
+
+ protected:
+  const ConstraintSet& constraints_;
+  SolverSettings settings_;
+};
+
+/// "world constraints, internal loops, couplings, exact, direct" style summary.
+std::string describeCapabilities(const SolverCapabilities& caps);
+
+}  // namespace loopsim
