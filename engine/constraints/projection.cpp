@@ -1,0 +1,190 @@
+#include "constraints/projection.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "algorithms/configuration.hpp"
+#include "algorithms/dynamics.hpp"
+#include "algorithms/kinematics.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::vector<int>& held_joints,
+                                         const ProjectionSettings& settings)
+    : set_(set),
+      settings_(settings),
+      data_(set.model()),
+      cdata_(set),
+      free_mask_(VectorX::Ones(set.model().nv)),
+      free_jacobian_(MatrixX::Zero(set.dimension(), set.model().nv)),
+      gram_(MatrixX::Zero(set.dimension(), set.dimension())),
+      gram_ldlt_(set.dimension()),
+      mass_llt_(set.model().nv),
+      winv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
+      multiplier_(VectorX::Zero(set.dimension())),
+      step_(VectorX::Zero(set.model().nv)),
+      q_start_(VectorX::Zero(set.model().nq)),
+      q_trial_(VectorX::Zero(set.model().nq)),
+      displacement_(VectorX::Zero(set.model().nv)),
+      zero_nv_(VectorX::Zero(set.model().nv)) {
+  const Model& model = set.model();
+  for (int j : held_joints) {
+    if (j < 1 || j >= model.nbodies()) {
+      throw ModelError(model.source_file, "held joints", "joint index " + std::to_string(j) + " out of range");
+    }
+    free_mask_.segment(model.idx_v[j], model.joint_nv[j]).setZero();
+    has_held_ = true;
+  }
+  if (settings.max_iterations < 0 || settings.max_backtracks < 0 || !(settings.position_tolerance > 0.0) ||
+      !(settings.relative_damping >= 0.0)) {
+    throw ModelError(model.source_file, "projection settings", "iterations must be >= 0, tolerance > 0, damping >= 0");
+  }
+}
+
+double ConstraintProjector::positionErrorNorm(const Eigen::Ref<const VectorX>& q) {
+  forwardKinematics(set_.model(), data_, q);
+  evaluatePositionErrors(set_, data_, q, cdata_);
+  return cdata_.phi.norm();
+}
+
+void ConstraintProjector::freeJacobian(const Eigen::Ref<const VectorX>& q) {
+  computeConstraintTerms(set_, data_, q, zero_nv_, cdata_, kConstraintErrors | kConstraintJacobian);
+  free_jacobian_ = cdata_.J;
+  if (has_held_) free_jacobian_.array().rowwise() *= free_mask_.transpose().array();
+}
+
+double ConstraintProjector::damping(const MatrixX& gram) const {
+  return settings_.relative_damping * std::max(1.0, gram.diagonal().maxCoeff());
+}
+
+ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, int max_iterations) {
+  const Model& model = set_.model();
+  if (max_iterations <= 0) max_iterations = settings_.max_iterations;
+  ProjectionResult result;
+  q_start_ = q;
+  if (set_.dimension() == 0) {
+    result.converged = true;
+    return result;
+  }
+  double error = positionErrorNorm(q);
+  double error_inf = cdata_.phi.lpNorm<Eigen::Infinity>();
+  while (error_inf > settings_.position_tolerance && result.iterations < max_iterations) {
+    ++result.iterations;
+    freeJacobian(q);  // also refreshes φ(q)
+    gram_.noalias() = free_jacobian_ * free_jacobian_.transpose();
+    gram_.diagonal().array() += damping(gram_);
+    gram_ldlt_.compute(gram_);
+    multiplier_ = gram_ldlt_.solve(cdata_.phi);
+    step_.noalias() = -free_jacobian_.transpose() * multiplier_;
+    // Backtracking: far from the manifold the linearisation can overshoot.
+    double alpha = 1.0;
+    double trial_error = error;
+    for (int b = 0; b <= settings_.max_backtracks; ++b, alpha *= 0.5) {
+      integrate(model, q, step_, alpha, q_trial_);
+      trial_error = positionErrorNorm(q_trial_);
+      if (trial_error < error) break;
+    }
+    if (!(trial_error < error)) break;  // stalled: no descent along the Gauss-Newton direction
+    q = q_trial_;
+    error = trial_error;
+    error_inf = cdata_.phi.lpNorm<Eigen::Infinity>();  // φ of the accepted q_trial_
+  }
+  result.position_residual = error_inf;
+  result.converged = error_inf <= settings_.position_tolerance;
+  difference(model, q_start_, q, displacement_);
+  result.position_correction = displacement_.norm();
+  return result;
+}
+
+ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v) {
+  const Model& model = set_.model();
+  ProjectionResult result;
+  result.converged = true;
+  if (set_.dimension() == 0) return result;
+  computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  result.position_residual = cdata_.phi.lpNorm<Eigen::Infinity>();
+  free_jacobian_ = cdata_.J;
+  crba(model, data_, q);
+  if (has_held_) {
+    // W: M restricted to the free dofs, identity on held ones (which J_f does not touch).
+    free_jacobian_.array().rowwise() *= free_mask_.transpose().array();
+    for (int i = 0; i < model.nv; ++i) {
+      if (free_mask_[i] != 0.0) continue;
+      data_.M.row(i).setZero();
+      data_.M.col(i).setZero();
+      data_.M(i, i) = 1.0;
+    }
+  }
+  mass_llt_.compute(data_.M);
+  winv_jt_ = free_jacobian_.transpose();
+  mass_llt_.solveInPlace(winv_jt_);
+  gram_.noalias() = free_jacobian_ * winv_jt_;
+  gram_.diagonal().array() += damping(gram_);
+  gram_ldlt_.compute(gram_);
+  multiplier_ = gram_ldlt_.solve(cdata_.phidot);
+  step_.noalias() = winv_jt_ * multiplier_;
+  v -= step_;
+  result.velocity_correction = step_.norm();
+  multiplier_.noalias() = cdata_.J * v;
+  result.velocity_residual = multiplier_.lpNorm<Eigen::Infinity>();
+  return result;
+}
+
+ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations) {
+  ProjectionResult result = projectPositions(q, max_iterations);
+  const ProjectionResult velocity = projectVelocities(q, v);
+  result.velocity_residual = velocity.velocity_residual;
+  result.velocity_correction = velocity.velocity_correction;
+  return result;
+}
+
+namespace {
+
+std::string formatNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
+}  // namespace
+
+ProjectionResult makeConsistent(const ConstraintSet& set, Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v,
+                                const std::vector<int>& held_joints, const ProjectionSettings& settings) {
+  constexpr double kAcceptedPositionResidual = 1e-10;
+  const Model& model = set.model();
+  ConstraintProjector projector(set, held_joints, settings);
+  const ProjectionResult result = projector.project(q, v);
+  if (!(result.position_residual <= kAcceptedPositionResidual)) {
+    // Name the worst row at the final configuration.
+    Data data(model);
+    ConstraintData cdata(set);
+    forwardKinematics(model, data, q);
+    evaluatePositionErrors(set, data, q, cdata);
+    Eigen::Index worst = 0;
+    cdata.phi.cwiseAbs().maxCoeff(&worst);
+    throw ModelError(model.source_file, "initial state",
+                     "consistent start did not converge: |phi|inf = " + formatNumber(result.position_residual) +
+                         " (> " + formatNumber(kAcceptedPositionResidual) + ") after " +
+                         std::to_string(result.iterations) + " Gauss-Newton iterations; worst row " +
+                         set.rowDescription(static_cast<int>(worst)) +
+                         ". Check the initial joint positions, the constraint frames and the held joints");
+  }
+  const double velocity_scale = std::max(1.0, v.lpNorm<Eigen::Infinity>());
+  if (!(result.velocity_residual <= 1e-8 * velocity_scale)) {
+    throw ModelError(model.source_file, "initial state",
+                     "consistent start: the velocity projection leaves |J v|inf = " +
+                         formatNumber(result.velocity_residual) +
+                         " (the held joints' velocities are incompatible with the constraints)");
+  }
+  spdlog::info("consistent start: |dq| = {:.3g}, |dv| = {:.3g} ({} Gauss-Newton iterations, |phi|inf = {:.3g}, "
+               "|Jv|inf = {:.3g})",
+               result.position_correction, result.velocity_correction, result.iterations, result.position_residual,
+               result.velocity_residual);
+  return result;
+}
+
+}  // namespace loopsim

@@ -1,0 +1,84 @@
+#pragma once
+// Projection of a state onto the constraint manifold {φ(q) = 0, J(q) v = 0}.
+//
+// Positions: damped Gauss-Newton on φ over the free dofs,
+//   δq = -J_fᵀ (J_f J_fᵀ + μ I)⁻¹ φ,   q ← q ⊕ δq   (configuration integrate: quaternions stay unit),
+// with a backtracking line search on ‖φ‖. J_f is J with the held joints' columns
+// zeroed. The damping μ (relative to the scale of J J_fᵀ) keeps rank-deficient
+// (redundant) sets solvable: the step stays minimum-norm.
+// Velocities: the M-norm projection over the free dofs,
+//   v ← v - W⁻¹ J_fᵀ (J_f W⁻¹ J_fᵀ + μ I)⁻¹ J v,   W = M on free dofs (held dofs keep their velocity).
+//
+// Two uses: the consistent start of a simulation (makeConsistent: many
+// iterations, refuses when it does not converge) and the optional post-step
+// projection (a few iterations every step). Every workspace is sized at
+// construction: project*() never allocate.
+#include <Eigen/Cholesky>
+#include <vector>
+
+#include "constraints/constraint_data.hpp"
+
+namespace loopsim {
+
+struct ProjectionSettings {
+  int max_iterations = 50;            // Gauss-Newton iterations on q
+  double position_tolerance = 1e-12;  // stop when ‖φ‖∞ <= this
+  double relative_damping = 1e-12;    // μ = relative_damping · max(1, max diag(J_f J_fᵀ))
+  int max_backtracks = 8;             // halvings of a step that does not reduce ‖φ‖
+};
+
+struct ProjectionResult {
+  int iterations = 0;
+  double position_residual = 0.0;  // ‖φ‖∞ after projection
+  double velocity_residual = 0.0;  // ‖J v‖∞ after projection
+  double position_correction = 0.0;  // ‖q_out ⊖ q_in‖₂
+  double velocity_correction = 0.0;  // ‖v_out - v_in‖₂
+  bool converged = false;            // position_residual <= position_tolerance
+};
+
+class ConstraintProjector {
+ public:
+  /// held_joints keep their positions and velocities (consistent start only).
+  explicit ConstraintProjector(const ConstraintSet& set, const std::vector<int>& held_joints = {},
+                               const ProjectionSettings& settings = {});
+
+  /// Gauss-Newton on φ(q) = 0, at most max_iterations (<= 0: settings'). No allocation.
+  ProjectionResult projectPositions(Eigen::Ref<VectorX> q, int max_iterations = 0);
+  /// v ← the M-norm closest velocity with J(q) v = 0. No allocation.
+  ProjectionResult projectVelocities(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v);
+  /// Positions, then velocities at the projected q.
+  ProjectionResult project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations = 0);
+
+  const ProjectionSettings& settings() const { return settings_; }
+
+ private:
+  double positionErrorNorm(const Eigen::Ref<const VectorX>& q);  // ‖φ(q)‖∞
+  void freeJacobian(const Eigen::Ref<const VectorX>& q);          // J_f into free_jacobian_
+  double damping(const MatrixX& gram) const;
+
+  const ConstraintSet& set_;
+  ProjectionSettings settings_;
+  Data data_;
+  ConstraintData cdata_;
+  VectorX free_mask_;  // 1 on free dofs, 0 on held ones (size nv)
+  bool has_held_ = false;
+
+  MatrixX free_jacobian_;  // J_f, m x nv
+  MatrixX gram_;           // J_f J_fᵀ + μ I  or  J_f W⁻¹ J_fᵀ + μ I, m x m
+  Eigen::LDLT<MatrixX> gram_ldlt_;
+  Eigen::LLT<MatrixX> mass_llt_;
+  MatrixX winv_jt_;        // W⁻¹ J_fᵀ, nv x m
+  VectorX multiplier_;     // size m
+  VectorX step_;           // δq or δv, size nv
+  VectorX q_start_, q_trial_;
+  VectorX displacement_;   // q_out ⊖ q_in, size nv
+  VectorX zero_nv_;
+};
+
+/// Consistent start: projects (q, v) in place with the given held joints,
+/// logs the correction (spdlog), and throws ModelError quoting ‖φ‖ and the
+/// worst row when ‖φ‖∞ > 1e-10 after max_iterations.
+ProjectionResult makeConsistent(const ConstraintSet& set, Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v,
+                                const std::vector<int>& held_joints = {}, const ProjectionSettings& settings = {});
+
+}  // namespace loopsim

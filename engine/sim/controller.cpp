@@ -1,0 +1,90 @@
+#include "sim/controller.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <string>
+
+#include "algorithms/configuration.hpp"
+#include "algorithms/dynamics.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+const char* controllerKindName(ControllerSpec::Kind kind) {
+  switch (kind) {
+    case ControllerSpec::Kind::None: return "none";
+    case ControllerSpec::Kind::PdHold: return "pd_hold";
+    case ControllerSpec::Kind::GravityCompensation: return "gravity_compensation";
+    case ControllerSpec::Kind::Sinusoid: return "sinusoid";
+  }
+  return "?";
+}
+
+Controller::Controller(const Model& model, const ControllerSpec& spec, const std::vector<int>& actuated_joints,
+                       const VectorX& q0)
+    : model_(model),
+      spec_(spec),
+      q0_(q0),
+      actuated_mask_(VectorX::Zero(model.nv)),
+      drive_of_joint_(model.nbodies(), -1),
+      data_(model),
+      position_error_(VectorX::Zero(model.nv)),
+      zero_nv_(VectorX::Zero(model.nv)) {
+  const std::string element = std::string("controller '") + controllerKindName(spec.kind) + "'";
+  auto fail = [&](const std::string& why) { throw ModelError(model.source_file, element, why); };
+  if (q0.size() != model.nq) fail("initial configuration has size " + std::to_string(q0.size()) + ", expected " + std::to_string(model.nq));
+  for (int j : actuated_joints) {
+    if (j < 1 || j >= model.nbodies()) fail("actuated joint index " + std::to_string(j) + " out of range");
+    actuated_mask_.segment(model.idx_v[j], model.joint_nv[j]).setOnes();
+  }
+  if (!std::isfinite(spec.kp) || !std::isfinite(spec.kd) || spec.kp < 0.0 || spec.kd < 0.0) {
+    fail("gains must be finite and >= 0 (kp " + std::to_string(spec.kp) + ", kd " + std::to_string(spec.kd) + ")");
+  }
+  for (std::size_t d = 0; d < spec.drives.size(); ++d) {
+    const SinusoidDrive& drive = spec.drives[d];
+    if (drive.joint < 1 || drive.joint >= model.nbodies()) fail("drive joint index " + std::to_string(drive.joint) + " out of range");
+    const std::string& name = model.joint_names[drive.joint];
+    if (model.joint_nv[drive.joint] != 1) fail("drive on joint '" + name + "', which is not a one-dof joint");
+    if (actuated_mask_[model.idx_v[drive.joint]] == 0.0) fail("drive on joint '" + name + "', which is not actuated");
+    if (drive_of_joint_[drive.joint] >= 0) fail("two drives on joint '" + name + "'");
+    if (!std::isfinite(drive.amplitude) || !std::isfinite(drive.frequency_hz) || !std::isfinite(drive.phase) ||
+        !std::isfinite(drive.offset)) {
+      fail("drive on joint '" + name + "' has a NaN or Inf parameter");
+    }
+    drive_of_joint_[drive.joint] = static_cast<int>(d);
+  }
+}
+
+void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                         Eigen::Ref<VectorX> tau) {
+  switch (spec_.kind) {
+    case ControllerSpec::Kind::None:
+      tau.setZero();
+      return;
+    case ControllerSpec::Kind::PdHold:
+      difference(model_, q, q0_, position_error_);  // q0 ⊖ q, on the manifold (quaternions)
+      tau = spec_.kp * position_error_ - spec_.kd * v;
+      break;
+    case ControllerSpec::Kind::GravityCompensation:
+      tau = rnea(model_, data_, q, zero_nv_, zero_nv_);
+      break;
+    case ControllerSpec::Kind::Sinusoid: {
+      difference(model_, q, q0_, position_error_);
+      tau = spec_.kp * position_error_ - spec_.kd * v;
+      for (int j = 1; j < model_.nbodies(); ++j) {
+        const int d = drive_of_joint_[j];
+        if (d < 0) continue;
+        const SinusoidDrive& drive = spec_.drives[d];
+        const double omega = 2.0 * std::numbers::pi * drive.frequency_hz;
+        const double reference = drive.offset + drive.amplitude * std::sin(omega * t + drive.phase);
+        const double reference_rate = drive.amplitude * omega * std::cos(omega * t + drive.phase);
+        const int iv = model_.idx_v[j];
+        tau[iv] = spec_.kp * (reference - q[model_.idx_q[j]]) + spec_.kd * (reference_rate - v[iv]);
+      }
+      break;
+    }
+  }
+  tau.array() *= actuated_mask_.array();
+}
+
+}  // namespace loopsim

@@ -1,0 +1,137 @@
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "algorithms/configuration.hpp"
+#include "algorithms/dynamics.hpp"
+#include "algorithms/energy.hpp"
+#include "algorithms/integrator.hpp"
+#include "model/errors.hpp"
+#include "solvers/registry.hpp"
+
+namespace loopsim {
+
+namespace {
+
+// Checks the scene fields the loop relies on and fills defaulted initial
+// states (empty q0: neutral; empty v0: zero). Returns the completed copy.
+Scene checkedScene(const Scene& scene) {
+  if (!scene.model) throw ModelError(scene.source_file, "scene", "has no model");
+  const Model& model = *scene.model;
+  auto fail = [&](const std::string& element, const std::string& why) {
+    throw ModelError(scene.source_file, element, why);
+  };
+  if (!std::isfinite(scene.dt) || scene.dt <= 0.0) fail("dt", "must be > 0 (got " + std::to_string(scene.dt) + ")");
+  if (!std::isfinite(scene.duration) || scene.duration < 0.0) {
+    fail("duration", "must be >= 0 (got " + std::to_string(scene.duration) + ")");
+  }
+  Scene out = scene;
+  if (out.q0.size() == 0) out.q0 = neutral(model);
+  if (out.v0.size() == 0) out.v0 = VectorX::Zero(model.nv);
+  if (out.q0.size() != model.nq) fail("initial positions", "size " + std::to_string(out.q0.size()) + ", expected nq = " + std::to_string(model.nq));
+  if (out.v0.size() != model.nv) fail("initial velocities", "size " + std::to_string(out.v0.size()) + ", expected nv = " + std::to_string(model.nv));
+  if (!out.q0.allFinite() || !out.v0.allFinite()) fail("initial state", "has a NaN or Inf value");
+  return out;
+}
+
+std::size_t defaultTimingSamples(const Scene& scene) {
+  const double steps = std::ceil(scene.duration / scene.dt) + 1.0;
+  return static_cast<std::size_t>(std::clamp(steps, 1.0, 1e6));
+}
+
+double microseconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::micro>(d).count();
+}
+
+}  // namespace
+
+Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
+    : scene_(checkedScene(scene)),
+      options_(options),
+      constraints_(std::make_unique<ConstraintSet>(*scene_.model, scene_.constraints, scene_.time_constant)),
+      solver_(makeSolver(scene_.solver, *constraints_, scene_.solver_settings)),
+      controller_(std::make_unique<Controller>(*scene_.model, scene_.controller, scene_.actuated_joints, scene_.q0)),
+      data_(*scene_.model),
+      cdata_(*constraints_),
+      q_(scene_.q0),
+      v_(scene_.v0),
+      v_previous_(VectorX::Zero(scene_.model->nv)),
+      vdot_(VectorX::Zero(scene_.model->nv)),
+      lambda_(VectorX::Zero(constraints_->dimension())),
+      tau_applied_(VectorX::Zero(scene_.model->nv)),
+      tau_damping_(VectorX::Zero(scene_.model->nv)),
+      tau_total_(VectorX::Zero(scene_.model->nv)),
+      statistics_(constraints_->dimension(),
+                  options.timing_samples > 0 ? options.timing_samples : defaultTimingSamples(scene_)) {
+  if (!(options.violation_threshold > 0.0)) {
+    throw ModelError(scene_.source_file, "simulation", "violation threshold must be > 0");
+  }
+  if (options.consistent_start && constraints_->dimension() > 0) {
+    initial_projection_ = makeConsistent(*constraints_, q_, v_, scene_.held_joints);
+  }
+  if (scene_.projection && constraints_->dimension() > 0) {
+    projector_ = std::make_unique<ConstraintProjector>(*constraints_);
+  }
+  computeConstraintTerms(*constraints_, data_, q_, v_, cdata_, kConstraintErrors);
+  updateEnergy();
+  energy_.initial = energy_.total();
+}
+
+void Simulation::updateEnergy() {
+  const Model& model = *scene_.model;
+  energy_.kinetic = kineticEnergy(model, data_, q_, v_);
+  energy_.potential = potentialEnergy(model, data_, q_);
+}
+
+bool Simulation::step() {
+  if (divergence_) return false;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  const Model& model = *scene_.model;
+  const double dt = scene_.dt;
+
+  controller_->compute(time_, q_, v_, tau_applied_);
+  passiveForces(model, data_, q_, v_);
+  tau_damping_ = -model.damping.cwiseProduct(v_);
+  tau_total_ = tau_applied_ + data_.passive;
+
+  const Clock::time_point solve_start = Clock::now();
+  const SolveStats solve = solver_->solve(q_, v_, tau_total_, {}, vdot_, lambda_);
+  const Clock::time_point solve_end = Clock::now();
+
+  v_previous_ = v_;
+  semiImplicitEulerStep(model, q_, v_, vdot_, dt);
+  if (projector_) projector_->project(q_, v_, options_.projection_iterations);
+  ++steps_;
+  time_ = static_cast<double>(steps_) * dt;
+
+  // Work over the step with the midpoint velocity (the forces were held constant over it).
+  energy_.applied_work += 0.5 * dt * tau_applied_.dot(v_previous_ + v_);
+  energy_.damping_work += 0.5 * dt * tau_damping_.dot(v_previous_ + v_);
+  computeConstraintTerms(*constraints_, data_, q_, v_, cdata_, kConstraintErrors);
+  updateEnergy();
+
+  last_step_.solve_us = microseconds(solve_end - solve_start);
+  last_step_.iterations = solve.iterations;
+  last_step_.solver_residual = solve.residual;
+  last_step_.converged = solve.converged;
+  last_step_.position_violation = cdata_.phi.size() > 0 ? cdata_.phi.lpNorm<Eigen::Infinity>() : 0.0;
+  last_step_.velocity_violation = cdata_.phidot.size() > 0 ? cdata_.phidot.lpNorm<Eigen::Infinity>() : 0.0;
+
+  divergence_ = detectDivergence(*constraints_, q_, v_, cdata_.phi, options_.violation_threshold, time_, steps_);
+  last_step_.step_us = microseconds(Clock::now() - start);
+  statistics_.add(last_step_, dt, cdata_.phi.data(), cdata_.phidot.data());
+  return !divergence_;
+}
+
+bool Simulation::run(double duration) {
+  const long target = steps_ + static_cast<long>(std::llround(duration / scene_.dt));
+  while (steps_ < target) {
+    if (!step()) return false;
+  }
+  return !diverged();
+}
+
+}  // namespace loopsim
