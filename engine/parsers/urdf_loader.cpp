@@ -3,6 +3,7 @@
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -292,7 +293,20 @@ Model loadFromXml(const std::string& xml, const std::string& source_name, const 
       for (const std::string& e : capture.errors) detail += (detail.empty() ? "" : "; ") + e;
       throw ModelError(source_name, "", "urdfdom rejected the file: " + (detail.empty() ? "no reason given" : detail));
     }
-    urdfdom_warnings = std::move(capture.warnings);
+    // urdfdom also logs errors it recovers from (e.g. it drops a visual with
+    // an unknown geometry): a warning, or an error when strict.
+    if (!capture.errors.empty() && options.strict) {
+      std::string detail;
+      for (const std::string& e : capture.errors) detail += (detail.empty() ? "" : "; ") + e;
+      throw ModelError(source_name, "", "urdfdom reported: " + detail);
+    }
+    capture.warnings.insert(capture.warnings.end(), capture.errors.begin(), capture.errors.end());
+    // urdfdom repeats some warnings (one per pass over the links).
+    for (std::string& w : capture.warnings) {
+      if (std::find(urdfdom_warnings.begin(), urdfdom_warnings.end(), w) == urdfdom_warnings.end()) {
+        urdfdom_warnings.push_back(std::move(w));
+      }
+    }
   }
 
   UrdfModelAssembler assembler(structure, *parsed, source_name, base_dir, options);

@@ -200,6 +200,9 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
       for (const char* attribute : {"velocity", "effort"}) {
         double value = 0.0;
         const char* text = limit->Attribute(attribute);
+        if (text == nullptr) {
+          throw ModelError(file, owner, std::string("<limit> (") + lineOf(limit) + ") has no " + attribute + " attribute");
+        }
         if (text != nullptr && parseNumber(text, value) && value < 0.0) {
           throw ModelError(file, owner, std::string("negative ") + attribute + " limit " + inQuotes(text));
         }
