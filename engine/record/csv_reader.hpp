@@ -1,0 +1,24 @@
+#pragma once
+// Reads a numeric CSV (header of column names, then rows of numbers), as
+// written by CsvWriter or by users for `loopsim eval`.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace loopsim {
+
+struct CsvTable {
+  std::string file;
+  std::vector<std::string> columns;
+  std::vector<std::vector<double>> rows;
+
+  /// Column index; -1 when absent.
+  int column(const std::string& name) const;
+  /// Column index or a ModelError naming the file and the column.
+  int requireColumn(const std::string& name) const;
+};
+
+/// Errors name the file, the line and the offending text.
+CsvTable readCsv(const std::filesystem::path& path);
+
+}  // namespace loopsim

@@ -1,0 +1,42 @@
+#pragma once
+// Streams a numeric CSV record to disk: one header line of column names, then
+// one row per call, numbers with 17 significant digits (round-trip exact).
+// The file is written under a temporary name and renamed when committed, so
+// an interrupted run never leaves a file under the final name. An existing
+// file is never overwritten unless `overwrite` is set.
+#include <cstdio>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loopsim {
+
+class CsvWriter {
+ public:
+  CsvWriter(std::filesystem::path final_path, const std::vector<std::string>& columns, bool overwrite);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+
+  /// Appends one row; values.size() must equal the column count. No allocation.
+  void writeRow(std::span<const double> values);
+  /// Flushes, closes and renames the temporary file to the final path.
+  void commit();
+
+  std::size_t columnCount() const { return columns_; }
+  const std::filesystem::path& finalPath() const { return final_path_; }
+  const std::filesystem::path& temporaryPath() const { return temp_path_; }
+
+ private:
+  std::filesystem::path final_path_, temp_path_;
+  std::FILE* file_ = nullptr;
+  std::size_t columns_ = 0;
+  std::vector<char> line_;  // preallocated row buffer
+  bool committed_ = false;
+};
+
+/// Refuses (ModelError naming the path) when `path` exists and overwrite is off.
+void requireWritable(const std::filesystem::path& path, bool overwrite);
+
+}  // namespace loopsim

@@ -1,0 +1,133 @@
+#include "record/record_summary.hpp"
+
+#include <sys/utsname.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "loopsim/version.hpp"
+#include "model/errors.hpp"
+#include "record/csv_writer.hpp"
+#include "record/file_hash.hpp"
+#include "sim/simulation.hpp"
+
+namespace loopsim {
+
+namespace {
+
+nlohmann::json platform() {
+  nlohmann::json out;
+  utsname u{};
+  if (uname(&u) == 0) {
+    out["system"] = u.sysname;
+    out["release"] = u.release;
+    out["machine"] = u.machine;
+  }
+  out["compiler"] = __VERSION__;
+  return out;
+}
+
+nlohmann::json settingsJson(const SolverSettings& s) {
+  return {{"mu", s.mu},
+          {"tolerance", s.tolerance},
+          {"max_iterations", s.max_iterations},
+          {"warm_start", s.warm_start},
+          {"soft_weight", s.soft_weight}};
+}
+
+nlohmann::json summaryJson(const RunSummary& s) {
+  return {{"steps", s.steps},
+          {"simulated_time", s.simulated_time},
+          {"wall_time", s.wall_time},
+          {"steps_per_second", s.steps_per_second},
+          {"realtime_factor", s.realtime_factor},
+          {"median_step_us", s.median_step_us},
+          {"median_solve_us", s.median_solve_us},
+          {"mean_iterations", s.mean_iterations},
+          {"unconverged_solves", s.unconverged_solves},
+          {"max_position_violation", s.max_position_violation},
+          {"rms_position_violation", s.rms_position_violation},
+          {"max_velocity_violation", s.max_velocity_violation},
+          {"rms_velocity_violation", s.rms_velocity_violation},
+          {"energy_balance", s.energy.balance()},
+          {"applied_work", s.energy.applied_work},
+          {"damping_work", s.energy.damping_work}};
+}
+
+}  // namespace
+
+void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim, const std::filesystem::path& csv_path,
+                        const std::string& command_line, bool overwrite) {
+  requireWritable(path, overwrite);
+  const Scene& scene = sim.scene();
+  nlohmann::json j;
+  j["format"] = "loopsim-record-1";
+  j["loopsim_version"] = kVersion;
+  j["platform"] = platform();
+  j["command_line"] = command_line;
+  j["csv"] = std::filesystem::absolute(csv_path).string();
+  j["scene"] = {{"name", scene.name},
+                {"source_file", scene.source_file.empty() ? "" : std::filesystem::absolute(scene.source_file).string()},
+                {"text", scene.text}};
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : scene.model_files) files.push_back({{"path", f}, {"sha256", sha256File(f)}});
+  j["model_files"] = files;
+  j["solver"] = {{"name", scene.solver}, {"settings", settingsJson(scene.solver_settings)}};
+  j["dt"] = scene.dt;
+  j["duration"] = scene.duration;
+  j["time_constant"] = scene.time_constant;
+  j["projection"] = scene.projection;
+  j["summary"] = summaryJson(sim.summary());
+  if (sim.divergence()) {
+    j["divergence"] = nlohmann::json{{"time", sim.divergence()->time}, {"message", sim.divergence()->message()}};
+  } else {
+    j["divergence"] = nullptr;
+  }
+  // Same write-then-rename discipline as the CSV.
+  std::filesystem::path temp = path;
+  temp += ".partial";
+  {
+    std::ofstream out(temp);
+    if (!out) throw ModelError(temp.string(), "", "cannot open for writing");
+    out << j.dump(2) << '\n';
+    if (!out) throw ModelError(temp.string(), "", "write failed");
+  }
+  std::filesystem::rename(temp, path);
+}
+
+RecordSummary readRecordSummary(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ModelError(path.string(), "", "cannot open record summary");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(path.string(), "", std::string("not valid JSON: ") + e.what());
+  }
+  RecordSummary s;
+  s.file = path.string();
+  try {
+    if (j.at("format") != "loopsim-record-1") throw ModelError(s.file, "format", "unknown record format");
+    s.scene_text = j.at("scene").at("text").get<std::string>();
+    s.scene_source = j.at("scene").at("source_file").get<std::string>();
+    for (const auto& f : j.at("model_files")) s.model_files.push_back({f.at("path"), f.at("sha256")});
+    s.solver = j.at("solver").at("name").get<std::string>();
+    const auto& st = j.at("solver").at("settings");
+    s.solver_settings.mu = st.at("mu");
+    s.solver_settings.tolerance = st.at("tolerance");
+    s.solver_settings.max_iterations = st.at("max_iterations");
+    s.solver_settings.warm_start = st.at("warm_start");
+    s.solver_settings.soft_weight = st.at("soft_weight");
+    s.dt = j.at("dt");
+    s.duration = j.at("duration");
+    s.time_constant = j.at("time_constant");
+    s.projection = j.at("projection");
+    s.steps = j.at("summary").at("steps");
+    s.csv = j.at("csv").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(s.file, "", std::string("incomplete record summary: ") + e.what());
+  }
+  return s;
+}
+
+}  // namespace loopsim

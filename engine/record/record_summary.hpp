@@ -1,0 +1,40 @@
+#pragma once
+// The JSON summary that accompanies a CSV record: the scene text, hashes of
+// the model files, solver and settings, version, platform and the run's
+// summary figures. `replay` rebuilds the run from it.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scene/scene.hpp"
+
+namespace loopsim {
+
+class Simulation;
+
+void writeRecordSummary(const std::filesystem::path& path, const Simulation& simulation,
+                        const std::filesystem::path& csv_path, const std::string& command_line, bool overwrite);
+
+struct RecordedModelFile {
+  std::string path;
+  std::string sha256;
+};
+
+/// What replay needs from a summary.
+struct RecordSummary {
+  std::string file;
+  std::string scene_text;
+  std::string scene_source;  // original scene path (relative paths resolve from its folder)
+  std::vector<RecordedModelFile> model_files;
+  std::string solver;
+  SolverSettings solver_settings;
+  double dt = 0.0, duration = 0.0, time_constant = 0.0;
+  bool projection = false;
+  long steps = 0;
+  std::string csv;  // path of the CSV record
+};
+
+/// Reads a summary; errors name the file and the missing key.
+RecordSummary readRecordSummary(const std::filesystem::path& path);
+
+}  // namespace loopsim
