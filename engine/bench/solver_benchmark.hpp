@@ -1,0 +1,43 @@
+#pragma once
+// `loopsim bench`: times the whole constrained-dynamics evaluation
+// (q, v, τ) → (v̇, λ), kinematics and constraint terms included, for each
+// solver on pre-sampled constraint-consistent states of a scene, with plain
+// ABA timed the same way as the floor. Iterative solvers are timed
+// cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
+// Table II).
+#include <string>
+#include <vector>
+
+#include "scene/scene.hpp"
+
+namespace loopsim {
+
+struct BenchOptions {
+  int samples = 50;         // consistent states per case
+  int rounds = 20;          // timed passes over the states (after warm-up)
+  int warmup_rounds = 2;
+  double tolerance = 1e-10; // cold-start tolerance for iterative solvers
+  unsigned seed = 1;
+  std::vector<std::string> solvers;  // empty: every registered solver that supports the case
+};
+
+struct BenchResult {
+  std::string case_name;
+  std::string solver;       // "aba" for the unconstrained floor
+  std::string mode;         // "direct", "tol 1e-10", "1 iter", "3 iter", "unconstrained"
+  double median_us = 0.0;   // median over rounds of the mean time per evaluation
+  double spread_us = 0.0;   // interquartile range over rounds
+  int samples = 0;
+  double mean_iterations = 0.0;
+  double max_vdot_deviation = -1.0;  // max |v̇ - v̇_kkt| / max(1, |v̇_kkt|) over the states; -1 when kkt is unavailable
+  std::string note;         // why a solver was skipped, if it was
+};
+
+/// Benchmarks one scene; the case is named after the scene.
+std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& options);
+
+std::string formatBenchTable(const std::vector<BenchResult>& results);
+std::string formatBenchCsv(const std::vector<BenchResult>& results);
+std::string formatBenchJson(const std::vector<BenchResult>& results);
+
+}  // namespace loopsim
