@@ -1,3 +1,63 @@
+// loopsim command-line entry point: builds the CLI, runs the chosen command
+// and is the one place where errors are caught and printed.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <vector>
+
+#include "command.hpp"
+#include "info_command.hpp"
+#include "record_commands.hpp"
 #include "loopsim/version.hpp"
-int main() { std::printf("loopsim %s\n", loopsim::kVersion); }
+#include "model/errors.hpp"
+
+namespace {
+
+// Logs go to stderr so that command output on stdout stays machine-readable.
+void configureLogging(const std::string& level) {
+  auto logger = spdlog::stderr_color_mt("loopsim");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(level));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"loopsim: multibody simulation of robots with closed kinematic loops", "loopsim"};
+  cli.set_version_flag("--version", std::string("loopsim ") + loopsim::kVersion);
+  std::string log_level = "info";
+  cli.add_option("--log-level", log_level, "Log verbosity (stderr)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  cli.require_subcommand(1);
+  cli.fallthrough();  // global options are accepted after the subcommand too
+
+  const std::vector<loopsim::app::Command> commands = {
+      loopsim::app::registerInfoCommand(cli),
+      loopsim::app::registerReplayCommand(cli),
+      loopsim::app::registerEvalCommand(cli),
+      loopsim::app::registerBenchCommand(cli),
+  };
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+  configureLogging(log_level);
+
+  try {
+    for (const auto& command : commands) {
+      if (command.subcommand->parsed()) return command.run();
+    }
+  } catch (const loopsim::ModelError& e) {
+    std::fprintf(stderr, "loopsim: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "loopsim: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

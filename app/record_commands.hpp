@@ -1,0 +1,14 @@
+#pragma once
+// `loopsim replay`, `loopsim eval` and `loopsim bench`: the commands that
+// work on records and measure solvers (issue 4). `run --record` lives with run.
+#include <CLI/CLI.hpp>
+
+#include "command.hpp"
+
+namespace loopsim::app {
+
+Command registerReplayCommand(CLI::App& parent);
+Command registerEvalCommand(CLI::App& parent);
+Command registerBenchCommand(CLI::App& parent);
+
+}  // namespace loopsim::app
