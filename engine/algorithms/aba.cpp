@@ -1,0 +1,100 @@
+// Articulated-body algorithm (Featherstone, RBDA Table 7.1) in body frames,
+// with joint armature added to D_i = S_iᵀ Ia_i S_i + armature_i.
+#include "algorithms/dynamics.hpp"
+#include "algorithms/joint_motion.hpp"
+
+namespace loopsim {
+
+namespace {
+
+// ddq = M⁻¹(τ + τ_extra + Σ Jᵀ fext - h); tau_extra may be null.
+void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+             const Eigen::Ref<const VectorX>& tau, const VectorX* tau_extra, std::span<const Force> fext) {
+  detail::requireSize(q, model.nq, "q");
+  detail::requireSize(v, model.nv, "v");
+  detail::requireSize(tau, model.nv, "tau");
+  detail::requireFext(model, fext);
+  const int nb = model.nbodies();
+
+  // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.
+  data.oMi[0] = SE3::Identity();
+  data.v[0].setZero();
+  for (int i = 1; i < nb; ++i) {
+    const int p = model.parent[i];
+    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
+    data.oMi[i] = data.oMi[p] * liMi;
+    detail::writeMotionSubspace(model, i, data.S);
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const Motion vJ(data.S.middleCols<NV>(model.idx_v[i]) * v.segment<NV>(model.idx_v[i]));
+      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      data.c[i] = data.v[i].cross(vJ);
+    });
+    const Inertia& I = model.body_inertias[i];
+    data.Ia[i] = I.matrix();
+    data.pa[i] = data.v[i].crossDual(I * data.v[i]);
+    if (!fext.empty()) data.pa[i] -= fext[i];
+  }
+
+  // Pass 2 (leaves to root): articulated inertias and bias forces.
+  for (int i = nb - 1; i >= 1; --i) {
+    const int p = model.parent[i];
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      using MatrixNV = Eigen::Matrix<double, NV, NV>;
+      const int iv = model.idx_v[i];
+      const auto S = data.S.middleCols<NV>(iv);
+      auto U = data.U.middleCols<NV>(iv);
+      const Matrix6& Ia = data.Ia[i];
+      const Vector6 pa = data.pa[i].toVector();
+      U.noalias() = Ia * S;
+      MatrixNV D = S.transpose() * U;
+      D.diagonal() += model.armature.segment<NV>(iv);
+      auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
+      Dinv = D.inverse();
+      auto u = data.u.segment<NV>(iv);
+      u = tau.segment<NV>(iv) - S.transpose() * pa;
+      if (tau_extra != nullptr) u += tau_extra->segment<NV>(iv);
+      if (p == 0) return;
+      // Ia^A = Ia - U D⁻¹ Uᵀ;  pa^A = pa + Ia^A c + U D⁻¹ u.
+      const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
+      const Matrix6 Ia_art = Ia - UDinv * U.transpose();
+      const Vector6 pa_art = pa + Ia_art * data.c[i].toVector() + UDinv * u;
+      data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
+      data.pa[p] += data.liMi[i].act(Force(pa_art));
+    });
+  }
+
+  // Pass 3 (root to leaves): accelerations.
+  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
+  for (int i = 1; i < nb; ++i) {
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model.idx_v[i];
+      const Motion a_pre = data.liMi[i].actInv(data.a_gf[model.parent[i]]) + data.c[i];
+      auto qdd = data.ddq.segment<NV>(iv);
+      qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() *
+                      (data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector());
+      data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);
+    });
+  }
+}
+
+}  // namespace
+
+const VectorX& aba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                   const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                   std::span<const Force> fext) {
+  abaImpl(model, data, q, v, tau, nullptr, fext);
+  return data.ddq;
+}
+
+const VectorX& forwardDynamics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                               const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                               std::span<const Force> fext) {
+  passiveForces(model, data, q, v);
+  abaImpl(model, data, q, v, tau, &data.passive, fext);
+  return data.ddq;
+}
+
+}  // namespace loopsim

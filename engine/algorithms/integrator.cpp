@@ -1,0 +1,13 @@
+#include "algorithms/integrator.hpp"
+
+#include "algorithms/configuration.hpp"
+
+namespace loopsim {
+
+void semiImplicitEulerStep(const Model& model, Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v,
+                           const Eigen::Ref<const VectorX>& vdot, double dt) {
+  v += dt * vdot;
+  integrate(model, q, v, dt, q);
+}
+
+}  // namespace loopsim

@@ -1,0 +1,111 @@
+#include "algorithms/kinematics.hpp"
+
+#include <stdexcept>
+
+#include "algorithms/joint_motion.hpp"
+
+namespace loopsim {
+
+namespace {
+
+// One forward pass; v / a are null when not requested.
+void forwardPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, const VectorX::Scalar* v,
+                 const VectorX::Scalar* a) {
+  detail::requireSize(q, model.nq, "q");
+  data.oMi[0] = SE3::Identity();
+  data.v[0].setZero();
+  data.a[0].setZero();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const int p = model.parent[i];
+    data.liMi[i] = detail::jointPlacement(model, i, q);
+    data.oMi[i] = data.oMi[p] * data.liMi[i];
+    detail::writeMotionSubspace(model, i, data.S);
+    if (v == nullptr) continue;
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model.idx_v[i];
+      const auto S = data.S.middleCols<NV>(iv);
+      const Motion vJ(S * Eigen::Map<const Eigen::Matrix<double, NV, 1>>(v + iv));
+      data.v[i] = data.liMi[i].actInv(data.v[p]) + vJ;
+      if (a == nullptr) return;
+      data.c[i] = data.v[i].cross(vJ);
+      data.a[i] = data.liMi[i].actInv(data.a[p]) + Motion(S * Eigen::Map<const Eigen::Matrix<double, NV, 1>>(a + iv)) +
+                  data.c[i];
+    });
+  }
+}
+
+Motion motionInFrame(const Motion& body_motion, const SE3& oMb, const SE3& bMf, ReferenceFrame rf) {
+  switch (rf) {
+    case ReferenceFrame::Local:
+      return bMf.actInv(body_motion);
+    case ReferenceFrame::LocalWorldAligned: {
+      const Motion local = bMf.actInv(body_motion);
+      const Matrix3 oRf = oMb.R * bMf.R;
+      return {oRf * local.w, oRf * local.v};
+    }
+    case ReferenceFrame::World:
+      return oMb.act(body_motion);
+  }
+  return {};
+}
+
+}  // namespace
+
+void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
+  forwardPass(model, data, q, nullptr, nullptr);
+}
+
+void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                       const Eigen::Ref<const VectorX>& v) {
+  detail::requireSize(v, model.nv, "v");
+  forwardPass(model, data, q, v.data(), nullptr);
+}
+
+void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                       const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a) {
+  detail::requireSize(v, model.nv, "v");
+  detail::requireSize(a, model.nv, "a");
+  forwardPass(model, data, q, v.data(), a.data());
+}
+
+void updateFramePlacements(const Model& model, Data& data) {
+  for (std::size_t k = 0; k < model.frames.size(); ++k) {
+    const Frame& frame = model.frames[k];
+    data.oMf[k] = data.oMi[frame.body] * frame.placement;
+  }
+}
+
+SE3 framePlacement(const Model& model, const Data& data, int frame_id) {
+  const Frame& frame = model.frames.at(frame_id);
+  return data.oMi[frame.body] * frame.placement;
+}
+
+Motion frameVelocity(const Model& model, const Data& data, int frame_id, ReferenceFrame rf) {
+  const Frame& frame = model.frames.at(frame_id);
+  return motionInFrame(data.v[frame.body], data.oMi[frame.body], frame.placement, rf);
+}
+
+Motion frameAcceleration(const Model& model, const Data& data, int frame_id, ReferenceFrame rf) {
+  const Frame& frame = model.frames.at(frame_id);
+  return motionInFrame(data.a[frame.body], data.oMi[frame.body], frame.placement, rf);
+}
+
+Motion frameClassicalAcceleration(const Model& model, const Data& data, int frame_id, ReferenceFrame rf) {
+  if (rf == ReferenceFrame::World) {
+    throw std::invalid_argument("frameClassicalAcceleration: use Local or LocalWorldAligned (World has no origin point)");
+  }
+  const Frame& frame = model.frames.at(frame_id);
+  const Motion v_local = frame.placement.actInv(data.v[frame.body]);
+  Motion acc = frame.placement.actInv(data.a[frame.body]);
+  // The spatial linear acceleration misses the rotation of the velocity
+  // vector itself: classical = spatial + omega x v (all in frame axes).
+  acc.v += v_local.w.cross(v_local.v);
+  if (rf == ReferenceFrame::LocalWorldAligned) {
+    const Matrix3 oRf = data.oMi[frame.body].R * frame.placement.R;
+    acc = Motion(oRf * acc.w, oRf * acc.v);
+  }
+  return acc;
+}
+
+}  // namespace loopsim

@@ -1,0 +1,76 @@
+// Recursive Newton-Euler (Featherstone, RBDA Table 5.1) in body frames.
+// Gravity enters as the base acceleration a_0 = -g, so data.a_gf holds body
+// accelerations with gravity folded in.
+#include "algorithms/dynamics.hpp"
+#include "algorithms/joint_motion.hpp"
+
+namespace loopsim {
+
+namespace {
+
+template <int NV>
+using ConstSegment = Eigen::Map<const Eigen::Matrix<double, NV, 1>>;
+
+// tau_out = M a + h - Σ Jᵀ fext; a == nullptr means a = 0 (nonlinear effects).
+void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+              const double* a, std::span<const Force> fext, VectorX& tau_out) {
+  detail::requireSize(q, model.nq, "q");
+  detail::requireSize(v, model.nv, "v");
+  detail::requireFext(model, fext);
+  data.oMi[0] = SE3::Identity();
+  data.v[0].setZero();
+  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
+
+  // Forward: velocities, accelerations, body forces f_i = I a + v x* I v - fext.
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const int p = model.parent[i];
+    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
+    data.oMi[i] = data.oMi[p] * liMi;
+    detail::writeMotionSubspace(model, i, data.S);
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model.idx_v[i];
+      const auto S = data.S.middleCols<NV>(iv);
+      const Motion vJ(S * v.segment<NV>(iv));
+      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      data.c[i] = data.v[i].cross(vJ);
+      data.a_gf[i] = liMi.actInv(data.a_gf[p]) + data.c[i];
+      if (a != nullptr) data.a_gf[i] += Motion(S * ConstSegment<NV>(a + iv));
+    });
+    const Inertia& I = model.body_inertias[i];
+    data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
+    if (!fext.empty()) data.f[i] -= fext[i];
+  }
+
+  // Backward: project onto the joints and accumulate into parents.
+  for (int i = model.nbodies() - 1; i >= 1; --i) {
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model.idx_v[i];
+      tau_out.segment<NV>(iv).noalias() = data.S.middleCols<NV>(iv).transpose() * data.f[i].toVector();
+      if (a != nullptr) {
+        tau_out.segment<NV>(iv) += model.armature.segment<NV>(iv).cwiseProduct(ConstSegment<NV>(a + iv));
+      }
+    });
+    const int p = model.parent[i];
+    if (p > 0) data.f[p] += data.liMi[i].act(data.f[i]);
+  }
+}
+
+}  // namespace
+
+const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                    const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a,
+                    std::span<const Force> fext) {
+  detail::requireSize(a, model.nv, "a");
+  rneaInto(model, data, q, v, a.data(), fext, data.tau);
+  return data.tau;
+}
+
+const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                                const Eigen::Ref<const VectorX>& v) {
+  rneaInto(model, data, q, v, nullptr, {}, data.nle);
+  return data.nle;
+}
+
+}  // namespace loopsim
