@@ -17,7 +17,9 @@ void difference(const Model& model, const Eigen::Ref<const VectorX>& q0, const E
                 Eigen::Ref<VectorX> v_out);
 /// Normalises every quaternion in q.
 void normalize(const Model& model, Eigen::Ref<VectorX> q);
-/// Zero angles, identity quaternions, floating bases at the joint placement.
+/// Zero angles and displacements, identity quaternions. A floating base's q is
+/// its pose relative to its joint placement (the world frame for loaders'
+/// identity placements), so at neutral (position 0) it sits at that placement.
 VectorX neutral(const Model& model);
 /// Uniform within position limits; unlimited 1-dof joints in [-π, π] (prismatic
 /// [-1, 1]); uniform random quaternions; floating positions in [-1, 1]³.

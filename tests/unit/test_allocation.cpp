@@ -1,0 +1,160 @@
+// The algorithms must not touch the heap once Data exists. This file replaces
+// the global operator new/delete with counting versions and interposes glibc's
+// malloc/calloc/realloc (Eigen's dynamic matrices allocate through malloc, not
+// new). Counting is per thread and only while enabled, so the rest of the test
+// binary is unaffected.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "algorithms/configuration.hpp"
+#include "algorithms/dynamics.hpp"
+#include "algorithms/energy.hpp"
+#include "algorithms/integrator.hpp"
+#include "algorithms/jacobians.hpp"
+#include "test_models.hpp"
+
+namespace {
+constinit thread_local bool counting = false;
+constinit thread_local long allocations = 0;
+
+void noteAllocation() {
+  if (counting) ++allocations;
+}
+}  // namespace
+
+// glibc's own entry points (exported by libc.so.6) behind the interposed ones;
+// the delete operators call __libc_free (not free) so GCC's new/free pairing
+// analysis does not see a mismatch.
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
+void* __libc_realloc(void* ptr, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void* ptr);
+
+void* malloc(std::size_t size) noexcept {
+  noteAllocation();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) noexcept {
+  noteAllocation();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* ptr, std::size_t size) noexcept {
+  noteAllocation();
+  return __libc_realloc(ptr, size);
+}
+}
+
+void* operator new(std::size_t size) {
+  noteAllocation();
+  if (void* p = __libc_malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, std::align_val_t align) {
+  noteAllocation();
+  const std::size_t a = static_cast<std::size_t>(align);
+  if (void* p = __libc_memalign(a, size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
+void operator delete(void* p) noexcept { __libc_free(p); }
+void operator delete[](void* p) noexcept { __libc_free(p); }
+void operator delete(void* p, std::size_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { __libc_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+
+using namespace loopsim;
+
+namespace {
+
+// Runs f with counting on and returns the number of heap allocations.
+template <class F>
+long countAllocations(F&& f) {
+  allocations = 0;
+  counting = true;
+  f();
+  counting = false;
+  return allocations;
+}
+
+}  // namespace
+
+TEST(Allocation, CounterSeesNewAndMalloc) {
+  std::vector<int> grown;
+  EXPECT_GE(countAllocations([&] { grown.push_back(1); }), 1);
+  VectorX* heap_vector = nullptr;
+  EXPECT_GE(countAllocations([&] { heap_vector = new VectorX(100); }), 2);  // new + Eigen's malloc
+  delete heap_vector;
+  VectorX x = VectorX::Ones(50);
+  EXPECT_GE(countAllocations([&] { x = VectorX::Zero(80); }), 1);  // Eigen resize through malloc
+  EXPECT_EQ(countAllocations([&] { x.setConstant(2.0); }), 0);
+}
+
+TEST(Allocation, AlgorithmsDoNotAllocateAfterDataConstruction) {
+  const Model model = test::floatingHumanoid();
+  Data data(model);
+  std::mt19937 rng(501);
+  const VectorX q = randomConfiguration(model, rng);
+  std::normal_distribution<double> g(0.0, 1.0);
+  const VectorX v = VectorX::NullaryExpr(model.nv, [&](Eigen::Index) { return g(rng); });
+  const VectorX tau = VectorX::NullaryExpr(model.nv, [&](Eigen::Index) { return g(rng); });
+  const std::vector<Force> fext(model.nbodies(), Force(Vector3(1, 2, 3), Vector3(4, 5, 6)));
+  VectorX q_work = q, v_work = v, q_out(model.nq), dv(model.nv);
+  Matrix6X J(6, model.nv);
+  const int hand = model.existingFrame("left_hand");
+
+  struct Call {
+    const char* name;
+    std::function<void()> run;
+  };
+  const std::vector<Call> calls = {
+      {"forwardKinematics(q)", [&] { forwardKinematics(model, data, q); }},
+      {"forwardKinematics(q, v)", [&] { forwardKinematics(model, data, q, v); }},
+      {"forwardKinematics(q, v, a)", [&] { forwardKinematics(model, data, q, v, tau); }},
+      {"updateFramePlacements", [&] { updateFramePlacements(model, data); }},
+      {"rnea", [&] { rnea(model, data, q, v, tau); }},
+      {"rnea with fext", [&] { rnea(model, data, q, v, tau, fext); }},
+      {"crba", [&] { crba(model, data, q); }},
+      {"nonLinearEffects", [&] { nonLinearEffects(model, data, q, v); }},
+      {"aba", [&] { aba(model, data, q, v, tau); }},
+      {"aba with fext", [&] { aba(model, data, q, v, tau, fext); }},
+      {"passiveForces", [&] { passiveForces(model, data, q, v); }},
+      {"forwardDynamics", [&] { forwardDynamics(model, data, q, v, tau, fext); }},
+      {"frameJacobian Local", [&] { frameJacobian(model, data, hand, ReferenceFrame::Local, J); }},
+      {"frameJacobian LocalWorldAligned",
+       [&] { frameJacobian(model, data, hand, ReferenceFrame::LocalWorldAligned, J); }},
+      {"frameJacobian World", [&] { frameJacobian(model, data, hand, ReferenceFrame::World, J); }},
+      {"frame velocity/accelerations",
+       [&] {
+         frameVelocity(model, data, hand, ReferenceFrame::Local);
+         frameAcceleration(model, data, hand, ReferenceFrame::World);
+         frameClassicalAcceleration(model, data, hand, ReferenceFrame::LocalWorldAligned);
+       }},
+      {"integrate", [&] { integrate(model, q, v, 1e-3, q_out); }},
+      {"integrate in place", [&] { integrate(model, q_work, v, 1e-3, q_work); }},
+      {"difference", [&] { difference(model, q, q_out, dv); }},
+      {"normalize", [&] { normalize(model, q_work); }},
+      {"semiImplicitEulerStep", [&] { semiImplicitEulerStep(model, q_work, v_work, data.ddq, 1e-3); }},
+      {"energy and momentum",
+       [&] {
+         centerOfMass(model, data, q);
+         computeMomentum(model, data, q, v);
+         kineticEnergy(model, data, q, v);
+         potentialEnergy(model, data, q);
+       }},
+  };
+  for (const Call& call : calls) {
+    call.run();  // warm-up (e.g. lazily initialised statics)
+    EXPECT_EQ(countAllocations(call.run), 0) << call.name;
+  }
+}
