@@ -1,0 +1,61 @@
+// Core recursions on the floating humanoid-size test model (nv 37, 32 bodies).
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+#include "algorithms/configuration.hpp"
+#include "algorithms/dynamics.hpp"
+#include "algorithms/kinematics.hpp"
+#include "test_models.hpp"
+
+using namespace loopsim;
+
+namespace {
+
+struct Fixture {
+  Model model = test::floatingHumanoid();
+  Data data{model};
+  VectorX q, v, tau;
+  Fixture() {
+    std::mt19937 rng(601);
+    std::normal_distribution<double> g(0.0, 1.0);
+    q = randomConfiguration(model, rng);
+    v = VectorX::NullaryExpr(model.nv, [&](Eigen::Index) { return g(rng); });
+    tau = VectorX::NullaryExpr(model.nv, [&](Eigen::Index) { return g(rng); });
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void BM_ForwardKinematics(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) {
+    forwardKinematics(f.model, f.data, f.q, f.v);
+    benchmark::DoNotOptimize(f.data.v.back());
+  }
+}
+
+void BM_Rnea(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(rnea(f.model, f.data, f.q, f.v, f.tau).data());
+}
+
+void BM_Crba(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(crba(f.model, f.data, f.q).data());
+}
+
+void BM_Aba(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(aba(f.model, f.data, f.q, f.v, f.tau).data());
+}
+
+}  // namespace
+
+BENCHMARK(BM_ForwardKinematics);
+BENCHMARK(BM_Rnea);
+BENCHMARK(BM_Crba);
+BENCHMARK(BM_Aba);
