@@ -72,9 +72,9 @@ def atlas_visuals() -> dict[str, list[Visual]]:
         "ltorso": [cylinder([0.0, 0.0, 0.08], 0.06, 0.14, black, [0, 0, 0])],
         "mtorso": [sphere([0.0, 0.0, 0.03], 0.06, black)],
         # Chest, shoulders bar and the backpack (battery and pump).
-        "utorso": [box([0.02, 0.0, 0.33], [0.3, 0.36, 0.36], dark),
+        "utorso": [box([0.0, 0.0, 0.27], [0.3, 0.36, 0.58], dark),
                    box([0.13, 0.0, 0.48], [0.1, 0.5, 0.1], black),
-                   box([-0.2, 0.0, 0.32], [0.16, 0.34, 0.44], black)],
+                   box([-0.21, 0.0, 0.3], [0.16, 0.34, 0.5], black)],
         "head": [box([-0.07, 0.0, 0.02], [0.13, 0.14, 0.12], black),
                  cylinder([-0.0446, 0.0, 0.105], 0.038, 0.05, grey, [0, 0, 0]),
                  cylinder([0.0, 0.0, 0.0], 0.02, 0.1, grey, [HALF_PI, 0, 0])],
@@ -132,10 +132,10 @@ GO1_MATERIALS = {
 def go1_visuals() -> dict[str, list[Visual]]:
     body, silver, black, lens = "go1_body_grey", "go1_silver", "go1_black", "go1_lens"
     visuals: dict[str, list[Visual]] = {
-        # Trunk extents are the reference's collision box; the face carries the stereo camera.
+        # Trunk extents are the reference's collision box; the head reaches the face camera (x 0.2785).
         "base": [box([0.0, 0.0, 0.0], [0.3762, 0.0935, 0.114], body),
-                 box([0.2, 0.0, 0.0], [0.04, 0.09, 0.08], black),
-                 cylinder([0.2785, 0.0125, 0.0167], 0.012, 0.01, lens, [0, HALF_PI, 0])],
+                 box([0.2375, 0.0, 0.0], [0.105, 0.09, 0.08], black),
+                 cylinder([0.293, 0.0125, 0.0167], 0.012, 0.006, lens, [0, HALF_PI, 0])],
     }
     for leg in ("FR", "FL", "RR", "RL"):
         s = 1.0 if leg[1] == "L" else -1.0
