@@ -11,7 +11,7 @@ enum class JointType {
   Revolute,   // about joint_axis;  nq 1, nv 1
   Prismatic,  // along joint_axis;  nq 1, nv 1
   Spherical,  // quaternion [x y z w]; nq 4, nv 3 (angular velocity in the child frame)
-  Floating,   // [position in parent; quaternion x y z w]; nq 7, nv 6 ([omega; v] in the child frame)
+  Floating,   // [position relative to the joint placement (world for roots); quaternion x y z w]; nq 7, nv 6 ([omega; v] in the child frame)
 };
 
 constexpr int jointNq(JointType t) {

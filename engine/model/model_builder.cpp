@@ -148,7 +148,7 @@ int ModelBuilder::addBody(int parent_body, const std::string& joint_name, const 
   } else if (joint.type == JointType::Spherical) {
     model_.spring_reference.tail<4>() << 0, 0, 0, 1;
   } else {
-    model_.spring_reference.tail<7>() << joint_placement.t, 0, 0, 0, 1;
+    model_.spring_reference.tail<7>() << 0, 0, 0, 0, 0, 0, 1;  // neutral: no offset from the joint placement
   }
   for (int k = 0; k < nv; ++k) model_.dof_joint.push_back(id);
   model_.nq += nq;
