@@ -31,7 +31,7 @@ struct VisualGeometry {
   int body = 0;
   SE3 placement;         // in the body frame
   Shape shape = Shape::Box;
-  Vector3 size = Vector3::Zero();  // box: full extents; sphere: (r); cylinder/capsule: (r, length)
+  Vector3 size = Vector3::Zero();  // box: full extents; sphere: (r); cylinder/capsule: (r, length of the cylindrical part)
   Vector3 mesh_scale = Vector3::Ones();
   std::string mesh_file;           // resolved path when shape == Mesh
   Vector4 rgba{0.7, 0.7, 0.7, 1.0};
