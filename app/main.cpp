@@ -10,6 +10,7 @@
 #include "command.hpp"
 #include "info_command.hpp"
 #include "record_commands.hpp"
+#include "sim_commands.hpp"
 #include "loopsim/version.hpp"
 #include "model/errors.hpp"
 
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
 
   const std::vector<loopsim::app::Command> commands = {
       loopsim::app::registerInfoCommand(cli),
+      loopsim::app::registerRunCommand(cli), loopsim::app::registerSolversCommand(cli), loopsim::app::registerCheckCommand(cli),
       loopsim::app::registerReplayCommand(cli),
       loopsim::app::registerEvalCommand(cli),
       loopsim::app::registerBenchCommand(cli),

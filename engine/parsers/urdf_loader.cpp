@@ -1,6 +1,7 @@
 #include "parsers/urdf_loader.hpp"
 
 #include <console_bridge/console.h>
+#include <spdlog/spdlog.h>
 #include <urdf_parser/urdf_parser.h>
 
 #include <algorithm>
@@ -110,7 +111,10 @@ class UrdfModelAssembler {
                           ignored_friction_);
     }
     for (const std::string& w : urdfdom_warnings_) builder_.addWarning(file_ + ": urdfdom: " + w);
-    return std::move(builder_).build(options_.strict);
+    Model model = std::move(builder_).build(options_.strict);
+    spdlog::debug("{}: model '{}' with {} bodies, nq {}, nv {}, {} warnings", file_, model.name, model.njoints(),
+                  model.nq, model.nv, model.warnings.size());
+    return model;
   }
 
   void setUrdfdomWarnings(std::vector<std::string> warnings) { urdfdom_warnings_ = std::move(warnings); }
