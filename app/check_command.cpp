@@ -1,0 +1,147 @@
+// `loopsim check SCENE_OR_MODEL`: validates a scene (.yaml) or a URDF model and
+// describes it. Scenes: model sizes, constraints with their dimensions, the
+// rank of J at q0, the consistent start, and which solvers can run the scene.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "constraints/projection.hpp"
+#include "info_command.hpp"
+#include "model/errors.hpp"
+#include "parsers/urdf_loader.hpp"
+#include "scene/scene_loader.hpp"
+#include "sim/controller.hpp"
+#include "sim_commands.hpp"
+#include "solvers/registry.hpp"
+#include "text_table.hpp"
+
+namespace loopsim::app {
+
+namespace {
+
+std::string number(double x) {
+  std::ostringstream os;
+  os.precision(4);
+  os << x;
+  return os.str();
+}
+
+std::string endName(const Model& model, int body, const SE3& placement) {
+  std::string out = body == 0 ? "world" : model.body_names[body];
+  if (!placement.isApprox(SE3::Identity(), 1e-15)) {
+    out += " @ [" + number(placement.t.x()) + ", " + number(placement.t.y()) + ", " + number(placement.t.z()) + "]";
+  }
+  return out;
+}
+
+std::string rowNames(const Constraint& c) {
+  std::string out;
+  for (int r = 0; r < c.dimension(); ++r) {
+    if (r > 0) out += " ";
+    out += std::string(constraintRowName(c.kind, c.fullRow(r)));
+  }
+  return out;
+}
+
+void describeConstraints(const Scene& scene, std::ostream& out) {
+  const Model& model = *scene.model;
+  TextTable table({"name", "type", "end 1", "end 2", "dim", "rows"});
+  for (const Constraint& c : scene.constraints) {
+    std::string first, second;
+    if (c.kind == ConstraintKind::Coupling) {
+      for (std::size_t k = 0; k < c.coupling_joints.size(); ++k) {
+        first += (k ? " + " : "") + number(c.coupling_coefficients[k]) + " " + model.joint_names[c.coupling_joints[k]];
+      }
+      second = "= " + number(c.coupling_offset);
+    } else {
+      first = endName(model, c.body1, c.placement1);
+      second = endName(model, c.body2, c.placement2);
+    }
+    table.addRow({c.name, std::string(constraintKindName(c.kind)), first, second, std::to_string(c.dimension()),
+                  rowNames(c)});
+  }
+  table.print(out);
+}
+
+int checkScene(const std::filesystem::path& file) {
+  const Scene scene = loadScene(file);  // strict validation: throws on any problem
+  const Model& model = *scene.model;
+  std::cout << "scene:        " << scene.name << "  (" << file.string() << ")\n";
+  if (!scene.description.empty()) std::cout << "description:  " << scene.description << '\n';
+  std::cout << "model:        " << model.njoints() << " bodies, nq " << model.nq << ", nv " << model.nv << ", "
+            << number(model.totalMass()) << " kg, " << (model.isFloatingBase() ? "floating base" : "fixed base")
+            << '\n';
+  for (const std::string& f : scene.model_files) std::cout << "  file:       " << f << '\n';
+  std::cout << "gravity:      [" << number(model.gravity.x()) << ", " << number(model.gravity.y()) << ", "
+            << number(model.gravity.z()) << "]\n";
+  std::cout << "time:         dt " << scene.dt << " s, duration " << scene.duration << " s, Baumgarte T "
+            << scene.time_constant << " s, projection " << (scene.projection ? "on" : "off") << '\n';
+  std::cout << "controller:   " << controllerKindName(scene.controller.kind) << " on " << scene.actuated_joints.size()
+            << " actuated joint" << (scene.actuated_joints.size() == 1 ? "" : "s");
+  if (scene.controller.kind != ControllerSpec::Kind::None) {
+    std::cout << " (kp " << scene.controller.kp << ", kd " << scene.controller.kd << ")";
+  }
+  std::cout << '\n';
+
+  const ConstraintSet set(model, scene.constraints, scene.time_constant);
+  std::cout << "\nconstraints:  " << set.size() << ", dimension " << set.dimension() << '\n';
+  if (set.size() > 0) describeConstraints(scene, std::cout);
+
+  // Rank and consistent start, at the state the simulation would start from.
+  VectorX q = scene.q0, v = scene.v0;
+  if (set.dimension() > 0) {
+    const ProjectionResult start = makeConsistent(set, q, v, scene.held_joints);
+    const ConstraintRank rank = constraintRank(model, scene.constraints, q);
+    std::cout << "rank of J at q0: " << rank.rank << " of " << rank.dimension
+              << (rank.rank < rank.dimension ? " (rank deficient)" : " (full rank)")
+              << (scene.redundant ? ", declared redundant" : "") << '\n';
+    for (int row : rank.dependent_rows) std::cout << "  dependent: " << set.rowDescription(row) << '\n';
+    std::cout << "consistent start: |dq| = " << number(start.position_correction)
+              << ", |dv| = " << number(start.velocity_correction) << ", |phi|inf = " << number(start.position_residual)
+              << " after " << start.iterations << " iterations\n";
+  }
+
+  std::cout << "\nsolver:       " << scene.solver << " (supports this scene)\n";
+  std::cout << "other solvers able to run it:";
+  int able = 0;
+  for (const SolverInfo& info : solverRegistry()) {
+    if (info.name == scene.solver) continue;
+    try {
+      checkSolverForScene(scene, info.name);
+      std::cout << ' ' << info.name;
+      ++able;
+    } catch (const ModelError&) {
+    }
+  }
+  std::cout << (able == 0 ? " none" : "") << "\n\nok\n";
+  return 0;
+}
+
+int checkModel(const std::filesystem::path& file) {
+  const Model model = loadUrdf(file);
+  printModelInfo(model, std::cout);
+  std::cout << "\nok\n";
+  return 0;
+}
+
+}  // namespace
+
+Command registerCheckCommand(CLI::App& parent) {
+  auto path = std::make_shared<std::string>();
+  CLI::App* sub = parent.add_subcommand("check", "Validate a scene (.yaml) or a model (.urdf) and describe it");
+  sub->footer("Exit codes: 0 valid; 1 invalid (the error names the file, element and value).");
+  sub->add_option("path", *path, "Scene (.yaml, .yml) or robot description (.urdf)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  return {sub, [path] {
+            const std::filesystem::path file(*path);
+            const std::string ext = file.extension().string();
+            if (ext == ".yaml" || ext == ".yml") return checkScene(file);
+            if (ext == ".urdf" || ext == ".xml") return checkModel(file);
+            throw ModelError(file.string(), "check", "unknown file type '" + ext + "' (expected .yaml, .yml or .urdf)");
+          }};
+}
+
+}  // namespace loopsim::app
