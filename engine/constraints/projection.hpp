@@ -69,6 +69,7 @@ class ConstraintProjector {
   Eigen::LLT<MatrixX> mass_llt_;
   MatrixX winv_jt_;        // W⁻¹ J_fᵀ, nv x m
   VectorX multiplier_;     // size m
+  VectorX velocity_residual_;  // J v during the velocity refinement, size m
   VectorX step_;           // δq or δv, size nv
   VectorX q_start_, q_trial_;
   VectorX displacement_;   // q_out ⊖ q_in, size nv

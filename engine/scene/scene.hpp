@@ -46,6 +46,9 @@ struct Scene {
   bool redundant = false;      // the constraint set is knowingly rank-deficient
   std::string solver = "kkt";
   SolverSettings solver_settings;
+
+  // Added by the scene loader (additive):
+  std::vector<std::string> warnings;  // model loader findings and scene remarks, for the log
 };
 
 }  // namespace loopsim

@@ -4,6 +4,9 @@
 
 #include "model/errors.hpp"
 #include "solvers/kkt_solver.hpp"
+#include "solvers/ltl_solver.hpp"
+#include "solvers/prox_ltl_solver.hpp"
+#include "solvers/soft_ltl_solver.hpp"
 
 namespace loopsim {
 
@@ -54,6 +57,15 @@ std::string describeCapabilities(const SolverCapabilities& c) {
 const std::vector<SolverInfo>& solverRegistry() {
   static const std::vector<SolverInfo> registry = {
       entry<KktSolver>("kkt", "dense reference: CRBA, Cholesky of M and of the Delassus matrix J M⁻¹ Jᵀ"),
+      entry<LtlSolver>("ltl",
+                       "sparse LTDL of M (Featherstone 2005) and the Delassus matrix through it (LTL-OSIM, "
+                       "Featherstone 2010); full-rank sets"),
+      entry<ProxLtlSolver>("prox-ltl",
+                           "proximal dynamics (paper 003 eqs. 4-5, paper 001 eq. 13) on the LTL factors: one "
+                           "Cholesky of J M⁻¹ Jᵀ + μ⁻¹I, then proximal iterations; redundant sets"),
+      entry<SoftLtlSolver>("soft-ltl",
+                           "soft Gauss principle in joint space (paper 000 §VI, as in MuJoCo): LTL factors, "
+                           "Cholesky of J M⁻¹ Jᵀ + W⁻¹; per-constraint weights"),
   };
   return registry;
 }

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "constraints/constraint_set.hpp"
 #include "spatial/motion.hpp"
@@ -31,6 +32,9 @@ struct SolverSettings {
   int max_iterations = 100;
   bool warm_start = true;        // start iterative solvers from the previous λ
   double soft_weight = 1e6;      // default constraint weight for soft solvers
+  /// Per-constraint weights for soft solvers, indexed like the constraint set;
+  /// empty = soft_weight for every constraint.
+  std::vector<double> soft_weights;
 };
 
 struct SolveStats {

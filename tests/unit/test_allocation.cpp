@@ -16,6 +16,7 @@
 #include "algorithms/energy.hpp"
 #include "algorithms/integrator.hpp"
 #include "algorithms/jacobians.hpp"
+#include "allocation_counter.hpp"
 #include "test_models.hpp"
 
 namespace {
@@ -88,6 +89,15 @@ long countAllocations(F&& f) {
 }
 
 }  // namespace
+
+// Shared with the other test files (allocation_counter.hpp).
+long loopsim::test::countHeapAllocations(const std::function<void()>& f) { return countAllocations(f); }
+void loopsim::test::startAllocationCounting() {
+  allocations = 0;
+  counting = true;
+}
+void loopsim::test::stopAllocationCounting() { counting = false; }
+long loopsim::test::countedAllocations() { return allocations; }
 
 TEST(Allocation, CounterSeesNewAndMalloc) {
   std::vector<int> grown;

@@ -1,0 +1,269 @@
+#include "scene/scene_loader.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "model/errors.hpp"
+#include "scene/name_suggestion.hpp"
+#include "scene/scene_parsing.hpp"
+#include "solvers/registry.hpp"
+
+namespace loopsim {
+
+namespace fs = std::filesystem;
+using scene_yaml::YamlValue;
+
+namespace {
+
+const std::vector<std::string> kTopLevelKeys = {
+    "name",    "description", "models",   "bodies",     "initial", "hold",     "constraints",   "actuated",
+    "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant"};
+
+/// initial.q / initial.v: {joint: value or [values]}.
+void parseInitial(const YamlValue& map, const Model& model, bool positions, VectorX& x) {
+  if (!map.isMap()) map.fail("expected a map of joint names to values, got " + map.valueText());
+  for (const std::string& name : map.keys()) {
+    const YamlValue value = map[name];
+    const int j = scene_yaml::jointByName(value, model, name);
+    const int n = positions ? model.joint_nq[j] : model.joint_nv[j];
+    const int start = positions ? model.idx_q[j] : model.idx_v[j];
+    std::vector<double> values;
+    if (n == 1) {
+      values = {value.isScalar() ? value.number() : value.numbers(1)[0]};
+    } else {
+      values = value.numbers(n);
+    }
+    for (int k = 0; k < n; ++k) x[start + k] = values[k];
+    if (positions && model.joint_types[j] != JointType::Revolute && model.joint_types[j] != JointType::Prismatic) {
+      // Spherical [x y z w] or floating [px py pz x y z w]: the quaternion must be unit.
+      const int iq = start + (model.joint_types[j] == JointType::Floating ? 3 : 0);
+      const Quaternion quat(x[iq + 3], x[iq], x[iq + 1], x[iq + 2]);
+      if (std::abs(quat.norm() - 1.0) > 1e-6) {
+        std::ostringstream os;
+        os << "quaternion [" << x[iq] << ", " << x[iq + 1] << ", " << x[iq + 2] << ", " << x[iq + 3]
+           << "] is not unit (norm " << quat.norm() << "); quaternions are [x, y, z, w]";
+        value.fail(os.str());
+      }
+    }
+  }
+}
+
+std::vector<int> parseJointList(const YamlValue& list, const Model& model) {
+  const std::vector<std::string> names = list.strings();
+  std::vector<int> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const int j = scene_yaml::jointByName(list.at(i), model, names[i]);
+    if (std::find(out.begin(), out.end(), j) != out.end()) list.at(i).fail("joint '" + names[i] + "' listed twice");
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<int> parseActuated(const YamlValue& v, const Model& model) {
+  if (v.isScalar()) {
+    if (v.string() != "all") v.fail("expected 'all' or a list of joint names, got " + v.valueText());
+    std::vector<int> out;
+    for (int j = 1; j < model.nbodies(); ++j) {
+      if (model.joint_types[j] != JointType::Floating) out.push_back(j);
+    }
+    return out;
+  }
+  std::vector<int> out = parseJointList(v, model);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (model.joint_types[out[i]] == JointType::Floating) {
+      v.at(i).fail("joint '" + model.joint_names[out[i]] + "' is a floating base and cannot be actuated");
+    }
+  }
+  return out;
+}
+
+ControllerSpec parseController(const YamlValue& map, const Model& model, const std::vector<int>& actuated) {
+  map.requireMap({"type", "kp", "kd", "drives"});
+  ControllerSpec spec;
+  if (!map.has("type")) map.fail("'type' is required (none, pd_hold, gravity_compensation or sinusoid)");
+  const YamlValue type = map["type"];
+  const std::string t = type.string();
+  const std::vector<std::string> types = {"none", "pd_hold", "gravity_compensation", "sinusoid"};
+  if (t == "none") spec.kind = ControllerSpec::Kind::None;
+  else if (t == "pd_hold") spec.kind = ControllerSpec::Kind::PdHold;
+  else if (t == "gravity_compensation") spec.kind = ControllerSpec::Kind::GravityCompensation;
+  else if (t == "sinusoid") spec.kind = ControllerSpec::Kind::Sinusoid;
+  else type.fail("unknown controller type '" + t + "'" + didYouMean(t, types) + "; expected none, pd_hold, gravity_compensation or sinusoid");
+  const bool needs_gains = spec.kind == ControllerSpec::Kind::PdHold || spec.kind == ControllerSpec::Kind::Sinusoid;
+  for (const char* key : {"kp", "kd"}) {
+    if (map.has(key)) {
+      (key[1] == 'p' ? spec.kp : spec.kd) = map[key].nonNegativeNumber();
+    } else if (needs_gains) {
+      map.fail("controller '" + t + "' needs '" + key + "'");
+    }
+  }
+  if (spec.kind != ControllerSpec::Kind::None && actuated.empty()) {
+    map.fail("controller '" + t + "' drives the actuated joints, and the scene lists none (add 'actuated: [...]' or 'actuated: all')");
+  }
+  if (map.has("drives")) {
+    const YamlValue drives = map["drives"];
+    if (spec.kind != ControllerSpec::Kind::Sinusoid) drives.fail("'drives' applies to controller type 'sinusoid' only");
+    drives.requireSequence();
+    for (std::size_t i = 0; i < drives.size(); ++i) {
+      const YamlValue d = drives.at(i);
+      d.requireMap({"joint", "amplitude", "frequency", "phase", "offset"});
+      if (!d.has("joint")) d.fail("'joint' is required");
+      SinusoidDrive drive;
+      const YamlValue joint = d["joint"];
+      drive.joint = scene_yaml::jointByName(joint, model, joint.string());
+      if (model.joint_nq[drive.joint] != 1) joint.fail("a sinusoid drives a one-dof joint; '" + joint.string() + "' is not");
+      if (std::find(actuated.begin(), actuated.end(), drive.joint) == actuated.end()) {
+        joint.fail("joint '" + joint.string() + "' has a drive but is not in 'actuated'");
+      }
+      if (d.has("amplitude")) drive.amplitude = d["amplitude"].number();
+      if (d.has("frequency")) drive.frequency_hz = d["frequency"].nonNegativeNumber();
+      if (d.has("phase")) drive.phase = d["phase"].number();
+      if (d.has("offset")) drive.offset = d["offset"].number();
+      spec.drives.push_back(drive);
+    }
+  } else if (spec.kind == ControllerSpec::Kind::Sinusoid) {
+    map.fail("controller 'sinusoid' needs 'drives'");
+  }
+  return spec;
+}
+
+void parseSolver(const YamlValue& v, Scene& scene) {
+  if (v.isScalar()) {
+    scene.solver = v.string();
+    return;
+  }
+  v.requireMap({"name", "mu", "tolerance", "max_iterations", "warm_start", "soft_weight"});
+  if (v.has("name")) scene.solver = v["name"].string();
+  SolverSettings& s = scene.solver_settings;
+  if (v.has("mu")) s.mu = v["mu"].positiveNumber();
+  if (v.has("tolerance")) s.tolerance = v["tolerance"].positiveNumber();
+  if (v.has("max_iterations")) {
+    s.max_iterations = v["max_iterations"].integer();
+    if (s.max_iterations < 1) v["max_iterations"].fail("must be >= 1");
+  }
+  if (v.has("warm_start")) s.warm_start = v["warm_start"].boolean();
+  if (v.has("soft_weight")) s.soft_weight = v["soft_weight"].positiveNumber();
+}
+
+/// kkt, or the first registered solver that can run the scene.
+std::string chooseSolver(const Scene& scene) {
+  std::string reasons;
+  std::vector<std::string> order = {"kkt"};
+  for (const auto& s : solverRegistry()) {
+    if (s.name != "kkt") order.push_back(s.name);
+  }
+  for (const std::string& name : order) {
+    if (findSolver(name) == nullptr) continue;
+    try {
+      checkSolverForScene(scene, name);
+      return name;
+    } catch (const ModelError& e) {
+      if (e.element() == "constraints") throw;  // undeclared rank deficiency: say so directly
+      reasons += (reasons.empty() ? "" : "; ") + e.element() + ": " + e.message();
+    }
+  }
+  throw ModelError(scene.source_file, "solver",
+                   "no registered solver can run this scene (" + reasons + ")");
+}
+
+Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_dir) {
+  doc.requireMap(kTopLevelKeys);
+  Scene scene;
+  scene.source_file = doc.file();
+  scene.text = text;
+  scene.name = doc.has("name") ? doc["name"].string() : fs::path(doc.file()).stem().string();
+  if (doc.has("description")) scene.description = doc["description"].string();
+
+  Vector3 gravity(0.0, 0.0, -9.81);
+  if (doc.has("gravity")) gravity = doc["gravity"].vector3();
+  scene_yaml::AssembledScene assembled = scene_yaml::assembleModels(doc, base_dir, gravity, scene.name);
+  scene.model_files = assembled.model_files;
+  auto model = std::make_shared<Model>(std::move(assembled.model));
+  scene.model = model;
+  for (const auto& w : model->warnings) scene.warnings.push_back(w);
+
+  scene.q0 = assembled.q0;
+  scene.v0 = VectorX::Zero(model->nv);
+  if (doc.has("initial")) {
+    const YamlValue initial = doc["initial"];
+    initial.requireMap({"q", "v"});
+    if (initial.has("q")) parseInitial(initial["q"], *model, true, scene.q0);
+    if (initial.has("v")) parseInitial(initial["v"], *model, false, scene.v0);
+  }
+  if (doc.has("hold")) scene.held_joints = parseJointList(doc["hold"], *model);
+
+  scene.constraints = assembled.constraints;
+  if (doc.has("constraints")) {
+    for (Constraint& c : scene_yaml::parseConstraints(doc["constraints"], *model, scene.q0)) {
+      scene.constraints.push_back(std::move(c));
+    }
+  }
+  if (doc.has("actuated")) scene.actuated_joints = parseActuated(doc["actuated"], *model);
+  if (doc.has("controller")) scene.controller = parseController(doc["controller"], *model, scene.actuated_joints);
+
+  if (doc.has("dt")) scene.dt = doc["dt"].positiveNumber();
+  if (doc.has("duration")) scene.duration = doc["duration"].positiveNumber();
+  if (scene.dt > scene.duration) doc["dt"].fail("dt is longer than the duration");
+  if (doc.has("stabilization")) {
+    const YamlValue s = doc["stabilization"];
+    s.requireMap({"time_constant"});
+    if (s.has("time_constant")) scene.time_constant = s["time_constant"].nonNegativeNumber();
+  }
+  if (doc.has("projection")) scene.projection = doc["projection"].boolean();
+  if (doc.has("redundant")) scene.redundant = doc["redundant"].boolean();
+
+  // The constraint set against the model (names, bodies, masks): ModelError
+  // already names the scene file and the constraint.
+  const ConstraintSet set(*model, scene.constraints, scene.time_constant);
+  if (scene.redundant) {
+    const ConstraintRank rank = constraintRank(*model, scene.constraints, scene.q0);
+    if (rank.rank == rank.dimension) {
+      scene.warnings.push_back(scene.source_file + ": redundant: true, but the constraint set has full rank " +
+                               std::to_string(rank.rank) + " at the initial configuration");
+    }
+  }
+  if (doc.has("solver")) {
+    parseSolver(doc["solver"], scene);
+    const YamlValue name = doc["solver"].isScalar() ? doc["solver"] : doc["solver"]["name"];
+    if (doc["solver"].isScalar() || doc["solver"].has("name")) {
+      try {
+        checkSolverForScene(scene, scene.solver);
+      } catch (const ModelError& e) {
+        if (e.element() == "constraints") throw;  // the rank check: about the constraints, not the name
+        name.fail(e.element() == "solver" ? e.message() : e.element() + " " + e.message());
+      }
+      return scene;
+    }
+  }
+  scene.solver = chooseSolver(scene);
+  return scene;
+}
+
+}  // namespace
+
+Scene loadSceneString(const std::string& text, const std::string& name_for_errors, const fs::path& base_dir) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ModelError(name_for_errors, "line " + std::to_string(e.mark.line + 1) + ", column " +
+                                          std::to_string(e.mark.column + 1),
+                     "YAML syntax error: " + e.msg);
+  }
+  try {
+    return parse(YamlValue(root, name_for_errors, ""), text, base_dir);
+  } catch (const YAML::Exception& e) {
+    // Conversions are checked before yaml-cpp sees them; anything left is still reported with its place.
+    throw ModelError(name_for_errors, e.mark.line >= 0 ? "line " + std::to_string(e.mark.line + 1) : "", e.msg);
+  }
+}
+
+Scene loadScene(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ModelError(file.string(), "", "cannot open scene file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return loadSceneString(text.str(), file.string(), file.parent_path());
+}
+
+}  // namespace loopsim

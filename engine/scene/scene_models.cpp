@@ -1,0 +1,229 @@
+// `models` and `bodies` of a scene file -> one forest under the world.
+#include <cstdlib>
+
+#include "model/errors.hpp"
+#include "parsers/urdf_loader.hpp"
+#include "scene/generators.hpp"
+#include "scene/name_suggestion.hpp"
+#include "scene/scene_parsing.hpp"
+
+namespace loopsim::scene_yaml {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> namesFrom(const std::vector<std::string>& names, std::size_t first) {
+  return {names.begin() + static_cast<std::ptrdiff_t>(std::min(first, names.size())), names.end()};
+}
+
+/// Relative to the scene file, else to an assets/ directory found upward from
+/// the scene file's directory or the working directory, or $LOOPSIM_ASSETS_DIR.
+fs::path resolveModelFile(const YamlValue& at, const std::string& relative, const fs::path& base_dir) {
+  const fs::path given(relative);
+  std::vector<fs::path> tried;
+  auto consider = [&](const fs::path& candidate) {
+    tried.push_back(candidate);
+    std::error_code ec;
+    return fs::is_regular_file(candidate, ec);
+  };
+  if (given.is_absolute()) {
+    if (consider(given)) return given;
+  } else {
+    const fs::path base = base_dir.empty() ? fs::current_path() : fs::absolute(base_dir);
+    if (consider((base / given).lexically_normal())) return (base / given).lexically_normal();
+    if (const char* env = std::getenv("LOOPSIM_ASSETS_DIR"); env != nullptr && *env != '\0') {
+      if (consider(fs::path(env) / given)) return fs::path(env) / given;
+    }
+    for (fs::path start : {base, fs::current_path()}) {
+      for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+        const fs::path assets = dir / "assets";
+        std::error_code ec;
+        if (fs::is_directory(assets, ec)) {
+          if (consider((assets / given).lexically_normal())) return (assets / given).lexically_normal();
+          break;
+        }
+        if (dir == dir.parent_path()) break;
+      }
+    }
+  }
+  std::string list;
+  for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t.string();
+  at.fail("model file '" + relative + "' not found (looked at " + list + ")");
+}
+
+BaseMode parseBase(const YamlValue& v) {
+  const std::string s = v.string();
+  if (s == "fixed") return BaseMode::Fixed;
+  if (s == "floating") return BaseMode::Floating;
+  v.fail("base must be 'fixed' or 'floating', got " + v.valueText() + didYouMean(s, {"fixed", "floating"}));
+}
+
+GeneratedMechanism runGenerator(const YamlValue& entry) {
+  const YamlValue name_value = entry["generator"];
+  const std::string name = name_value.string();
+  const GeneratorInfo* info = findGenerator(name);
+  if (info == nullptr) {
+    std::vector<std::string> names;
+    std::string all;
+    for (const auto& g : generatorRegistry()) {
+      names.push_back(g.name);
+      all += (all.empty() ? "" : ", ") + g.name;
+    }
+    name_value.fail("unknown generator '" + name + "'" + didYouMean(name, names) + "; available: " + all);
+  }
+  GeneratorArguments args;
+  const YamlValue params = entry["params"];
+  if (params.node().IsDefined()) {
+    std::vector<std::string> valid;
+    for (const auto& p : info->parameters) valid.push_back(p.name);
+    params.requireMap(valid);
+    for (const std::string& key : params.keys()) {
+      const YamlValue value = params[key];
+      if (!value.isScalar()) value.fail("expected a scalar parameter value, got " + value.valueText());
+      args[key] = value.node().Scalar();
+    }
+  }
+  try {
+    return info->make(args);
+  } catch (const ModelError& e) {
+    // Point at the parameter when the generator names one.
+    for (const auto& [key, value] : args) {
+      if (e.element().find("parameter '" + key + "'") != std::string::npos) params[key].fail(e.message());
+    }
+    (params.node().IsDefined() ? params : name_value).fail(e.element() + ": " + e.message());
+  }
+}
+
+}  // namespace
+
+RigidShape parseShape(const YamlValue& map) {
+  RigidShape shape;
+  const YamlValue shape_value = map["shape"];
+  if (!shape_value.node().IsDefined()) map.fail("'shape' is required (box, sphere or cylinder)");
+  const std::string kind = shape_value.string();
+  const YamlValue size = map["size"];
+  if (!size.node().IsDefined()) map.fail("'size' is required");
+  if (kind == "box") {
+    shape.shape = VisualGeometry::Shape::Box;
+    shape.size = size.vector3();
+  } else if (kind == "sphere") {
+    shape.shape = VisualGeometry::Shape::Sphere;
+    shape.size.x() = size.isScalar() ? size.number() : size.numbers(1)[0];
+  } else if (kind == "cylinder") {
+    shape.shape = VisualGeometry::Shape::Cylinder;
+    const auto x = size.numbers(2);
+    shape.size.head<2>() << x[0], x[1];
+  } else {
+    shape_value.fail("shape must be box, sphere or cylinder, got " + shape_value.valueText() +
+                     didYouMean(kind, {"box", "sphere", "cylinder"}));
+  }
+  for (int k = 0; k < (kind == "box" ? 3 : kind == "sphere" ? 1 : 2); ++k) {
+    if (shape.size[k] <= 0.0) size.fail("sizes must be > 0");
+  }
+  const YamlValue mass = map["mass"];
+  if (!mass.node().IsDefined()) map.fail("'mass' is required");
+  shape.mass = mass.positiveNumber();
+  if (map.has("rgba")) shape.rgba = map["rgba"].rgba();
+  return shape;
+}
+
+AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, const Vector3& gravity,
+                              const std::string& scene_name) {
+  ModelAssembly assembly(scene_name, doc.file());
+  assembly.setGravity(gravity);
+  AssembledScene out;
+
+  const YamlValue models = doc["models"];
+  const YamlValue bodies = doc["bodies"];
+  if (!models.node().IsDefined() && !bodies.node().IsDefined()) {
+    doc.fail("a scene needs 'models' or 'bodies'");
+  }
+  if (models.node().IsDefined()) {
+    models.requireSequence();
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const YamlValue entry = models.at(i);
+      entry.requireMap({"urdf", "generator", "params", "prefix", "base", "base_body", "pose"});
+      const bool is_urdf = entry.has("urdf"), is_generator = entry.has("generator");
+      if (is_urdf == is_generator) entry.fail("give exactly one of 'urdf' or 'generator'");
+      if (is_urdf && entry.has("params")) entry["params"].fail("'params' applies to generators only");
+      AppendOptions options;
+      if (entry.has("prefix")) options.prefix = entry["prefix"].string();
+      if (entry.has("base")) options.base = parseBase(entry["base"]);
+      if (entry.has("pose")) options.base_pose = entry["pose"].pose();
+      if (entry.has("base_body")) {
+        if (options.base != BaseMode::Floating) entry["base_body"].fail("'base_body' needs 'base: floating'");
+        entry["base_body"].requireMap({"shape", "size", "mass", "rgba"});
+        options.floating_base_body = parseShape(entry["base_body"]);
+      }
+      try {
+        if (is_urdf) {
+          const YamlValue urdf = entry["urdf"];
+          const fs::path file = resolveModelFile(urdf, urdf.string(), base_dir);
+          Model model = loadUrdf(file);
+          if (options.base == BaseMode::Floating && !model.isFloatingBase()) {
+            // The loader's floating base keeps the root link's inertia.
+            model = loadUrdf(file, UrdfOptions{.floating_base = true});
+          }
+          out.model_files.push_back(file.string());
+          assembly.append(model, options);
+        } else {
+          const GeneratedMechanism mech = runGenerator(entry);
+          if (options.base == BaseMode::Floating && !mech.model.isFloatingBase() && !options.floating_base_body) {
+            entry.fail("generator '" + mech.model.name +
+                       "' builds a fixed-base mechanism; 'base: floating' also needs 'base_body' "
+                       "({shape, size, mass}) for the new floating base");
+          }
+          const AppendedModel where = assembly.append(mech.model, options, mech.q0);
+          for (const Constraint& c : mech.constraints) out.constraints.push_back(remapConstraint(c, where));
+        }
+      } catch (const ModelError& e) {
+        if (e.file() == doc.file()) throw;  // already names the scene
+        entry.fail(e.what());
+      }
+    }
+  }
+  if (bodies.node().IsDefined()) {
+    bodies.requireSequence();
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      const YamlValue entry = bodies.at(i);
+      entry.requireMap({"name", "shape", "size", "mass", "pose", "rgba"});
+      if (!entry.has("name")) entry.fail("'name' is required");
+      const RigidShape shape = parseShape(entry);
+      const SE3 pose = entry.has("pose") ? entry["pose"].pose() : SE3::Identity();
+      try {
+        assembly.addFreeBody(entry["name"].string(), shape, pose);
+      } catch (const ModelError& e) {
+        entry["name"].fail(e.message());
+      }
+    }
+  }
+  ModelAssembly::Result built = std::move(assembly).build();
+  out.model = std::move(built.model);
+  out.q0 = std::move(built.q0);
+  return out;
+}
+
+int jointByName(const YamlValue& at, const Model& model, const std::string& name) {
+  const int j = model.jointId(name);
+  if (j < 0) at.fail("unknown joint '" + name + "'" + didYouMean(name, namesFrom(model.joint_names, 1)));
+  return j;
+}
+
+int frameByName(const YamlValue& at, const Model& model, const std::string& name) {
+  const int f = model.frameId(name);
+  if (f < 0) {
+    std::vector<std::string> names;
+    for (const auto& fr : model.frames) names.push_back(fr.name);
+    at.fail("unknown frame '" + name + "'" + didYouMean(name, names));
+  }
+  return f;
+}
+
+int bodyByName(const YamlValue& at, const Model& model, const std::string& name) {
+  const int b = model.bodyId(name);
+  if (b < 0) at.fail("unknown body '" + name + "'" + didYouMean(name, model.body_names));
+  return b;
+}
+
+}  // namespace loopsim::scene_yaml

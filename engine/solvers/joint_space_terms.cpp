@@ -1,0 +1,179 @@
+#include "solvers/joint_space_terms.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "algorithms/dynamics.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+namespace {
+
+// Marks the dofs of `joint` and of all its ancestors.
+void markPathToRoot(const Model& model, int joint, std::vector<char>& marked) {
+  for (int j = joint; j > 0; j = model.parent[j]) {
+    for (int k = 0; k < model.joint_nv[j]; ++k) marked[model.idx_v[j] + k] = 1;
+  }
+}
+
+}  // namespace
+
+JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set)
+    : set_(set),
+      data_(set.model()),
+      cdata_(set),
+      ltl_(set.model()),
+      Y_(MatrixX::Zero(set.model().nv, set.dimension())),
+      delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
+      vdot_free_(VectorX::Zero(set.model().nv)),
+      rhs_(VectorX::Zero(set.dimension())),
+      force_(VectorX::Zero(set.model().nv)) {
+  const Model& model = set.model();
+  const int nc = set.size();
+  std::vector<std::vector<char>> masks(nc, std::vector<char>(model.nv, 0));
+  for (int c = 0; c < nc; ++c) {
+    const Constraint& con = set[c];
+    if (con.kind == ConstraintKind::Coupling) {
+      for (int j : con.coupling_joints) markPathToRoot(model, j, masks[c]);
+    } else {
+      markPathToRoot(model, con.body1, masks[c]);
+      markPathToRoot(model, con.body2, masks[c]);
+    }
+  }
+  support_begin_.push_back(0);
+  for (int c = 0; c < nc; ++c) {
+    for (int i = 0; i < model.nv; ++i) {
+      if (masks[c][i]) support_dofs_.push_back(i);
+    }
+    support_begin_.push_back(static_cast<int>(support_dofs_.size()));
+  }
+  pair_begin_.push_back(0);
+  for (int c = 0; c < nc; ++c) {
+    for (int d = c; d < nc; ++d) {
+      for (int i = 0; i < model.nv; ++i) {
+        if (masks[c][i] && masks[d][i]) pair_dofs_.push_back(i);
+      }
+      pair_begin_.push_back(static_cast<int>(pair_dofs_.size()));
+    }
+  }
+}
+
+std::span<const int> JointSpaceTerms::support(int c) const {
+  return {support_dofs_.data() + support_begin_[c], support_dofs_.data() + support_begin_[c + 1]};
+}
+
+std::span<const int> JointSpaceTerms::intersection(int c, int d) const {
+  if (c > d) std::swap(c, d);
+  // Pairs are stored row by row over the upper triangle (c <= d).
+  const int nc = set_.size();
+  const int index = c * nc - c * (c - 1) / 2 + (d - c);
+  return {pair_dofs_.data() + pair_begin_[index], pair_dofs_.data() + pair_begin_[index + 1]};
+}
+
+void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                               const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
+  const Model& model = set_.model();
+  // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
+  rnea(model, data_, q, v, cdata_.zero_nv, fext);
+  vdot_free_ = tau - data_.tau;
+  crba(model, data_, q);
+  ltl_.factorize(data_.M);
+  ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
+  if (set_.dimension() == 0) return;
+  computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+
+  const MatrixX& J = cdata_.J;
+  for (int c = 0; c < set_.size(); ++c) {
+    const std::span<const int> dofs = support(c);
+    const int offset = set_.rowOffset(c);
+    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
+      // Column r of Y = L⁻ᵀ (row r of J)ᵀ, touching S_c only; b_r = k_r - J_r v̇_free.
+      auto y = Y_.col(r);
+      double j_vdot_free = 0.0;
+      for (int i : dofs) {
+        y[i] = J(r, i);
+        j_vdot_free += J(r, i) * vdot_free_[i];
+      }
+      ltl_.solveLt(y, dofs);
+      rhs_[r] = cdata_.k[r] - j_vdot_free;
+    }
+  }
+  assembleDelassus();
+}
+
+void JointSpaceTerms::assembleDelassus() {
+  const VectorX& D = ltl_.D();
+  for (int c = 0; c < set_.size(); ++c) {
+    const int oc = set_.rowOffset(c), mc = set_[c].dimension();
+    for (int d = c; d < set_.size(); ++d) {
+      const int od = set_.rowOffset(d), md = set_[d].dimension();
+      const std::span<const int> shared = intersection(c, d);
+      for (int r = oc; r < oc + mc; ++r) {
+        const auto yr = Y_.col(r);
+        for (int s = (c == d ? r : od); s < od + md; ++s) {
+          const auto ys = Y_.col(s);
+          double sum = 0.0;
+          for (int i : shared) sum += yr[i] * ys[i] / D[i];  // Λ_rs = Σ_i Y_ir D_i⁻¹ Y_is
+          delassus_(r, s) = sum;
+          delassus_(s, r) = sum;
+        }
+      }
+    }
+  }
+}
+
+void JointSpaceTerms::acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot) {
+  force_.setZero();
+  for (int c = 0; c < set_.size(); ++c) {
+    const int offset = set_.rowOffset(c);
+    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
+      const auto y = Y_.col(r);
+      const double lr = lambda[r];
+      for (int i : support(c)) force_[i] += y[i] * lr;  // L⁻ᵀ Jᵀ λ
+    }
+  }
+  ltl_.solveD(force_);
+  ltl_.solveL(force_);
+  vdot = vdot_free_ + force_;
+}
+
+double JointSpaceTerms::residual(const Eigen::Ref<const VectorX>& vdot) const {
+  const MatrixX& J = cdata_.J;
+  double worst = 0.0;
+  for (int c = 0; c < set_.size(); ++c) {
+    const int offset = set_.rowOffset(c);
+    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
+      double jv = 0.0;
+      for (int i : support(c)) jv += J(r, i) * vdot[i];
+      worst = std::max(worst, std::abs(jv - cdata_.k[r]));
+    }
+  }
+  return worst;
+}
+
+void JointSpaceTerms::throwRankDeficient(std::string_view solver) const {
+  const MatrixX& J = cdata_.J;
+  Eigen::ColPivHouseholderQR<MatrixX> qr(J.transpose());
+  qr.setThreshold(1e-9);
+  const int rank = static_cast<int>(qr.rank());
+  std::ostringstream os;
+  os << "constraint set is rank deficient (rank " << rank << " of " << J.rows() << " rows); dependent rows:";
+  const auto& perm = qr.colsPermutation().indices();
+  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << set_.rowDescription(perm[r]);
+  os << ". Use a proximal solver (e.g. prox-ltl) and declare `redundant: true` in the scene";
+  throw ModelError(set_.model().source_file, "solver '" + std::string(solver) + "'", os.str());
+}
+
+bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt) {
+  if (llt.info() != Eigen::Success) return true;
+  const double scale = A.diagonal().maxCoeff();
+  const double min_pivot = llt.matrixLLT().diagonal().minCoeff();
+  return !(min_pivot * min_pivot > 1e-12 * scale);
+}
+
+}  // namespace loopsim

@@ -1,0 +1,79 @@
+#pragma once
+// The joint-space quantities shared by the LTL family (ltl, prox-ltl, soft-ltl):
+// the LTDL factors of M, the free acceleration, and the Delassus matrix
+// assembled through the factors (LTL-OSIM, Featherstone, "Exploiting sparsity
+// in operational-space dynamics", IJRR 2010):
+//   M = Lᵀ D L,   Y = L⁻ᵀ Jᵀ,   Λ = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y.
+// Sparsity: the rows of constraint c can only be nonzero on its support S_c,
+// the dofs on the paths from its bodies (or coupled joints) to the root. S_c
+// is closed under the expanded parent array, so Y's columns for c vanish
+// outside S_c too, and Λ's block (c, d) sums over S_c ∩ S_d only. Supports and
+// their pairwise intersections are computed once, at bind time.
+//
+// λ convention (DESIGN.md): M v̇ + h = τ + Jᵀλ with λ acting on each
+// constraint's first body; the papers' λ is minus this. With it,
+//   v̇ = v̇_free + M⁻¹ Jᵀ λ,   J v̇ - k = Λ λ - b,   b := k - J v̇_free.
+#include <Eigen/Cholesky>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "constraints/constraint_data.hpp"
+#include "solvers/ltl_factorization.hpp"
+
+namespace loopsim {
+
+class JointSpaceTerms {
+ public:
+  explicit JointSpaceTerms(const ConstraintSet& set);
+
+  /// RNEA (h and the external forces), CRBA, constraint terms (k, J), the
+  /// LTDL of M, v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext), then, when the set is not
+  /// empty, Y, Λ and b. No allocation.
+  void evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
+
+  /// v̇ = v̇_free + M⁻¹ Jᵀ λ = v̇_free + L⁻¹ D⁻¹ (Y λ). No allocation.
+  void acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot);
+  /// ‖J v̇ - k‖∞ over the supports. No allocation.
+  double residual(const Eigen::Ref<const VectorX>& vdot) const;
+
+  int dimension() const { return set_.dimension(); }
+  const MatrixX& delassus() const { return delassus_; }       // Λ, full symmetric
+  const VectorX& freeAcceleration() const { return vdot_free_; }
+  const VectorX& rhs() const { return rhs_; }                  // b = k - J v̇_free
+  const ConstraintData& constraintData() const { return cdata_; }
+  const LtlFactorization& factorization() const { return ltl_; }
+  /// Increasing, ancestor-closed dofs on which constraint c's rows may be nonzero.
+  std::span<const int> support(int c) const;
+
+  /// Error path (allocates): ranks the rows of J by a column-pivoting QR of Jᵀ
+  /// and throws ModelError naming the dependent rows.
+  [[noreturn]] void throwRankDeficient(std::string_view solver) const;
+
+ private:
+  std::span<const int> intersection(int c, int d) const;
+  void assembleDelassus();
+
+  const ConstraintSet& set_;
+  Data data_;
+  ConstraintData cdata_;
+  LtlFactorization ltl_;
+
+  // Supports S_c and S_c ∩ S_d (c <= d), flattened; *_begin_ has one extra end entry.
+  std::vector<int> support_dofs_, support_begin_;
+  std::vector<int> pair_dofs_, pair_begin_;
+
+  MatrixX Y_;         // L⁻ᵀ Jᵀ (nv x m), zero outside the supports
+  MatrixX delassus_;  // Λ = Yᵀ D⁻¹ Y
+  VectorX vdot_free_;
+  VectorX rhs_;       // b
+  VectorX force_;     // joint-space workspace (nv)
+};
+
+/// True when an LLT of a symmetric positive semi-definite matrix A failed or a
+/// pivot collapsed relative to A's diagonal (pivot² <= 1e-12 max diag A): the
+/// test kkt uses for rank-deficient Delassus matrices.
+bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt);
+
+}  // namespace loopsim

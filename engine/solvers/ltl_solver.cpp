@@ -1,0 +1,28 @@
+#include "solvers/ltl_solver.hpp"
+
+namespace loopsim {
+
+LtlSolver::LtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+    : ConstrainedSolver(constraints, settings), terms_(constraints), delassus_llt_(constraints.dimension()) {}
+
+SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                            Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
+  terms_.evaluate(q, v, tau, fext);
+  if (terms_.dimension() == 0) {
+    vdot = terms_.freeAcceleration();
+    return {};
+  }
+  delassus_llt_.compute(terms_.delassus());
+  if (choleskyCollapsed(terms_.delassus(), delassus_llt_)) terms_.throwRankDeficient(name());
+  lambda = terms_.rhs();
+  delassus_llt_.solveInPlace(lambda);  // Λ λ = k - J v̇_free (paper 001 eq. 13 at μ = ∞, λ flipped)
+  terms_.acceleration(lambda, vdot);
+
+  SolveStats stats;
+  stats.iterations = 1;
+  stats.residual = terms_.residual(vdot);
+  return stats;
+}
+
+}  // namespace loopsim

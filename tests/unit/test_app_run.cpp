@@ -1,0 +1,131 @@
+// The `run`, `solvers` and `check` commands, through the built binary.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Output {
+  std::string text;  // stdout and stderr
+  int exit_code = -1;
+};
+
+Output runLoopsim(const std::string& arguments) {
+  const std::string command = std::string(LOOPSIM_BINARY) + " " + arguments + " 2>&1";
+  Output out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
+  const int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string scenePath(const std::string& name) {
+  return (std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / name).string();
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+std::filesystem::path writeTemporaryScene(const std::string& name, const std::string& yaml) {
+  const auto path = std::filesystem::temp_directory_path() / ("loopsim_test_" + name + ".yaml");
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+}  // namespace
+
+TEST(AppRun, PrintsTheSummaryBlock) {
+  const Output out = runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  for (const char* line : {"Simulation summary: four_bar (solver kkt, dt 0.001 s", "Steps              : 500",
+                           "Simulated time     : 0.5 s", "Steps per second", "Realtime factor", "Median step",
+                           "Median solve", "Iterations / step  : 1.00", "Violation position : max",
+                           "Violation velocity : max", "Energy balance     : E - E0 - W_applied - W_damping ="}) {
+    EXPECT_TRUE(contains(out.text, line)) << "missing '" << line << "' in:\n" << out.text;
+  }
+  EXPECT_FALSE(contains(out.text, "[####")) << "no progress bar when stdout is not a terminal";
+}
+
+TEST(AppRun, OverridesDtAndSolverAndRejectsBadValues) {
+  Output out = runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.1 --dt 0.002 --solver kkt --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "Steps              : 50\n")) << out.text;
+  EXPECT_TRUE(contains(out.text, "dt 0.002 s")) << out.text;
+
+  out = runLoopsim("run " + scenePath("four_bar.yaml") + " --dt -1 --quiet");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_TRUE(contains(out.text, "--dt: must be > 0")) << out.text;
+
+  out = runLoopsim("run " + scenePath("four_bar.yaml") + " --solver kktt --quiet");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_TRUE(contains(out.text, "did you mean 'kkt'")) << out.text;
+}
+
+TEST(AppRun, DivergenceStopsWithExitCode3AndNamesTheDof) {
+  // A PD hold far too stiff for the step (kp 1e9 at dt 10 ms) explodes.
+  const auto path = writeTemporaryScene("diverging", R"(name: diverging_chain
+models:
+  - generator: pendulum_chain
+    params: {links: 7, weld_tip: false}
+initial:
+  v: {link_1_joint: 0.1, link_4_joint: -0.1}
+actuated: all
+controller: {type: pd_hold, kp: 1.0e9, kd: 0}
+dt: 0.01
+duration: 100
+)");
+  const Output out = runLoopsim("run " + path.string() + " --quiet");
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  EXPECT_TRUE(contains(out.text, "DIVERGED")) << out.text;
+  EXPECT_TRUE(contains(out.text, "diverged at t = ")) << out.text;
+  EXPECT_TRUE(contains(out.text, "on joint 'link_")) << out.text;
+  EXPECT_TRUE(contains(out.text, "Simulation summary")) << out.text;
+  std::filesystem::remove(path);
+}
+
+TEST(AppRun, HelpStatesTheExitCodes) {
+  const Output out = runLoopsim("run --help");
+  EXPECT_EQ(out.exit_code, 0);
+  EXPECT_TRUE(contains(out.text, "3 diverged")) << out.text;
+}
+
+TEST(AppSolvers, ListsTheRegistryWithCapabilities) {
+  Output out = runLoopsim("solvers");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "  kkt\n")) << out.text;
+  EXPECT_TRUE(contains(out.text, "supports: world constraints, internal loops, couplings; exact, direct")) << out.text;
+  out = runLoopsim("solvers --table");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "redundant")) << out.text;
+}
+
+TEST(AppCheck, DescribesAScene) {
+  const Output out = runLoopsim("check " + scenePath("four_bar.yaml"));
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  for (const char* line : {"scene:        four_bar", "constraints:  1, dimension 2", "loop", "revolute",
+                           "rank of J at q0: 2 of 2 (full rank)", "consistent start:",
+                           "solver:       kkt (supports this scene)", "\nok\n"}) {
+    EXPECT_TRUE(contains(out.text, line)) << "missing '" << line << "' in:\n" << out.text;
+  }
+}
+
+TEST(AppCheck, DescribesAUrdfAndRejectsBadFiles) {
+  Output out = runLoopsim(std::string("check ") + LOOPSIM_ASSETS_DIR + "/robots/go1/go1.urdf");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "nv:")) << out.text;
+  EXPECT_TRUE(contains(out.text, "\nok\n")) << out.text;
+
+  const auto path = writeTemporaryScene("bad_key", "name: bad\nmodels:\n  - generator: four_bar\ndtt: 0.001\n");
+  out = runLoopsim("check " + path.string());
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_TRUE(contains(out.text, "loopsim: error:")) << out.text;
+  EXPECT_TRUE(contains(out.text, "dtt")) << out.text;
+  std::filesystem::remove(path);
+}
