@@ -27,8 +27,14 @@ std::string didYouMean(const std::string& name, const std::vector<std::string>& 
     if (d < best_distance) best_distance = d, best = &c;
   }
   const int allowed = std::max(2, static_cast<int>(name.size()) / 3);
-  if (best == nullptr || best_distance > allowed) return {};
-  return " (did you mean '" + *best + "'?)";
+  if (best != nullptr && best_distance <= allowed) return " (did you mean '" + *best + "'?)";
+  // A name missing its prefix or suffix ("crank" for "crank_joint", "knee" for "left_knee").
+  if (name.size() >= 3) {
+    for (const auto& c : candidates) {
+      if (c.find(name) != std::string::npos) return " (did you mean '" + c + "'?)";
+    }
+  }
+  return {};
 }
 
 }  // namespace loopsim

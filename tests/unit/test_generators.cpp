@@ -135,6 +135,7 @@ TEST(Generators, HumanoidTreeStandsOnTwoFullRankWelds) {
   EXPECT_EQ(m.nv, 36);
   EXPECT_TRUE(m.isFloatingBase());
   EXPECT_NEAR(m.totalMass(), 82.8, 1e-9);
+  EXPECT_DOUBLE_EQ(m.armature[m.idx_v[m.jointId("right_wrist_yaw")]], 0.05);
   for (const char* name : {"left_knee", "right_ankle_roll", "torso_yaw", "neck_pitch", "left_wrist_roll"}) {
     EXPECT_GE(m.jointId(name), 1) << name;
   }
@@ -164,7 +165,6 @@ TEST(Generators, RegistryBuildsEveryGeneratorWithDefaultsAndStatedRank) {
     const GeneratedMechanism g = info.make({});
     SCOPED_TRACE(info.name);
     expectStatedDimensionAndRank(g, g.constraint_dim, g.constraint_rank);
-    EXPECT_GT(g.constraint_dim, 0);
   }
   EXPECT_EQ(findGenerator("nope"), nullptr);
 }
