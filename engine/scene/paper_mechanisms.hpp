@@ -19,6 +19,12 @@ struct RodParams {
   double length = 0.2;            // m, nominal link length (arcs and rings adjust it slightly)
   double width = 0.03;            // m, link cross-section
   double mass_per_length = 2.0;   // kg/m
+  // Passive joint properties of every rod joint: a torsional spring about the
+  // reference pose (rest angle 0) and viscous damping. A floppy mechanism
+  // under gravity wanders into near-singular poses; springs keep a scene's
+  // mechanism near its reference while a drive moves it.
+  double stiffness = 0.0;         // N·m/rad
+  double damping = 0.0;           // N·m·s/rad
 };
 
 /// Paper 001 Fig. 6: a cycle of n links. link_1 hangs from the world pivot
@@ -154,9 +160,9 @@ GeneratedMechanism beltChain(const BeltChainParams& params = {});
 /// raises the rank by 6: dimension 6w, rank 6w (the generator fails when the
 /// tree has too few such leaves); n - 6w dof.
 struct RandomTreeParams {
-  int links = 20;
-  int branching = 3;
-  int welds = 0;
+  int links = 30;
+  int branching = 2;
+  int welds = 2;
   int seed = 1;
   RodParams rod;
 };

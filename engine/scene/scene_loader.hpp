@@ -6,6 +6,9 @@
 //   description: planar four-bar driven at the crank
 //   models:                            # joined into ONE forest under the world
 //     - generator: four_bar            # or  urdf: robots/atlas/atlas.urdf
+//                                      # or  mjcf: robots/digit/digit.xml (its connect/weld/
+//                                      #     coupling equalities come along, prefixed; Digit's
+//                                      #     rigid-spring variant is digit_rigid_springs.xml)
 //       params: {crank: 0.3, crank_angle: 1.0}
 //       prefix: left_                  # prepended to bodies, joints, frames, constraints
 //       base: fixed                    # fixed | floating; default: as the model is
@@ -45,7 +48,7 @@
 //   projection: false                  # post-step projection onto the constraint manifold
 //   redundant: false                   # the constraint set is knowingly rank-deficient
 //
-// URDF paths resolve relative to the scene file, else relative to the
+// URDF and MJCF paths resolve relative to the scene file, else relative to the
 // repository's assets/ directory (found upward from the scene file and the
 // working directory, or $LOOPSIM_ASSETS_DIR).
 //

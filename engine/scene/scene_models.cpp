@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "model/errors.hpp"
+#include "parsers/mjcf_loader.hpp"
 #include "parsers/urdf_loader.hpp"
 #include "scene/generators.hpp"
 #include "scene/name_suggestion.hpp"
@@ -143,10 +144,10 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
     models.requireSequence();
     for (std::size_t i = 0; i < models.size(); ++i) {
       const YamlValue entry = models.at(i);
-      entry.requireMap({"urdf", "generator", "params", "prefix", "base", "base_body", "pose"});
-      const bool is_urdf = entry.has("urdf"), is_generator = entry.has("generator");
-      if (is_urdf == is_generator) entry.fail("give exactly one of 'urdf' or 'generator'");
-      if (is_urdf && entry.has("params")) entry["params"].fail("'params' applies to generators only");
+      entry.requireMap({"urdf", "mjcf", "generator", "params", "prefix", "base", "base_body", "pose"});
+      const bool is_urdf = entry.has("urdf"), is_mjcf = entry.has("mjcf"), is_generator = entry.has("generator");
+      if (is_urdf + is_mjcf + is_generator != 1) entry.fail("give exactly one of 'urdf' or 'generator' or 'mjcf'");
+      if (!is_generator && entry.has("params")) entry["params"].fail("'params' applies to generators only");
       AppendOptions options;
       if (entry.has("prefix")) options.prefix = entry["prefix"].string();
       if (entry.has("base")) options.base = parseBase(entry["base"]);
@@ -167,6 +168,17 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
           }
           out.model_files.push_back(file.string());
           assembly.append(model, options);
+        } else if (is_mjcf) {
+          // The MJCF's equality constraints (loop closures) come with the model, prefixed.
+          const YamlValue mjcf = entry["mjcf"];
+          const fs::path file = resolveModelFile(mjcf, mjcf.string(), base_dir);
+          const MjcfLoad load = loadMjcf(file);
+          if (options.base == BaseMode::Floating && !load.model.isFloatingBase() && !options.floating_base_body) {
+            entry.fail("'" + mjcf.string() + "' has a fixed base; 'base: floating' also needs 'base_body'");
+          }
+          out.model_files.push_back(file.string());
+          const AppendedModel where = assembly.append(load.model, options, load.qpos0_loopsim);
+          for (const Constraint& c : load.constraints) out.constraints.push_back(remapConstraint(c, where));
         } else {
           const GeneratedMechanism mech = runGenerator(entry);
           if (options.base == BaseMode::Floating && !mech.model.isFloatingBase() && !options.floating_base_body) {

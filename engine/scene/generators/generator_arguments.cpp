@@ -27,8 +27,17 @@ double Arguments::number(const std::string& name) const {
 }
 
 int Arguments::integer(const std::string& name) const {
-  const double x = number(name);
-  if (x != std::floor(x) || std::abs(x) > 1e9) fail(name, "expected an integer, got '" + raw(name) + "'");
+  const std::string text = raw(name);
+  std::size_t used = 0;
+  double x = 0.0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || x != std::floor(x) || std::abs(x) > 1e9) {
+    fail(name, "expected an integer, got '" + text + "'");
+  }
   return static_cast<int>(x);
 }
 

@@ -1,10 +1,8 @@
 // Generators by name for scenes: parameters arrive as YAML scalar text and are
-// checked here against each parameter's kind.
-#include <cmath>
-#include <sstream>
-
-#include "model/errors.hpp"
+// checked against each parameter's kind (generator_arguments.hpp).
 #include "scene/generators.hpp"
+#include "scene/generators/generator_arguments.hpp"
+#include "scene/paper_mechanisms.hpp"
 
 namespace loopsim {
 
@@ -12,73 +10,9 @@ namespace {
 
 using Kind = GeneratorParameter::Kind;
 
-class Arguments {
- public:
-  Arguments(const GeneratorInfo& info, const GeneratorArguments& given) : info_(info), given_(given) {
-    for (const auto& [name, value] : given) {
-      if (parameter(name) == nullptr) fail(name, "unknown parameter of generator '" + info.name + "'");
-    }
-  }
+using generators::Arguments;
 
-  double number(const std::string& name) const {
-    const std::string text = raw(name);
-    std::size_t used = 0;
-    double x = 0.0;
-    try {
-      x = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text.size() || text.empty() || !std::isfinite(x)) fail(name, "expected a finite number, got '" + text + "'");
-    return x;
-  }
-  int integer(const std::string& name) const {
-    const double x = number(name);
-    if (x != std::floor(x) || std::abs(x) > 1e9) fail(name, "expected an integer, got '" + raw(name) + "'");
-    return static_cast<int>(x);
-  }
-  bool boolean(const std::string& name) const {
-    const std::string text = raw(name);
-    if (text == "true") return true;
-    if (text == "false") return false;
-    fail(name, "expected true or false, got '" + text + "'");
-  }
-  std::string choice(const std::string& name) const {
-    const std::string text = raw(name);
-    const GeneratorParameter* p = parameter(name);
-    for (const auto& c : p->choices) {
-      if (c == text) return text;
-    }
-    std::string all;
-    for (const auto& c : p->choices) all += (all.empty() ? "" : ", ") + c;
-    fail(name, "expected one of " + all + ", got '" + text + "'");
-  }
-
- private:
-  const GeneratorParameter* parameter(const std::string& name) const {
-    for (const auto& p : info_.parameters) {
-      if (p.name == name) return &p;
-    }
-    return nullptr;
-  }
-  std::string raw(const std::string& name) const {
-    const auto it = given_.find(name);
-    if (it != given_.end()) return it->second;
-    return parameter(name)->default_value;
-  }
-  [[noreturn]] void fail(const std::string& name, const std::string& why) const {
-    throw ModelError("", "generator '" + info_.name + "' parameter '" + name + "'", why);
-  }
-
-  const GeneratorInfo& info_;
-  const GeneratorArguments& given_;
-};
-
-std::string text(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
+std::string text(double x) { return generators::defaultText(x); }
 
 std::vector<GeneratorInfo> makeRegistry() {
   std::vector<GeneratorInfo> r;
@@ -156,6 +90,8 @@ std::vector<GeneratorInfo> makeRegistry() {
                                                         : RedundantMechanismParams::Variant::DuplicateConnect;
     return redundantMechanism(p);
   };
+  // The papers' loop mechanisms (paper_mechanisms.hpp).
+  for (GeneratorInfo& info : paperGenerators()) r.push_back(std::move(info));
   return r;
 }
 

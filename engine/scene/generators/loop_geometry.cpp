@@ -23,7 +23,10 @@ Vector3 genericLocalAxis(int k) {
 int addRodBody(ModelBuilder& builder, int parent, const std::string& name, const JointSpec& joint,
                const SE3& joint_placement, double length, const RodStyle& style) {
   const double mass = style.mass_per_length * length;
-  const int body = builder.addBody(parent, name + "_joint", joint, joint_placement,
+  JointSpec passive = joint;
+  passive.damping = style.damping;
+  if (joint.type == JointType::Revolute) passive.stiffness = style.stiffness;
+  const int body = builder.addBody(parent, name + "_joint", passive, joint_placement,
                                    rodInertia(mass, length, style.width, Vector3::UnitX()), name);
   VisualGeometry visual;
   visual.name = name;
@@ -128,9 +131,18 @@ void requireRod(const std::string& generator, const RodParams& rod) {
                        "must be a finite number > 0, got " + std::to_string(x));
     }
   }
+  const std::pair<const char*, double> passive[] = {{"stiffness", rod.stiffness}, {"damping", rod.damping}};
+  for (const auto& [name, x] : passive) {
+    if (!(std::isfinite(x) && x >= 0.0)) {
+      throw ModelError("", "generator '" + generator + "' parameter '" + name + "'",
+                       "must be a finite number >= 0, got " + std::to_string(x));
+    }
+  }
 }
 
-RodStyle rodStyle(const RodParams& rod, const Vector4& rgba) { return {rod.width, rod.mass_per_length, rgba}; }
+RodStyle rodStyle(const RodParams& rod, const Vector4& rgba) {
+  return {rod.width, rod.mass_per_length, rgba, rod.stiffness, rod.damping};
+}
 
 Vector4 rampColour(int i, int n) {
   const double t = n > 1 ? static_cast<double>(i) / (n - 1) : 0.0;

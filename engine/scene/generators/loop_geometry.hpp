@@ -17,6 +17,8 @@ struct RodStyle {
   double width = 0.03;            // m
   double mass_per_length = 2.0;   // kg/m
   Vector4 rgba{0.7, 0.7, 0.7, 1.0};
+  double stiffness = 0.0;         // revolute joints only: spring to angle 0 (N·m/rad)
+  double damping = 0.0;           // N·m·s/rad
 };
 
 /// A body of a chain and its frame in the world at the reference pose.
@@ -76,7 +78,8 @@ Constraint closeAt(const Model& model, const VectorX& q0, const std::string& nam
 
 /// Throws ModelError naming the generator and parameter unless lo <= value <= hi.
 void requireCount(const std::string& generator, const std::string& parameter, int value, int lo, int hi);
-/// Throws unless length, width and mass_per_length are finite and > 0.
+/// Throws unless length, width and mass_per_length are finite and > 0 and
+/// stiffness and damping finite and >= 0.
 void requireRod(const std::string& generator, const RodParams& rod);
 /// The RodStyle of RodParams in a colour.
 RodStyle rodStyle(const RodParams& rod, const Vector4& rgba);

@@ -10,15 +10,21 @@ using Kind = GeneratorParameter::Kind;
 using generators::Arguments;
 using generators::defaultText;
 
-/// length, width, mass_per_length: appended to every generator's parameters.
+/// length, width, mass_per_length, stiffness, damping: appended to every generator's parameters.
 void addRodParameters(std::vector<GeneratorParameter>& parameters) {
   const RodParams rod;
   parameters.push_back({"length", Kind::Number, defaultText(rod.length), "nominal link length (m)", {}});
   parameters.push_back({"width", Kind::Number, defaultText(rod.width), "link cross-section (m)", {}});
   parameters.push_back({"mass_per_length", Kind::Number, defaultText(rod.mass_per_length), "kg/m", {}});
+  parameters.push_back({"stiffness", Kind::Number, defaultText(rod.stiffness),
+                        "torsional spring of every rod joint about its reference angle (N m/rad)", {}});
+  parameters.push_back({"damping", Kind::Number, defaultText(rod.damping), "viscous damping of every rod joint (N m s/rad)", {}});
 }
 
-RodParams rodParams(const Arguments& a) { return {a.number("length"), a.number("width"), a.number("mass_per_length")}; }
+RodParams rodParams(const Arguments& a) {
+  return {a.number("length"), a.number("width"), a.number("mass_per_length"), a.number("stiffness"),
+          a.number("damping")};
+}
 
 GeneratorParameter integer(const std::string& name, int value, const std::string& doc) {
   return {name, Kind::Integer, std::to_string(value), doc, {}};
