@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <spdlog/spdlog.h>
 
 #include "algorithms/configuration.hpp"
 #include "algorithms/dynamics.hpp"
@@ -31,8 +32,12 @@ std::vector<State> sampleStates(const Scene& scene, const ConstraintSet& set, co
   VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);
   VectorX dq(model.nv);
   int attempts = 0;
+  // Each projection logs its correction at info level: too chatty for N samples.
+  const auto log_level = spdlog::get_level();
+  spdlog::set_level(std::max(log_level, spdlog::level::warn));
   while (static_cast<int>(states.size()) < options.samples) {
     if (++attempts > 10 * options.samples + 10) {
+      spdlog::set_level(log_level);
       throw ModelError(scene.source_file, "bench", "could not sample constraint-consistent states near the initial pose");
     }
     State s{VectorX(model.nq), VectorX(model.nv), VectorX(model.nv)};
@@ -48,6 +53,7 @@ std::vector<State> sampleStates(const Scene& scene, const ConstraintSet& set, co
     }
     states.push_back(std::move(s));
   }
+  spdlog::set_level(log_level);
   return states;
 }
 
