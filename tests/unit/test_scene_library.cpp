@@ -9,6 +9,7 @@
 #include <set>
 
 #include "parsers/mjcf_loader.hpp"
+#include "model/errors.hpp"
 #include "parsers/urdf_loader.hpp"
 #include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
@@ -72,6 +73,55 @@ TEST(RobotAssets, DigitWithCompliantAndRigidSprings) {
   // The springs are joint stiffness in the compliant variant only.
   EXPECT_GT(compliant.model.stiffness.maxCoeff(), 1000.0);
   EXPECT_EQ(rigid.model.stiffness.maxCoeff(), 0.0);
+}
+
+// ---- MJCF models in scenes ----
+
+std::string loadError(const std::string& text) {
+  try {
+    loadSceneString(text, "mjcf.yaml", kScenesDir);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(SceneLibrary, MjcfModelsBringTheirLoopsPrefixed) {
+  // Two Digits: the rigid-spring variant and the compliant one, side by side.
+  const Scene s = loadSceneString(R"(
+models:
+  - {mjcf: robots/digit/digit_rigid_springs.xml, prefix: a_}
+  - {mjcf: robots/digit/digit.xml, prefix: b_, pose: {position: [2, 0, 0]}}
+)",
+                                  "mjcf.yaml", kScenesDir);
+  EXPECT_EQ(s.model->nq, 57 + 61);
+  EXPECT_EQ(s.model->nv, 50 + 54);
+  ASSERT_EQ(s.constraints.size(), 12u);
+  EXPECT_EQ(s.constraints[0].name, "a_left-achilles-rod");
+  EXPECT_EQ(s.constraints[6].name, "b_left-achilles-rod");
+  for (const Constraint& c : s.constraints) {
+    EXPECT_EQ(c.kind, ConstraintKind::Connect) << c.name;
+    EXPECT_NE(c.body2, 0) << c.name;  // internal loops, not world constraints
+  }
+  EXPECT_EQ(s.model_files.size(), 2u);
+  EXPECT_NE(s.model_files[0].find("digit_rigid_springs.xml"), std::string::npos);
+  // The MJCF reference pose: b_'s base at (2, 0, 1), identity orientation [x y z w].
+  const int b_base = s.model->jointId("b_base_joint");
+  ASSERT_GT(b_base, 0);
+  const VectorX b_pose = s.q0.segment<7>(s.model->idx_q[b_base]);
+  EXPECT_NEAR((b_pose.head<3>() - Vector3(2, 0, 1)).norm(), 0.0, 1e-12);
+  EXPECT_NEAR(b_pose[6], 1.0, 1e-12);
+}
+
+TEST(SceneLibrary, MjcfEntryErrors) {
+  EXPECT_NE(loadError("models:\n  - {mjcf: robots/digit/digit.xml, urdf: robots/go1/go1.urdf}\n")
+                .find("exactly one of 'urdf' or 'generator' or 'mjcf'"),
+            std::string::npos);
+  EXPECT_NE(loadError("models:\n  - {mjcf: robots/digit/nope.xml}\n").find("model file 'robots/digit/nope.xml' not found"),
+            std::string::npos);
+  EXPECT_NE(loadError("models:\n  - {mjcf: robots/digit/digit.xml, params: {a: 1}}\n")
+                .find("'params' applies to generators only"),
+            std::string::npos);
 }
 
 std::vector<fs::path> sceneFiles() {
