@@ -156,17 +156,20 @@ double JointSpaceTerms::residual(const Eigen::Ref<const VectorX>& vdot) const {
   return worst;
 }
 
-void JointSpaceTerms::throwRankDeficient(std::string_view solver) const {
-  const MatrixX& J = cdata_.J;
+void throwRankDeficient(const ConstraintSet& set, const MatrixX& J, std::string_view solver) {
   Eigen::ColPivHouseholderQR<MatrixX> qr(J.transpose());
   qr.setThreshold(1e-9);
   const int rank = static_cast<int>(qr.rank());
   std::ostringstream os;
   os << "constraint set is rank deficient (rank " << rank << " of " << J.rows() << " rows); dependent rows:";
   const auto& perm = qr.colsPermutation().indices();
-  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << set_.rowDescription(perm[r]);
+  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << set.rowDescription(perm[r]);
   os << ". Use a proximal solver (e.g. prox-ltl) and declare `redundant: true` in the scene";
-  throw ModelError(set_.model().source_file, "solver '" + std::string(solver) + "'", os.str());
+  throw ModelError(set.model().source_file, "solver '" + std::string(solver) + "'", os.str());
+}
+
+void JointSpaceTerms::throwRankDeficient(std::string_view solver) const {
+  loopsim::throwRankDeficient(set_, cdata_.J, solver);
 }
 
 bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt) {

@@ -76,4 +76,9 @@ class JointSpaceTerms {
 /// test kkt uses for rank-deficient Delassus matrices.
 bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt);
 
+/// Error path of exact solvers (allocates): ranks the rows of J by a
+/// column-pivoting QR of Jᵀ and throws a ModelError naming the dependent rows
+/// and suggesting a proximal solver.
+[[noreturn]] void throwRankDeficient(const ConstraintSet& set, const MatrixX& J, std::string_view solver);
+
 }  // namespace loopsim

@@ -1,10 +1,8 @@
 #include "solvers/kkt_solver.hpp"
 
-#include <Eigen/QR>
-#include <sstream>
+#include "solvers/joint_space_terms.hpp"
 
 #include "algorithms/dynamics.hpp"
-#include "model/errors.hpp"
 
 namespace loopsim {
 
@@ -44,9 +42,7 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
   delassus_llt_.compute(delassus_);
   // A rank-deficient set makes Λ singular: the factorisation fails or a pivot
   // collapses relative to the diagonal.
-  const double scale = delassus_.diagonal().maxCoeff();
-  const double min_pivot = delassus_llt_.matrixLLT().diagonal().minCoeff();
-  if (delassus_llt_.info() != Eigen::Success || !(min_pivot * min_pivot > 1e-12 * scale)) throwRankDeficient();
+  if (choleskyCollapsed(delassus_, delassus_llt_)) throwRankDeficient(constraints_, cdata_.J, name());
 
   rhs_ = cdata_.k;
   rhs_.noalias() -= cdata_.J * vdot_free_;
@@ -61,21 +57,6 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
   rhs_.noalias() -= cdata_.J * vdot;
   stats.residual = rhs_.lpNorm<Eigen::Infinity>();
   return stats;
-}
-
-void KktSolver::throwRankDeficient() const {
-  // Error path only (allocates): a column-pivoting QR of Jᵀ ranks the rows;
-  // rows outside the leading independent set are dependent on those before.
-  const MatrixX& J = cdata_.J;
-  Eigen::ColPivHouseholderQR<MatrixX> qr(J.transpose());
-  qr.setThreshold(1e-9);
-  const int rank = static_cast<int>(qr.rank());
-  std::ostringstream os;
-  os << "constraint set is rank deficient (rank " << rank << " of " << J.rows() << " rows); dependent rows:";
-  const auto& perm = qr.colsPermutation().indices();
-  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << constraints_.rowDescription(perm[r]);
-  os << ". Use a proximal solver (e.g. prox-ltl) and declare `redundant: true` in the scene";
-  throw ModelError(model().source_file, "solver 'kkt'", os.str());
 }
 
 }  // namespace loopsim

@@ -26,8 +26,6 @@ class KktSolver final : public ConstrainedSolver {
   const ConstraintData& constraintData() const { return cdata_; }
 
  private:
-  [[noreturn]] void throwRankDeficient() const;
-
   Data data_;
   ConstraintData cdata_;
   Eigen::LLT<MatrixX> mass_llt_;

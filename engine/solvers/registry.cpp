@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/errors.hpp"
+#include "scene/name_suggestion.hpp"
 #include "solvers/kkt_solver.hpp"
 #include "solvers/ltl_solver.hpp"
 #include "solvers/prox_ltl_solver.hpp"
@@ -18,22 +19,6 @@ SolverInfo entry(std::string name, std::string description) {
           [](const ConstraintSet& set, const SolverSettings& settings) -> std::unique_ptr<ConstrainedSolver> {
             return std::make_unique<SolverType>(set, settings);
           }};
-}
-
-// Levenshtein distance, for "did you mean" suggestions.
-int editDistance(const std::string& a, const std::string& b) {
-  std::vector<int> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    int diag = row[0];
-    row[0] = static_cast<int>(i);
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const int up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
 }
 
 }  // namespace
@@ -88,17 +73,11 @@ std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const Con
                                               const SolverSettings& settings) {
   const SolverInfo* info = findSolver(name);
   if (info == nullptr) {
-    std::string best;
-    int best_distance = 1 << 30;
+    std::vector<std::string> names;
+    for (const auto& s : solverRegistry()) names.push_back(s.name);
     std::string all;
-    for (const auto& s : solverRegistry()) {
-      const int d = editDistance(name, s.name);
-      if (d < best_distance) best_distance = d, best = s.name;
-      all += (all.empty() ? "" : ", ") + s.name;
-    }
-    std::string msg = "unknown solver '" + name + "'";
-    if (best_distance <= 3) msg += " (did you mean '" + best + "'?)";
-    throw ModelError("", "solver", msg + "; available: " + all);
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    throw ModelError("", "solver", "unknown solver '" + name + "'" + didYouMean(name, names) + "; available: " + all);
   }
   const std::string missing = missingCapability(info->capabilities, set);
   if (!missing.empty()) {
