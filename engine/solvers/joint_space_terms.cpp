@@ -23,8 +23,9 @@ void markPathToRoot(const Model& model, int joint, std::vector<char>& marked) {
 
 }  // namespace
 
-JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set)
+JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia)
     : set_(set),
+      added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
       ltl_(set.model()),
@@ -82,6 +83,7 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   rnea(model, data_, q, v, cdata_.zero_nv, fext);
   vdot_free_ = tau - data_.tau;
   crba(model, data_, q);
+  data_.M.diagonal() += added_inertia_;  // implicit damping: M + dt·D
   ltl_.factorize(data_.M);
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
   if (set_.dimension() == 0) return;

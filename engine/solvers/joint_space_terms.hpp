@@ -25,7 +25,9 @@ namespace loopsim {
 
 class JointSpaceTerms {
  public:
-  explicit JointSpaceTerms(const ConstraintSet& set);
+  /// `added_inertia` (size nv, owned by the solver and read at every evaluate)
+  /// is added to M's diagonal: see ConstrainedSolver::setAddedInertia.
+  JointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia);
 
   /// RNEA (h and the external forces), CRBA, constraint terms (k, J), the
   /// LTDL of M, v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext), then, when the set is not
@@ -56,6 +58,7 @@ class JointSpaceTerms {
   void assembleDelassus();
 
   const ConstraintSet& set_;
+  const VectorX& added_inertia_;
   Data data_;
   ConstraintData cdata_;
   LtlFactorization ltl_;

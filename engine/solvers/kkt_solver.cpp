@@ -26,6 +26,7 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
   rnea(model, data_, q, v, cdata_.zero_nv, fext);
   external_ = data_.tau;  // h - Σ Jᵀ f_ext
   crba(model, data_, q);
+  data_.M.diagonal() += added_inertia_;  // implicit damping: M + dt·D
   computeConstraintTerms(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
 
   mass_llt_.compute(data_.M);

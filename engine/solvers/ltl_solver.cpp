@@ -3,7 +3,7 @@
 namespace loopsim {
 
 LtlSolver::LtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
-    : ConstrainedSolver(constraints, settings), terms_(constraints), delassus_llt_(constraints.dimension()) {}
+    : ConstrainedSolver(constraints, settings), terms_(constraints, added_inertia_), delassus_llt_(constraints.dimension()) {}
 
 SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                             const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,

@@ -10,7 +10,7 @@ namespace loopsim {
 
 ProxLtlSolver::ProxLtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
-      terms_(constraints),
+      terms_(constraints, added_inertia_),
       damped_delassus_llt_(constraints.dimension()),
       lambda_(VectorX::Zero(constraints.dimension())),
       lambda_prev_(VectorX::Zero(constraints.dimension())) {

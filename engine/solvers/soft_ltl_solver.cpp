@@ -9,7 +9,7 @@ namespace loopsim {
 
 SoftLtlSolver::SoftLtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
-      terms_(constraints),
+      terms_(constraints, added_inertia_),
       compliance_(VectorX::Zero(constraints.dimension())),
       soft_delassus_(MatrixX::Zero(constraints.dimension(), constraints.dimension())),
       soft_delassus_llt_(constraints.dimension()) {

@@ -46,7 +46,7 @@ struct SolveStats {
 class ConstrainedSolver {
  public:
   ConstrainedSolver(const ConstraintSet& constraints, const SolverSettings& settings)
-      : constraints_(constraints), settings_(settings) {}
+      : constraints_(constraints), settings_(settings), added_inertia_(VectorX::Zero(constraints.model().nv)) {}
   virtual ~ConstrainedSolver() = default;
   ConstrainedSolver(const ConstrainedSolver&) = delete;
   ConstrainedSolver& operator=(const ConstrainedSolver&) = delete;
@@ -61,6 +61,15 @@ class ConstrainedSolver {
                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                            Eigen::Ref<VectorX> lambda) = 0;
 
+  /// A per-step diagonal added to the joint-space inertia: every solve then
+  /// solves (M + diag(d)) v̇ + h = τ + Jᵀλ. Implicit damping sets d = dt·D
+  /// (D: joint damping + the controller's derivative gains), as MuJoCo's Euler
+  /// integrator does. Joint-space solvers add d to M's diagonal; recursive
+  /// solvers add d_i to joint i's D_i exactly like armature. Size nv, zero
+  /// unless set; setting it never allocates.
+  void setAddedInertia(const Eigen::Ref<const VectorX>& d) { added_inertia_ = d; }
+  const VectorX& addedInertia() const { return added_inertia_; }
+
   const ConstraintSet& constraints() const { return constraints_; }
   const Model& model() const { return constraints_.model(); }
   const SolverSettings& settings() const { return settings_; }
@@ -68,6 +77,7 @@ class ConstrainedSolver {
  protected:
   const ConstraintSet& constraints_;
   SolverSettings settings_;
+  VectorX added_inertia_;  // diag(d) added to M, see setAddedInertia
 };
 
 /// "world constraints, internal loops, couplings, exact, direct" style summary.
