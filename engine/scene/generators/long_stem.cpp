@@ -66,7 +66,13 @@ GeneratedMechanism longStem(const LongStemParams& p) {
   GeneratedMechanism out;
   out.model = std::move(builder).build();
   out.q0 = VectorX::Zero(out.model.nq);
-  if (p.floating) out.q0.head<7>() << base_world.t, 0, 0, 0, 1;  // [position; quaternion x y z w]
+  if (p.floating) {
+    // [position; quaternion x y z w], written as fixed-size segments: a comma
+    // initialiser into head<7>() made GCC 12 (AVX2) warn about a 4-wide load
+    // past the Vector3 on a path that never runs.
+    out.q0.head<3>() = base_world.t;
+    out.q0.segment<4>(3) = Vector4(0, 0, 0, 1);
+  }
   for (std::size_t k = 0; k < tips.size(); ++k) {
     out.constraints.push_back(
         generators::closeAt(out.model, out.q0, names[k], ConstraintKind::Weld, tips[k].body, tips[k].tip(), 0));
