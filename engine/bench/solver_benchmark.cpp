@@ -1,7 +1,11 @@
 #include "bench/solver_benchmark.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <tuple>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -65,22 +69,40 @@ double percentile(std::vector<double> x, double p) {
   return x[lo] + (pos - static_cast<double>(lo)) * (x[hi] - x[lo]);
 }
 
-// Times `evaluate(state)` over all states: warm-up, then rounds; returns the
-// median and IQR of the per-evaluation mean of each round.
-template <class Evaluate>
-std::pair<double, double> timeRounds(const std::vector<State>& states, const BenchOptions& options, Evaluate&& evaluate) {
+// One timed column of the table: a solver in one mode (or the ABA floor).
+struct Entry {
+  std::size_t result;                          // index into the results
+  std::function<void(const State&)> evaluate;  // one (q, v, τ) → (v̇, λ) evaluation
+  std::vector<double> per_round_us;            // mean µs per evaluation, per round
+};
+
+// Interleaved timing (issue 8 §5): every round times each entry once over all
+// states, in an order rotated by one per round, so a slow or fast period of a
+// shared machine hits every column alike; ratios are taken within a round.
+void timeInterleaved(std::vector<Entry>& entries, const std::vector<State>& states, const BenchOptions& options) {
   using Clock = std::chrono::steady_clock;
   for (int r = 0; r < options.warmup_rounds; ++r) {
-    for (const auto& s : states) evaluate(s);
+    for (Entry& e : entries) {
+      for (const auto& s : states) e.evaluate(s);
+    }
   }
-  std::vector<double> per_round;
+  const std::size_t n = entries.size();
   for (int r = 0; r < options.rounds; ++r) {
-    const auto start = Clock::now();
-    for (const auto& s : states) evaluate(s);
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    per_round.push_back(us / static_cast<double>(states.size()));
+    for (std::size_t k = 0; k < n; ++k) {
+      Entry& e = entries[(k + static_cast<std::size_t>(r)) % n];
+      const auto start = Clock::now();
+      for (const auto& s : states) e.evaluate(s);
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+      e.per_round_us.push_back(us / static_cast<double>(states.size()));
+    }
   }
-  return {percentile(per_round, 0.5), percentile(per_round, 0.75) - percentile(per_round, 0.25)};
+}
+
+// Median and interquartile range of a[r] / b[r] over the rounds.
+std::pair<double, double> medianRatio(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> ratio(a.size());
+  for (std::size_t r = 0; r < a.size(); ++r) ratio[r] = a[r] / b[r];
+  return {percentile(ratio, 0.5), percentile(ratio, 0.75) - percentile(ratio, 0.25)};
 }
 
 }  // namespace
@@ -109,12 +131,20 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     reference.clear();  // rank-deficient: no dense reference
   }
 
-  // Floor: unconstrained ABA with passive forces, timed the same way.
+  // Every timed column: its evaluation and workspace live until the rounds end.
+  std::vector<Entry> entries;
+  std::vector<std::unique_ptr<ConstrainedSolver>> solvers;
+  std::vector<std::unique_ptr<Data>> workspaces;
+  std::vector<std::unique_ptr<std::array<VectorX, 3>>> vectors;  // τ, v̇, λ per column
+
+  // Floor: bare unconstrained ABA (no passive forces), timed the same way.
   {
-    Data data(model);
-    const auto [median, spread] =
-        timeRounds(states, options, [&](const State& s) { forwardDynamics(model, data, s.q, s.v, s.tau); });
-    results.push_back({case_name, "aba", "unconstrained", median, spread, static_cast<int>(states.size()), 0.0, -1.0, ""});
+    workspaces.push_back(std::make_unique<Data>(model));
+    Data& data = *workspaces.back();
+    results.push_back({case_name, "aba", "unconstrained", 0, 0, static_cast<int>(states.size()), 0.0, -1.0, ""});
+    Data* workspace = &data;  // captured by value: the lambda outlives this block
+    entries.push_back(
+        {results.size() - 1, [&model, workspace](const State& s) { aba(model, *workspace, s.q, s.v, s.tau); }, {}});
   }
 
   for (const SolverInfo& info : solverRegistry()) {
@@ -159,8 +189,13 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
       BenchResult result{case_name, info.name, mode.name, 0, 0, static_cast<int>(states.size()), 0, -1, ""};
       try {
         auto solver = info.make(set, mode.settings);
-        Data data(model);
-        VectorX tau(model.nv), vdot(model.nv), lambda(set.dimension());
+        workspaces.push_back(std::make_unique<Data>(model));
+        vectors.push_back(std::make_unique<std::array<VectorX, 3>>(
+            std::array<VectorX, 3>{VectorX(model.nv), VectorX(model.nv), VectorX(set.dimension())}));
+        Data& data = *workspaces.back();
+        VectorX& tau = (*vectors.back())[0];
+        VectorX& vdot = (*vectors.back())[1];
+        VectorX& lambda = (*vectors.back())[2];
         long iterations = 0, solves = 0;
         double deviation = 0.0;
         for (std::size_t i = 0; i < states.size(); ++i) {
@@ -176,32 +211,47 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
         }
         result.mean_iterations = static_cast<double>(iterations) / static_cast<double>(solves);
         result.max_vdot_deviation = reference.empty() ? -1.0 : deviation;
-        const auto [median, spread] = timeRounds(states, options, [&](const State& s) {
-          passiveForces(model, data, s.q, s.v);
-          tau = s.tau + data.passive;
-          solver->solve(s.q, s.v, tau, {}, vdot, lambda);
-        });
-        result.median_us = median;
-        result.spread_us = spread;
+        // Captured by value (pointers): the lambda outlives this block.
+        ConstrainedSolver* timed = solver.get();
+        Data* workspace = &data;
+        std::array<VectorX, 3>* io = vectors.back().get();
+        solvers.push_back(std::move(solver));
+        results.push_back(result);
+        entries.push_back({results.size() - 1, [&model, workspace, io, timed](const State& s) {
+                             auto& [tau_io, vdot_io, lambda_io] = *io;
+                             passiveForces(model, *workspace, s.q, s.v);
+                             tau_io = s.tau + workspace->passive;
+                             timed->solve(s.q, s.v, tau_io, {}, vdot_io, lambda_io);
+                           }, {}});
       } catch (const ModelError& e) {
         result.note = e.what();
+        results.push_back(result);
       }
-      results.push_back(result);
     }
+  }
+
+  timeInterleaved(entries, states, options);
+  const Entry& floor = entries.front();
+  const Entry* ltl = nullptr;
+  for (const Entry& e : entries) {
+    if (results[e.result].solver == "ltl") ltl = &e;
+  }
+  for (const Entry& e : entries) {
+    BenchResult& r = results[e.result];
+    r.median_us = percentile(e.per_round_us, 0.5);
+    r.spread_us = percentile(e.per_round_us, 0.75) - percentile(e.per_round_us, 0.25);
+    std::tie(r.ratio_to_aba, r.ratio_to_aba_spread) = medianRatio(e.per_round_us, floor.per_round_us);
+    if (ltl != nullptr) r.ratio_to_ltl = medianRatio(e.per_round_us, ltl->per_round_us).first;
   }
   return results;
 }
 
 std::string formatBenchTable(const std::vector<BenchResult>& results) {
   // One row per case, one column per solver (and mode for iterative ones).
-  // Cells: median µs, then the ratio to ltl in the same case, then the mean
-  // iterations of iterative solvers run to tolerance.
+  // Cells: median µs, the median per-round ratio to ABA in the same case
+  // (± its IQR), then the mean iterations of iterative solvers run to tolerance.
   std::vector<std::string> columns, cases;
   std::map<std::pair<std::string, std::string>, std::string> cells;
-  std::map<std::string, double> ltl;
-  for (const auto& r : results) {
-    if (r.solver == "ltl" && r.note.empty()) ltl[r.case_name] = r.median_us;
-  }
   for (const auto& r : results) {
     const std::string column = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" ? r.solver
                                                                                                 : r.solver + " " + r.mode;
@@ -212,8 +262,9 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
       std::snprintf(cell, sizeof cell, "n/a");
     } else {
       int n = std::snprintf(cell, sizeof cell, "%.2f", r.median_us);
-      if (auto it = ltl.find(r.case_name); it != ltl.end() && it->second > 0) {
-        n += std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " x%.2f", r.median_us / it->second);
+      if (r.solver != "aba") {
+        n += std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " x%.2f+-%.2f", r.ratio_to_aba,
+                           r.ratio_to_aba_spread);
       }
       if (r.mode.rfind("tol", 0) == 0) {
         std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " (%.1f it)", r.mean_iterations);
@@ -241,17 +292,20 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
     }
     out += "\n";
   }
-  out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms; xR = ratio to ltl\n";
+  out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms; xR+-S = median\n"
+         "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n";
   return out;
 }
 
 std::string formatBenchCsv(const std::vector<BenchResult>& results) {
-  std::string out = "case,solver,mode,median_us,iqr_us,samples,mean_iterations,max_vdot_deviation,note\n";
+  std::string out =
+      "case,solver,mode,median_us,iqr_us,ratio_to_aba,ratio_to_aba_iqr,ratio_to_ltl,samples,mean_iterations,"
+      "max_vdot_deviation,note\n";
   char line[512];
   for (const auto& r : results) {
-    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%d,%.6g,%.6g,\"%s\"\n", r.case_name.c_str(), r.solver.c_str(),
-                  r.mode.c_str(), r.median_us, r.spread_us, r.samples, r.mean_iterations, r.max_vdot_deviation,
-                  r.note.c_str());
+    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,\"%s\"\n", r.case_name.c_str(),
+                  r.solver.c_str(), r.mode.c_str(), r.median_us, r.spread_us, r.ratio_to_aba, r.ratio_to_aba_spread,
+                  r.ratio_to_ltl, r.samples, r.mean_iterations, r.max_vdot_deviation, r.note.c_str());
     out += line;
   }
   return out;
@@ -263,7 +317,8 @@ std::string formatBenchJson(const std::vector<BenchResult>& results) {
     nlohmann::json j{{"case", r.case_name},   {"solver", r.solver},
                      {"mode", r.mode},        {"median_us", r.median_us},
                      {"iqr_us", r.spread_us}, {"samples", r.samples},
-                     {"mean_iterations", r.mean_iterations}};
+                     {"mean_iterations", r.mean_iterations}, {"ratio_to_aba", r.ratio_to_aba},
+                     {"ratio_to_aba_iqr", r.ratio_to_aba_spread}, {"ratio_to_ltl", r.ratio_to_ltl}};
     j["max_vdot_deviation_from_kkt"] = r.max_vdot_deviation >= 0 ? nlohmann::json(r.max_vdot_deviation) : nlohmann::json();
     if (!r.note.empty()) j["skipped"] = r.note;
     all.push_back(j);

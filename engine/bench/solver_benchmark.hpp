@@ -1,8 +1,10 @@
 #pragma once
 // `loopsim bench`: times the whole constrained-dynamics evaluation
 // (q, v, τ) → (v̇, λ), kinematics and constraint terms included, for each
-// solver on pre-sampled constraint-consistent states of a scene, with plain
-// ABA timed the same way as the floor. Iterative solvers are timed
+// solver on pre-sampled constraint-consistent states of a scene, with
+// bare ABA (no passive forces) as the floor. The columns are timed in
+// interleaved rounds (order rotated per round) and compared by the median of
+// per-round ratios, which a noisy shared machine cannot skew. Iterative solvers are timed
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
 // Table II).
 #include <string>
@@ -31,6 +33,10 @@ struct BenchResult {
   double mean_iterations = 0.0;
   double max_vdot_deviation = -1.0;  // max |v̇ - v̇_kkt| / max(1, |v̇_kkt|) over the states; -1 when kkt is unavailable
   std::string note;         // why a solver was skipped, if it was
+  // Rounds are interleaved (every column once per round, order rotated), so
+  // ratios are taken within each round: median and IQR of the per-round ratios.
+  double ratio_to_aba = 0.0, ratio_to_aba_spread = 0.0;
+  double ratio_to_ltl = 0.0;  // 0 when ltl is not in the table
 };
 
 /// Benchmarks one scene; the case is named after the scene.
