@@ -4,18 +4,13 @@
 
 namespace loopsim {
 
-const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
-  detail::requireSize(q, model.nq, "q");
-  data.oMi[0] = SE3::Identity();
-  for (int i = 1; i < model.nbodies(); ++i) {
-    data.liMi[i] = detail::jointPlacement(model, i, q);
-    data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
-    detail::writeMotionSubspace(model, i, data.S);
-    data.Ycrb[i] = model.body_inertias[i];
-  }
+namespace {
 
+// The composite-inertia sweep on data.liMi and data.S. Writes M(l, k) for
+// every dof l on the path from k's joint to the root (the ancestor pattern).
+void compositeInertiaSweep(const Model& model, Data& data) {
   MatrixX& M = data.M;
-  M.setZero();
+  for (int i = 1; i < model.nbodies(); ++i) data.Ycrb[i] = model.body_inertias[i];
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     const int iv = model.idx_v[i];
     for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
@@ -39,7 +34,26 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
     if (p > 0) data.Ycrb[p] += data.Ycrb[i].transformed(data.liMi[i]);
   }
   M.diagonal() += model.armature;
-  return M;
+}
+
+}  // namespace
+
+const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
+  detail::requireSize(q, model.nq, "q");
+  data.oMi[0] = SE3::Identity();
+  for (int i = 1; i < model.nbodies(); ++i) {
+    data.liMi[i] = detail::jointPlacement(model, i, q);
+    data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
+    detail::writeMotionSubspace(model, i, data.S);
+  }
+  data.M.setZero();  // callers may have written anywhere in M
+  compositeInertiaSweep(model, data);
+  return data.M;
+}
+
+const MatrixX& crbaAtKinematics(const Model& model, Data& data) {
+  compositeInertiaSweep(model, data);
+  return data.M;
 }
 
 }  // namespace loopsim

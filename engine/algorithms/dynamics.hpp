@@ -16,6 +16,20 @@ const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const Vecto
 /// Composite rigid-body algorithm: data.M (full symmetric, armature on the diagonal).
 const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q);
 
+// ---- The same recursions on kinematics already in `data` -------------------
+// A constrained solve needs the kinematics, h, M and the constraint terms at
+// one (q, v): forwardKinematics(model, data, q, v, 0) computes the joint
+// transforms (sin/cos), placements, motion subspaces, velocities and bias
+// accelerations once, and these read them instead of recomputing them.
+
+/// data.tau = h(q, v) - Σ Jᵀ fext (RNEA at zero acceleration) from data.liMi,
+/// data.S, data.v and data.c.
+const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<const Force> fext = {});
+/// data.M by CRBA from data.liMi and data.S. Writes only the entries of M on
+/// the tree's ancestor pattern (and the diagonal): every other entry must be
+/// zero already, as in a Data whose M is written by nothing else.
+const MatrixX& crbaAtKinematics(const Model& model, Data& data);
+
 /// data.nle = h(q, v) (Coriolis, centrifugal, gravity).
 const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                                 const Eigen::Ref<const VectorX>& v);

@@ -25,17 +25,16 @@ const Force& computeMomentum(const Model& model, Data& data, const Eigen::Ref<co
   return data.h_world;
 }
 
-double kineticEnergy(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
-                     const Eigen::Ref<const VectorX>& v) {
-  forwardKinematics(model, data, q, v);
-  // Σ ½ v_iᵀ I_i v_i equals ½ vᵀ M v without forming M; armature adds ½ a v².
+namespace {
+
+// Σ ½ v_iᵀ I_i v_i equals ½ vᵀ M v without forming M; armature adds ½ a v².
+double kineticAtKinematics(const Model& model, const Data& data, const Eigen::Ref<const VectorX>& v) {
   double energy = 0.5 * v.dot(model.armature.cwiseProduct(v));
   for (int i = 1; i < model.nbodies(); ++i) energy += model.body_inertias[i].kineticEnergy(data.v[i]);
   return energy;
 }
 
-double potentialEnergy(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
-  forwardKinematics(model, data, q);
+double potentialAtKinematics(const Model& model, const Data& data, const Eigen::Ref<const VectorX>& q) {
   double energy = 0.0;
   for (int i = 1; i < model.nbodies(); ++i) {
     const Inertia& I = model.body_inertias[i];
@@ -47,6 +46,24 @@ double potentialEnergy(const Model& model, Data& data, const Eigen::Ref<const Ve
     }
   }
   return energy;
+}
+
+}  // namespace
+
+double kineticEnergy(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                     const Eigen::Ref<const VectorX>& v) {
+  forwardKinematics(model, data, q, v);
+  return kineticAtKinematics(model, data, v);
+}
+
+double potentialEnergy(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
+  forwardKinematics(model, data, q);
+  return potentialAtKinematics(model, data, q);
+}
+
+MechanicalEnergy energyAtKinematics(const Model& model, const Data& data, const Eigen::Ref<const VectorX>& q,
+                                    const Eigen::Ref<const VectorX>& v) {
+  return {kineticAtKinematics(model, data, v), potentialAtKinematics(model, data, q)};
 }
 
 }  // namespace loopsim

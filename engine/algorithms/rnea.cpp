@@ -11,6 +11,23 @@ namespace {
 template <int NV>
 using ConstSegment = Eigen::Map<const Eigen::Matrix<double, NV, 1>>;
 
+// Backward: project the body forces onto the joints and accumulate them into
+// the parents. a == nullptr means a = 0 (no armature term).
+void backwardPass(const Model& model, Data& data, const double* a, VectorX& tau_out) {
+  for (int i = model.nbodies() - 1; i >= 1; --i) {
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model.idx_v[i];
+      tau_out.segment<NV>(iv).noalias() = data.S.middleCols<NV>(iv).transpose() * data.f[i].toVector();
+      if (a != nullptr) {
+        tau_out.segment<NV>(iv) += model.armature.segment<NV>(iv).cwiseProduct(ConstSegment<NV>(a + iv));
+      }
+    });
+    const int p = model.parent[i];
+    if (p > 0) data.f[p] += data.liMi[i].act(data.f[i]);
+  }
+}
+
 // tau_out = M a + h - Σ Jᵀ fext; a == nullptr means a = 0 (nonlinear effects).
 void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
               const double* a, std::span<const Force> fext, VectorX& tau_out) {
@@ -41,20 +58,7 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
     data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.f[i] -= fext[i];
   }
-
-  // Backward: project onto the joints and accumulate into parents.
-  for (int i = model.nbodies() - 1; i >= 1; --i) {
-    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
-      constexpr int NV = decltype(nv_tag)::value;
-      const int iv = model.idx_v[i];
-      tau_out.segment<NV>(iv).noalias() = data.S.middleCols<NV>(iv).transpose() * data.f[i].toVector();
-      if (a != nullptr) {
-        tau_out.segment<NV>(iv) += model.armature.segment<NV>(iv).cwiseProduct(ConstSegment<NV>(a + iv));
-      }
-    });
-    const int p = model.parent[i];
-    if (p > 0) data.f[p] += data.liMi[i].act(data.f[i]);
-  }
+  backwardPass(model, data, a, tau_out);
 }
 
 }  // namespace
@@ -71,6 +75,20 @@ const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref
                                 const Eigen::Ref<const VectorX>& v) {
   rneaInto(model, data, q, v, nullptr, {}, data.nle);
   return data.nle;
+}
+
+const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<const Force> fext) {
+  detail::requireFext(model, fext);
+  // The forward pass of rneaInto at a = 0, minus what forwardKinematics did.
+  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
+  for (int i = 1; i < model.nbodies(); ++i) {
+    data.a_gf[i] = data.liMi[i].actInv(data.a_gf[model.parent[i]]) + data.c[i];
+    const Inertia& I = model.body_inertias[i];
+    data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
+    if (!fext.empty()) data.f[i] -= fext[i];
+  }
+  backwardPass(model, data, nullptr, data.tau);
+  return data.tau;
 }
 
 }  // namespace loopsim

@@ -162,11 +162,22 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 }
 
+// J_rows += K · J_body, touching only the columns of the body's support (the
+// dofs on its path to the root): column k of the body Jacobian (Local, at the
+// body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k.
 void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
-                         Matrix6X& body_jacobian, Eigen::Ref<MatrixX> J_rows) {
+                         Eigen::Ref<MatrixX> J_rows) {
   if (body == 0) return;
-  bodyPointJacobian(model, data, body, SE3::Identity(), ReferenceFrame::Local, body_jacobian);
-  J_rows.noalias() += K.topRows(dim) * body_jacobian;
+  const SE3& oMb = data.oMi[body];
+  for (int j = body; j > 0; j = model.parent[j]) {
+    const int iv = model.idx_v[j];
+    for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
+      const Motion column = oMb.actInv(data.oMi[j].act(Motion(data.S.col(k))));
+      Vector6 x;
+      x << column.w, column.v;
+      J_rows.col(k).noalias() += K.topRows(dim) * x;
+    }
+  }
 }
 
 }  // namespace
@@ -180,8 +191,8 @@ void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen
     if ((terms & kConstraintJacobian) && c.kind != ConstraintKind::Coupling) {
       auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
       rows.setZero();
-      addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), cd.body_jacobian, rows);
-      addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), cd.body_jacobian, rows);
+      addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), rows);
+      addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), rows);
     }
   }
 }

@@ -114,7 +114,10 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
   computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
   result.position_residual = cdata_.phi.lpNorm<Eigen::Infinity>();
   free_jacobian_ = cdata_.J;
-  crba(model, data_, q);
+  // M from the kinematics computeConstraintTerms has just computed at q. Only
+  // M's ancestor pattern is ever written here (the held rows below included),
+  // which crbaAtKinematics requires.
+  crbaAtKinematics(model, data_);
   if (has_held_) {
     // W: M restricted to the free dofs, identity on held ones (which J_f does not touch).
     free_jacobian_.array().rowwise() *= free_mask_.transpose().array();

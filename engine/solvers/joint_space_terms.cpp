@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "algorithms/dynamics.hpp"
+#include "algorithms/kinematics.hpp"
 #include "model/errors.hpp"
 
 namespace loopsim {
@@ -79,15 +80,18 @@ std::span<const int> JointSpaceTerms::intersection(int c, int d) const {
 void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
   const Model& model = set_.model();
+  // One kinematics pass (joint transforms, placements, velocities, bias
+  // accelerations) shared by RNEA, CRBA and the constraint terms.
+  forwardKinematics(model, data_, q, v, cdata_.zero_nv);
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
-  rnea(model, data_, q, v, cdata_.zero_nv, fext);
+  biasForcesAtKinematics(model, data_, fext);
   vdot_free_ = tau - data_.tau;
-  crba(model, data_, q);
+  crbaAtKinematics(model, data_);        // data_.M is ours: only its pattern is ever written
   data_.M.diagonal() += added_inertia_;  // implicit damping: M + dt·D
   ltl_.factorize(data_.M);
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
   if (set_.dimension() == 0) return;
-  computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
 
   const MatrixX& J = cdata_.J;
   for (int c = 0; c < set_.size(); ++c) {

@@ -3,6 +3,7 @@
 #include "solvers/joint_space_terms.hpp"
 
 #include "algorithms/dynamics.hpp"
+#include "algorithms/kinematics.hpp"
 
 namespace loopsim {
 
@@ -23,11 +24,13 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
                             Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   const Model& model = this->model();
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration (fext folded in), then M.
-  rnea(model, data_, q, v, cdata_.zero_nv, fext);
+  // One kinematics pass shared by RNEA, CRBA and the constraint terms.
+  forwardKinematics(model, data_, q, v, cdata_.zero_nv);
+  biasForcesAtKinematics(model, data_, fext);
   external_ = data_.tau;  // h - Σ Jᵀ f_ext
-  crba(model, data_, q);
+  crbaAtKinematics(model, data_);        // data_.M is ours: only its pattern is ever written
   data_.M.diagonal() += added_inertia_;  // implicit damping: M + dt·D
-  computeConstraintTerms(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
 
   mass_llt_.compute(data_.M);
   vdot_free_ = tau - external_;
