@@ -99,6 +99,7 @@ int runScene(const RunOptions& o) {
     if (!ok) break;
     if (progress) progress->update(sim.time());
   }
+  sim.checkState();  // the final state's violation, as a further step would check it
   if (progress) progress->finish(sim.time());
   if (recorder) {
     recorder->finish(sim, commandLine(o));

@@ -6,6 +6,8 @@
 #include "record/csv_reader.hpp"
 #include "record/csv_writer.hpp"
 #include "record/state_columns.hpp"
+#include "sim/controller.hpp"
+#include "sim/implicit_damping.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim {
@@ -20,6 +22,11 @@ long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv,
   const ConstraintSet set(model, constraints, options.stabilization ? scene.time_constant : 0.0);
   const std::string solver_name = options.solver.empty() ? scene.solver : options.solver;
   auto solver = makeSolver(solver_name, set, scene.solver_settings);
+  // As in a step: with implicit damping the solver sees M + dt·D (the scene's
+  // dt, joint damping and controller derivative gains).
+  const Controller controller(model, scene.controller, scene.actuated_joints,
+                              scene.q0.size() == model.nq ? scene.q0 : neutral(model));
+  solver->setAddedInertia(scene.dt * implicitDampingDiagonal(scene, controller));
 
   const CsvTable table = readCsv(states_csv);
   std::vector<int> q_cols, v_cols, tau_cols;

@@ -3,7 +3,9 @@
 // Input: a CSV with the record's q:…, v:… columns (tau:… optional, zero when
 // absent; a "t" column is copied through). Output: t (if given), vdot:… and
 // lambda:… per row. τ is the applied force: passive joint forces (damping,
-// springs) are added as in a simulation step.
+// springs) are added as in a simulation step, and with the scene's implicit
+// damping (the default) the solver sees M + dt·D, so that a record's rows are
+// reproduced bit for bit.
 #include <filesystem>
 #include <string>
 

@@ -25,6 +25,14 @@ struct ControllerSpec {
   std::vector<SinusoidDrive> drives;   // Sinusoid
 };
 
+/// How joint damping and the controller's derivative gains are integrated
+/// (scene key `integrator: {damping: implicit | explicit}`).
+///   implicit: (M + dt·D) v̇ = τ − D v − h + Jᵀλ with D = diag(joint damping +
+///             derivative gains on the dofs the controller drives), as MuJoCo's
+///             Euler integrator; stable for any D at any dt.
+///   explicit: M v̇ = τ − D v − h + Jᵀλ (stable only while dt·D ≪ M).
+enum class DampingIntegration { Implicit, Explicit };
+
 struct Scene {
   std::string name;
   std::string description;
@@ -42,6 +50,7 @@ struct Scene {
   double dt = 1e-3;
   double duration = 10.0;
   double time_constant = 0.1;  // Baumgarte T (paper 000 §IX-A)
+  DampingIntegration damping = DampingIntegration::Implicit;
   bool projection = false;     // post-step projection onto the constraint manifold
   bool redundant = false;      // the constraint set is knowingly rank-deficient
   std::string solver = "kkt";

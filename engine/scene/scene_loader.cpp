@@ -17,7 +17,7 @@ namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
     "name",    "description", "models",   "bodies",     "initial", "hold",     "constraints",   "actuated",
-    "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant"};
+    "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant", "integrator"};
 
 /// initial.q / initial.v: {joint: value or [values]}.
 void parseInitial(const YamlValue& map, const Model& model, bool positions, VectorX& x) {
@@ -208,6 +208,18 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     const YamlValue s = doc["stabilization"];
     s.requireMap({"time_constant"});
     if (s.has("time_constant")) scene.time_constant = s["time_constant"].nonNegativeNumber();
+  }
+  if (doc.has("integrator")) {
+    const YamlValue integrator = doc["integrator"];
+    integrator.requireMap({"damping"});
+    if (integrator.has("damping")) {
+      const YamlValue damping = integrator["damping"];
+      const std::string mode = damping.string();
+      const std::vector<std::string> modes = {"implicit", "explicit"};
+      if (mode == "implicit") scene.damping = DampingIntegration::Implicit;
+      else if (mode == "explicit") scene.damping = DampingIntegration::Explicit;
+      else damping.fail("unknown damping integration '" + mode + "'" + didYouMean(mode, modes) + "; expected implicit or explicit");
+    }
   }
   if (doc.has("projection")) scene.projection = doc["projection"].boolean();
   if (doc.has("redundant")) scene.redundant = doc["redundant"].boolean();

@@ -55,6 +55,18 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
   }
 }
 
+VectorX Controller::derivativeGains() const {
+  switch (spec_.kind) {
+    case ControllerSpec::Kind::PdHold:
+    case ControllerSpec::Kind::Sinusoid:
+      return spec_.kd * actuated_mask_;
+    case ControllerSpec::Kind::None:
+    case ControllerSpec::Kind::GravityCompensation:
+      break;
+  }
+  return VectorX::Zero(model_.nv);
+}
+
 void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                          Eigen::Ref<VectorX> tau) {
   switch (spec_.kind) {

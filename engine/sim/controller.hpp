@@ -28,6 +28,10 @@ class Controller {
   const ControllerSpec& spec() const { return spec_; }
   /// 1 on the dofs of actuated joints, 0 elsewhere (size nv).
   const VectorX& actuatedMask() const { return actuated_mask_; }
+  /// ∂τ/∂v = −diag(derivativeGains()): kd on the dofs the PD terms act on
+  /// (pd_hold, sinusoid), 0 elsewhere (size nv). Implicit damping integrates
+  /// this part of τ implicitly.
+  VectorX derivativeGains() const;
 
  private:
   const Model& model_;

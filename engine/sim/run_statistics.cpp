@@ -41,7 +41,7 @@ double SampleReservoir::median() const {
 RunStatistics::RunStatistics(int constraint_rows, std::size_t sample_capacity)
     : rows_(constraint_rows), step_us_(sample_capacity), solve_us_(sample_capacity) {}
 
-void RunStatistics::add(const StepRecord& step, double dt, const double* phi, const double* phidot) {
+void RunStatistics::addStep(const StepRecord& step, double dt) {
   ++steps_;
   simulated_time_ += dt;
   wall_time_ += 1e-6 * step.step_us;
@@ -49,6 +49,10 @@ void RunStatistics::add(const StepRecord& step, double dt, const double* phi, co
   solve_us_.add(step.solve_us);
   iterations_ += step.iterations;
   if (!step.converged) ++unconverged_;
+}
+
+void RunStatistics::addViolation(const double* phi, const double* phidot) {
+  ++violation_samples_;
   for (int r = 0; r < rows_; ++r) {
     sum_phi2_ += phi[r] * phi[r];
     sum_phidot2_ += phidot[r] * phidot[r];
@@ -57,7 +61,8 @@ void RunStatistics::add(const StepRecord& step, double dt, const double* phi, co
   }
 }
 
-RunSummary RunStatistics::summary(const EnergyTerms& energy) const {
+RunSummary RunStatistics::summary(const EnergyTerms& energy, const double* pending_phi,
+                                  const double* pending_phidot) const {
   RunSummary s;
   s.steps = steps_;
   s.simulated_time = simulated_time_;
@@ -68,11 +73,22 @@ RunSummary RunStatistics::summary(const EnergyTerms& energy) const {
   s.median_solve_us = solve_us_.median();
   s.mean_iterations = steps_ > 0 ? static_cast<double>(iterations_) / static_cast<double>(steps_) : 0.0;
   s.unconverged_solves = unconverged_;
-  const double samples = static_cast<double>(steps_) * rows_;
-  s.max_position_violation = max_phi_;
-  s.max_velocity_violation = max_phidot_;
-  s.rms_position_violation = samples > 0.0 ? std::sqrt(sum_phi2_ / samples) : 0.0;
-  s.rms_velocity_violation = samples > 0.0 ? std::sqrt(sum_phidot2_ / samples) : 0.0;
+  double max_phi = max_phi_, max_phidot = max_phidot_, sum_phi2 = sum_phi2_, sum_phidot2 = sum_phidot2_;
+  long states = violation_samples_;
+  if (pending_phi != nullptr && pending_phidot != nullptr) {
+    ++states;
+    for (int r = 0; r < rows_; ++r) {
+      sum_phi2 += pending_phi[r] * pending_phi[r];
+      sum_phidot2 += pending_phidot[r] * pending_phidot[r];
+      max_phi = std::max(max_phi, std::abs(pending_phi[r]));
+      max_phidot = std::max(max_phidot, std::abs(pending_phidot[r]));
+    }
+  }
+  const double samples = static_cast<double>(states) * rows_;
+  s.max_position_violation = max_phi;
+  s.max_velocity_violation = max_phidot;
+  s.rms_position_violation = samples > 0.0 ? std::sqrt(sum_phi2 / samples) : 0.0;
+  s.rms_velocity_violation = samples > 0.0 ? std::sqrt(sum_phidot2 / samples) : 0.0;
   s.energy = energy;
   return s;
 }

@@ -32,8 +32,6 @@ struct StepRecord {
   int iterations = 0;         // solver iterations
   double solver_residual = 0.0;  // ‖J v̇ - k‖∞ reported by the solver
   bool converged = true;
-  double position_violation = 0.0;  // ‖φ(q)‖∞ after the step (m or rad)
-  double velocity_violation = 0.0;  // ‖J(q) v‖∞ after the step (m/s or rad/s)
 };
 
 /// Energy bookkeeping. E = kinetic + potential (gravity and joint springs).
@@ -68,14 +66,19 @@ class RunStatistics {
  public:
   /// sample_capacity: timing samples kept for the medians.
   RunStatistics(int constraint_rows, std::size_t sample_capacity);
-  /// position/velocity errors: φ and J v after the step (size constraint_rows).
-  void add(const StepRecord& step, double dt, const double* phi, const double* phidot);
-  RunSummary summary(const EnergyTerms& energy) const;
+  void addStep(const StepRecord& step, double dt);
+  /// φ and J v of one state the run passed through (size constraint_rows).
+  void addViolation(const double* phi, const double* phidot);
+  /// pending_phi / pending_phidot (optional): one more state's errors folded
+  /// into the summary without booking them (the run's current state).
+  RunSummary summary(const EnergyTerms& energy, const double* pending_phi = nullptr,
+                     const double* pending_phidot = nullptr) const;
 
  private:
   int rows_;
   SampleReservoir step_us_, solve_us_;
   long steps_ = 0;
+  long violation_samples_ = 0;  // states whose φ, J v were booked
   double simulated_time_ = 0.0, wall_time_ = 0.0;
   long iterations_ = 0, unconverged_ = 0;
   double max_phi_ = 0.0, sum_phi2_ = 0.0, max_phidot_ = 0.0, sum_phidot2_ = 0.0;

@@ -8,6 +8,7 @@
 #include "algorithms/dynamics.hpp"
 #include "algorithms/energy.hpp"
 #include "algorithms/integrator.hpp"
+#include "sim/implicit_damping.hpp"
 #include "model/errors.hpp"
 #include "solvers/registry.hpp"
 
@@ -54,6 +55,7 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
       solver_(makeSolver(scene_.solver, *constraints_, scene_.solver_settings)),
       controller_(std::make_unique<Controller>(*scene_.model, scene_.controller, scene_.actuated_joints, scene_.q0)),
       data_(*scene_.model),
+      observed_data_(*scene_.model),
       cdata_(*constraints_),
       q_(scene_.q0),
       v_(scene_.v0),
@@ -63,6 +65,11 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
       tau_applied_(VectorX::Zero(scene_.model->nv)),
       tau_damping_(VectorX::Zero(scene_.model->nv)),
       tau_total_(VectorX::Zero(scene_.model->nv)),
+      damping_diagonal_(implicitDampingDiagonal(scene_, *controller_)),
+      derivative_gains_(scene_.damping == DampingIntegration::Implicit ? controller_->derivativeGains()
+                                                                     : VectorX::Zero(scene_.model->nv)),
+      joint_damping_(damping_diagonal_ - derivative_gains_),
+      tau_effective_(VectorX::Zero(scene_.model->nv)),
       statistics_(constraints_->dimension(),
                   options.timing_samples > 0 ? options.timing_samples : defaultTimingSamples(scene_)) {
   if (!(options.violation_threshold > 0.0)) {
@@ -74,15 +81,52 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
   }
-  computeConstraintTerms(*constraints_, data_, q_, v_, cdata_, kConstraintErrors);
-  updateEnergy();
-  energy_.initial = energy_.total();
+  solver_->setAddedInertia(scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D
+  energy_.initial = energy().total();
 }
 
-void Simulation::updateEnergy() {
-  const Model& model = *scene_.model;
-  energy_.kinetic = kineticEnergy(model, data_, q_, v_);
-  energy_.potential = potentialEnergy(model, data_, q_);
+const ConstraintData& Simulation::currentTerms() const {
+  if (!terms_current_) {
+    computeConstraintTerms(*constraints_, observed_data_, q_, v_, cdata_, kConstraintErrors);
+    terms_current_ = true;
+  }
+  return cdata_;
+}
+
+const EnergyTerms& Simulation::energy() const {
+  if (!energy_current_) {
+    currentTerms();  // leaves the kinematics at (q, v) in observed_data_
+    const MechanicalEnergy e = energyAtKinematics(*scene_.model, observed_data_, q_, v_);
+    energy_.kinetic = e.kinetic;
+    energy_.potential = e.potential;
+    energy_current_ = true;
+  }
+  return energy_;
+}
+
+double Simulation::positionViolation() const {
+  const VectorX& phi = constraintError();
+  return phi.size() > 0 ? phi.lpNorm<Eigen::Infinity>() : 0.0;
+}
+
+double Simulation::velocityViolation() const {
+  const VectorX& phidot = constraintVelocityError();
+  return phidot.size() > 0 ? phidot.lpNorm<Eigen::Infinity>() : 0.0;
+}
+
+RunSummary Simulation::summary() const {
+  const EnergyTerms& e = energy();
+  if (state_booked_) return statistics_.summary(e);
+  const ConstraintData& terms = currentTerms();
+  return statistics_.summary(e, terms.phi.data(), terms.phidot.data());
+}
+
+bool Simulation::bookCurrentState(const ConstraintData& terms) {
+  if (state_booked_) return true;
+  state_booked_ = true;
+  statistics_.addViolation(terms.phi.data(), terms.phidot.data());
+  divergence_ = detectDivergence(*constraints_, q_, v_, terms.phi, options_.violation_threshold, time_, steps_);
+  return !divergence_;
 }
 
 bool Simulation::step() {
@@ -101,28 +145,40 @@ bool Simulation::step() {
   const SolveStats solve = solver_->solve(q_, v_, tau_total_, {}, vdot_, lambda_);
   const Clock::time_point solve_end = Clock::now();
 
+  // The solve has evaluated φ, J v at this state, the one the previous step
+  // produced: book its violation now (no kinematics pass of our own) and stop
+  // before integrating if it diverged.
+  const ConstraintData* solved = solver_->solvedConstraintTerms();
+  if (!bookCurrentState(solved != nullptr ? *solved : currentTerms())) return false;
+
+  // The forces the step integrated: with implicit damping the damping and the
+  // derivative terms act at the end-of-step velocity v + dt·v̇ (before projection).
+  tau_effective_ = tau_applied_;
+  tau_effective_.noalias() -= dt * derivative_gains_.cwiseProduct(vdot_);
+  tau_damping_.noalias() -= dt * joint_damping_.cwiseProduct(vdot_);
+
   v_previous_ = v_;
   semiImplicitEulerStep(model, q_, v_, vdot_, dt);
   if (projector_) projector_->project(q_, v_, options_.projection_iterations);
   ++steps_;
   time_ = static_cast<double>(steps_) * dt;
+  terms_current_ = energy_current_ = false;
+  state_booked_ = false;
 
   // Work over the step with the midpoint velocity (the forces were held constant over it).
-  energy_.applied_work += 0.5 * dt * tau_applied_.dot(v_previous_ + v_);
+  energy_.applied_work += 0.5 * dt * tau_effective_.dot(v_previous_ + v_);
   energy_.damping_work += 0.5 * dt * tau_damping_.dot(v_previous_ + v_);
-  computeConstraintTerms(*constraints_, data_, q_, v_, cdata_, kConstraintErrors);
-  updateEnergy();
 
   last_step_.solve_us = microseconds(solve_end - solve_start);
   last_step_.iterations = solve.iterations;
   last_step_.solver_residual = solve.residual;
   last_step_.converged = solve.converged;
-  last_step_.position_violation = cdata_.phi.size() > 0 ? cdata_.phi.lpNorm<Eigen::Infinity>() : 0.0;
-  last_step_.velocity_violation = cdata_.phidot.size() > 0 ? cdata_.phidot.lpNorm<Eigen::Infinity>() : 0.0;
-
-  divergence_ = detectDivergence(*constraints_, q_, v_, cdata_.phi, options_.violation_threshold, time_, steps_);
+  // NaN or Inf now; the violation when the next step (or run()) books this state.
+  if (!q_.allFinite() || !v_.allFinite()) {
+    divergence_ = detectDivergence(*constraints_, q_, v_, VectorX(), options_.violation_threshold, time_, steps_);
+  }
   last_step_.step_us = microseconds(Clock::now() - start);
-  statistics_.add(last_step_, dt, cdata_.phi.data(), cdata_.phidot.data());
+  statistics_.addStep(last_step_, dt);
   return !divergence_;
 }
 
@@ -131,6 +187,12 @@ bool Simulation::run(double duration) {
   while (steps_ < target) {
     if (!step()) return false;
   }
+  return checkState();
+}
+
+bool Simulation::checkState() {
+  // The final state is booked by no later step: evaluate it once here.
+  if (!divergence_) bookCurrentState(currentTerms());
   return !diverged();
 }
 

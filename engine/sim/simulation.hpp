@@ -1,10 +1,16 @@
 #pragma once
 // The simulation loop (DESIGN.md data flow). One step:
 //   τ_applied = controller(t, q, v),  τ = τ_applied + τ_passive (damping, springs)
-//   v̇, λ = solver.solve(q, v, τ)                       (constrained forward dynamics, Baumgarte k)
+//   v̇, λ = solver.solve(q, v, τ)                       (constrained forward dynamics, Baumgarte k;
+//                                                      implicit damping: M + dt·D, implicit_damping.hpp)
 //   v ← v + dt v̇,  q ← q ⊕ dt v                         (semi-implicit Euler, paper 001 eqs. 54-55)
 //   optional: project q then v onto the constraint manifold (scene.projection)
-//   stats: timings, violations φ and J v after the step, energy, divergence.
+//   stats: timings and the work of the applied and damping forces.
+// Cost (issue 8 §3): a step adds no kinematics pass of its own. The violation
+// φ, J v of the state a step produces is booked (and checked for divergence)
+// by the next step, from the terms its solve evaluates at that state anyway;
+// the run's final state is evaluated once, by run() or on request. Energies
+// and the current φ, J v are evaluated on request (energy(), constraintError()).
 // The constructor projects the scene's initial state onto the manifold
 // (consistent start). step() never allocates after its first call.
 #include <chrono>
@@ -36,8 +42,12 @@ class Simulation {
 
   /// Advances one step of scene.dt. Returns false (and stops advancing) on divergence.
   bool step();
-  /// Steps until `duration` of simulated time has passed or divergence; returns !diverged().
+  /// Steps until `duration` of simulated time has passed or divergence, then
+  /// checks the final state (checkState); returns !diverged().
   bool run(double duration);
+  /// Books the current state's violation (once) and checks it for divergence,
+  /// as the next step() would; for callers that stop stepping. Returns !diverged().
+  bool checkState();
 
   double time() const { return time_; }
   long stepCount() const { return steps_; }
@@ -46,9 +56,12 @@ class Simulation {
   const VectorX& vdot() const { return vdot_; }
   const VectorX& lambda() const { return lambda_; }
   const VectorX& appliedTorque() const { return tau_applied_; }
-  /// φ and J v at the current state (evaluated after the last step).
-  const VectorX& constraintError() const { return cdata_.phi; }
-  const VectorX& constraintVelocityError() const { return cdata_.phidot; }
+  /// φ and J v at the current state (evaluated on request).
+  const VectorX& constraintError() const { return currentTerms().phi; }
+  const VectorX& constraintVelocityError() const { return currentTerms().phidot; }
+  /// ‖φ‖∞ and ‖J v‖∞ at the current state (m or rad, m/s or rad/s).
+  double positionViolation() const;
+  double velocityViolation() const;
 
   const Scene& scene() const { return scene_; }
   const Model& model() const { return *scene_.model; }
@@ -57,13 +70,19 @@ class Simulation {
   const ProjectionResult& initialProjection() const { return initial_projection_; }
 
   const StepRecord& lastStep() const { return last_step_; }
-  const EnergyTerms& energy() const { return energy_; }
+  /// Energies at the current state (evaluated on request) and the work so far.
+  const EnergyTerms& energy() const;
+  /// D of implicit damping (zero when the scene integrates damping explicitly).
+  const VectorX& implicitDamping() const { return damping_diagonal_; }
   const std::optional<Divergence>& divergence() const { return divergence_; }
   bool diverged() const { return divergence_.has_value(); }
-  RunSummary summary() const { return statistics_.summary(energy_); }
+  /// Exact over every state the run produced (the current one included).
+  RunSummary summary() const;
 
  private:
-  void updateEnergy();
+  const ConstraintData& currentTerms() const;
+  /// Books the violation of the current state once; false on divergence.
+  bool bookCurrentState(const ConstraintData& terms);
 
   Scene scene_;
   SimulationOptions options_;
@@ -72,16 +91,25 @@ class Simulation {
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
   Data data_;
-  ConstraintData cdata_;
+  // φ, J v and energies of the current state, evaluated on request.
+  mutable Data observed_data_;
+  mutable ConstraintData cdata_;
+  mutable bool terms_current_ = false;   // cdata_ holds the current state's φ, J v
+  mutable bool energy_current_ = false;  // energy_ holds the current state's energies
+  bool state_booked_ = true;             // the current state's violation is in statistics_ (or is the start)
   ProjectionResult initial_projection_;
 
   double time_ = 0.0;
   long steps_ = 0;
   VectorX q_, v_, v_previous_, vdot_, lambda_;
   VectorX tau_applied_, tau_damping_, tau_total_;
+  VectorX damping_diagonal_;   // D = joint damping + derivative gains (implicit), else 0
+  VectorX derivative_gains_;   // the controller's part of D (implicit), else 0
+  VectorX joint_damping_;      // the joints' part of D (implicit), else 0
+  VectorX tau_effective_;      // the applied force the step actually integrated
 
   StepRecord last_step_;
-  EnergyTerms energy_;
+  mutable EnergyTerms energy_;
   RunStatistics statistics_;
   std::optional<Divergence> divergence_;
 };

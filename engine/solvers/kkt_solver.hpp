@@ -24,6 +24,7 @@ class KktSolver final : public ConstrainedSolver {
   /// The Delassus matrix of the last solve (for tests and the Delassus benchmarks).
   const MatrixX& delassus() const { return delassus_; }
   const ConstraintData& constraintData() const { return cdata_; }
+  const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
 
  private:
   Data data_;

@@ -26,6 +26,7 @@ class LtlSolver final : public ConstrainedSolver {
 
   /// The factors and the Delassus matrix of the last solve.
   const JointSpaceTerms& terms() const { return terms_; }
+  const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
 
  private:
   JointSpaceTerms terms_;

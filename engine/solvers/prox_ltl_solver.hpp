@@ -41,6 +41,7 @@ class ProxLtlSolver final : public ConstrainedSolver {
                    Eigen::Ref<VectorX> lambda) override;
 
   const JointSpaceTerms& terms() const { return terms_; }
+  const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
 
  private:
   JointSpaceTerms terms_;

@@ -39,6 +39,7 @@ class SoftLtlSolver final : public ConstrainedSolver {
   /// W⁻¹ per row (the compliance).
   const VectorX& rowCompliance() const { return compliance_; }
   const JointSpaceTerms& terms() const { return terms_; }
+  const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
 
  private:
   JointSpaceTerms terms_;

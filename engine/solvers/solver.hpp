@@ -17,6 +17,8 @@
 
 namespace loopsim {
 
+struct ConstraintData;
+
 struct SolverCapabilities {
   bool world_constraints = true;  // constraints between a body and the world
   bool internal_loops = true;     // constraints between two moving bodies
@@ -60,6 +62,12 @@ class ConstrainedSolver {
   virtual SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                            Eigen::Ref<VectorX> lambda) = 0;
+
+  /// φ and φ̇ = J v evaluated by the last solve at its (q, v), or null when
+  /// the solver does not evaluate them (the simulation then evaluates them
+  /// itself). Lets a step book the violation of its state without a second
+  /// kinematics pass.
+  virtual const ConstraintData* solvedConstraintTerms() const { return nullptr; }
 
   /// A per-step diagonal added to the joint-space inertia: every solve then
   /// solves (M + diag(d)) v̇ + h = τ + Jᵀλ. Implicit damping sets d = dt·D
