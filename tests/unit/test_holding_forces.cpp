@@ -270,3 +270,30 @@ TEST(HoldingForces, AtlasAndGo1StandStillForASecond) {
 
 }  // namespace
 }  // namespace loopsim
+
+namespace loopsim {
+namespace {
+
+// The GUI moves the pose with its sliders, then asks the simulation to hold the
+// new one: the PD target and the holding torques follow; a bad pose changes nothing.
+TEST(HoldingForces, HoldPoseMovesTheTargetAndTheFeedforward) {
+  Scene scene = loadScene(kScenesDir / "go1_standing.yaml");
+  scene.solver = "kkt";
+  Simulation sim(scene);
+  const VectorX start_feedforward = sim.controller().feedforward();
+  VectorX q = sim.q(), v = VectorX::Zero(sim.model().nv);
+  q[sim.model().idx_q[sim.model().jointId("FR_calf_joint")]] += 0.1;
+  makeConsistent(sim.constraints(), q, v, {});  // the feet stay where they stand
+  sim.holdPose(q);
+  EXPECT_EQ(sim.controller().heldPose(), q);
+  const HoldingForces expected = holdingForces(sim.constraints(), q, scene.actuated_joints);
+  EXPECT_EQ((sim.controller().feedforward() - expected.tau).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_GT((sim.controller().feedforward() - start_feedforward).cwiseAbs().maxCoeff(), 1e-3);
+
+  EXPECT_THROW(sim.holdPose(VectorX::Zero(3)), ModelError);
+  EXPECT_EQ(sim.controller().heldPose(), q);
+  EXPECT_EQ((sim.controller().feedforward() - expected.tau).cwiseAbs().maxCoeff(), 0.0);
+}
+
+}  // namespace
+}  // namespace loopsim
