@@ -181,7 +181,8 @@ TEST(HoldingForces, SceneKeyIsValidated) {
 
 const std::vector<std::string> kRobotScenes = {
     "atlas_standing.yaml", "atlas_2f2h.yaml",     "atlas_point_feet.yaml", "go1_standing.yaml",
-    "go1_three_feet.yaml", "digit_standing.yaml", "digit_box.yaml",        "two_digits_box.yaml"};
+    "go1_three_feet.yaml", "digit_standing.yaml", "digit_box.yaml",        "two_digits_box.yaml",
+    "humanoid_welded_feet.yaml"};
 
 class RobotScene : public testing::TestWithParam<std::string> {};
 
