@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
+#include "constraints/constraint_data.hpp"
 #include "constraints/projection.hpp"
+#include "control/holding_forces.hpp"
 #include "info_command.hpp"
 #include "model/errors.hpp"
 #include "parsers/urdf_loader.hpp"
@@ -65,6 +68,63 @@ void describeConstraints(const Scene& scene, std::ostream& out) {
   table.print(out);
 }
 
+// The force a constraint applies to its first body, in world axes, when it
+// has all three translational rows (weld vx vy vz; connect and revolute x y z).
+std::optional<Vector3> worldForce(const Constraint& c, const SE3& oMa, const VectorX& lambda, int offset) {
+  if (c.kind == ConstraintKind::Coupling) return std::nullopt;
+  const int first = c.kind == ConstraintKind::Weld ? 3 : 0;
+  Vector3 f_a;
+  for (int axis = 0; axis < 3; ++axis) {
+    int row = -1;
+    for (int r = 0; r < c.dimension(); ++r) {
+      if (c.fullRow(r) == first + axis) row = r;
+    }
+    if (row < 0) return std::nullopt;
+    f_a[axis] = lambda[offset + row];
+  }
+  return oMa.R * f_a;
+}
+
+std::string numbers(const Eigen::Ref<const VectorX>& x) {
+  std::string out = "[";
+  for (Eigen::Index i = 0; i < x.size(); ++i) out += (i ? " " : "") + number(x[i]);
+  return out + "]";
+}
+
+// feedforward: hold: the least-effort holding torques at the consistent start
+// and how the constraints share the load (throws when the pose cannot be held).
+void describeHoldingForces(const Scene& scene, const ConstraintSet& set, const VectorX& q, std::ostream& out) {
+  const Model& model = *scene.model;
+  const HoldingForces hold = holdingForces(set, q, scene.actuated_joints);
+  Eigen::Index worst = 0;
+  hold.tau.cwiseAbs().maxCoeff(&worst);
+  out << "\nholding forces at q0 (feedforward: hold; least actuator effort |tau|, then least |lambda|):\n"
+      << "  load |g - tau_passive| " << number(hold.load.norm()) << ", actuators |tau| " << number(hold.tau.norm())
+      << ", largest " << number(hold.tau[worst]) << " on '" << dofName(model, static_cast<int>(worst))
+      << "', unbalanced " << number(hold.unbalanced.norm()) << '\n';
+  if (set.dimension() == 0) return;
+  Data data(model);
+  ConstraintData cdata(set);
+  computeConstraintTerms(set, data, q, VectorX::Zero(model.nv), cdata);
+  TextTable table({"constraint", "lambda (frame A; rows as above)", "force on end 1, world axes [N]", "share of support"});
+  double support = 0.0;  // Σ f_z of the world constraints: should equal the weight they carry
+  std::vector<std::optional<Vector3>> forces;
+  for (int i = 0; i < set.size(); ++i) {
+    forces.push_back(worldForce(set[i], cdata.oMa[i], hold.lambda, set.rowOffset(i)));
+    if (forces.back() && set[i].body2 == 0) support += forces.back()->z();
+  }
+  for (int i = 0; i < set.size(); ++i) {
+    const Constraint& c = set[i];
+    const std::optional<Vector3>& f = forces[static_cast<std::size_t>(i)];
+    const std::string share = f && c.body2 == 0 && support != 0.0 ? number(100.0 * f->z() / support) + "%" : "";
+    table.addRow({c.name, numbers(hold.lambda.segment(set.rowOffset(i), c.dimension())),
+                  f ? numbers(*f) : "", share});
+  }
+  table.print(out);
+  out << "  support by the world constraints: " << number(support) << " N vertical (weight of the model "
+      << number(-model.totalMass() * model.gravity.z()) << " N)\n";
+}
+
 int checkScene(const std::filesystem::path& file) {
   const Scene scene = loadScene(file);  // strict validation: throws on any problem
   const Model& model = *scene.model;
@@ -81,7 +141,8 @@ int checkScene(const std::filesystem::path& file) {
   std::cout << "controller:   " << controllerKindName(scene.controller.kind) << " on " << scene.actuated_joints.size()
             << " actuated joint" << (scene.actuated_joints.size() == 1 ? "" : "s");
   if (scene.controller.kind != ControllerSpec::Kind::None) {
-    std::cout << " (kp " << scene.controller.kp << ", kd " << scene.controller.kd << ")";
+    std::cout << " (kp " << scene.controller.kp << ", kd " << scene.controller.kd
+              << (scene.controller.feedforward == ControllerSpec::Feedforward::Hold ? ", feedforward hold" : "") << ")";
   }
   std::cout << '\n';
 
@@ -102,6 +163,7 @@ int checkScene(const std::filesystem::path& file) {
               << ", |dv| = " << number(start.velocity_correction) << ", |phi|inf = " << number(start.position_residual)
               << " after " << start.iterations << " iterations\n";
   }
+  if (scene.controller.feedforward == ControllerSpec::Feedforward::Hold) describeHoldingForces(scene, set, q, std::cout);
 
   std::cout << "\nsolver:       " << scene.solver << " (supports this scene)\n";
   std::cout << "other solvers able to run it:";

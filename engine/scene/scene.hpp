@@ -23,6 +23,11 @@ struct ControllerSpec {
   Kind kind = Kind::None;
   double kp = 0.0, kd = 0.0;           // PD gains (PdHold; Sinusoid tracks its reference with them)
   std::vector<SinusoidDrive> drives;   // Sinusoid
+  /// Hold (PdHold, Sinusoid): adds the least-effort torques that hold the
+  /// initial pose still against gravity and springs, the constraints carrying
+  /// the rest (control/holding_forces.hpp); computed once at start.
+  enum class Feedforward { None, Hold };
+  Feedforward feedforward = Feedforward::None;
 };
 
 /// How joint damping and the controller's derivative gains are integrated

@@ -78,7 +78,7 @@ std::vector<int> parseActuated(const YamlValue& v, const Model& model) {
 }
 
 ControllerSpec parseController(const YamlValue& map, const Model& model, const std::vector<int>& actuated) {
-  map.requireMap({"type", "kp", "kd", "drives"});
+  map.requireMap({"type", "kp", "kd", "drives", "feedforward"});
   ControllerSpec spec;
   if (!map.has("type")) map.fail("'type' is required (none, pd_hold, gravity_compensation or sinusoid)");
   const YamlValue type = map["type"];
@@ -99,6 +99,16 @@ ControllerSpec parseController(const YamlValue& map, const Model& model, const s
   }
   if (spec.kind != ControllerSpec::Kind::None && actuated.empty()) {
     map.fail("controller '" + t + "' drives the actuated joints, and the scene lists none (add 'actuated: [...]' or 'actuated: all')");
+  }
+  if (map.has("feedforward")) {
+    const YamlValue feedforward = map["feedforward"];
+    const std::string f = feedforward.string();
+    if (f == "hold") spec.feedforward = ControllerSpec::Feedforward::Hold;
+    else if (f != "none") feedforward.fail("unknown feedforward '" + f + "'" + didYouMean(f, {"none", "hold"}) + "; expected none or hold");
+    if (spec.feedforward == ControllerSpec::Feedforward::Hold && spec.kind != ControllerSpec::Kind::PdHold &&
+        spec.kind != ControllerSpec::Kind::Sinusoid) {
+      feedforward.fail("feedforward 'hold' applies to controller types pd_hold and sinusoid, not '" + t + "'");
+    }
   }
   if (map.has("drives")) {
     const YamlValue drives = map["drives"];

@@ -26,7 +26,9 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
       spec_(spec),
       q0_(q0),
       actuated_mask_(VectorX::Zero(model.nv)),
+      actuated_joints_(actuated_joints),
       drive_of_joint_(model.nbodies(), -1),
+      feedforward_(VectorX::Zero(model.nv)),
       data_(model),
       position_error_(VectorX::Zero(model.nv)),
       zero_nv_(VectorX::Zero(model.nv)) {
@@ -53,6 +55,26 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
     }
     drive_of_joint_[drive.joint] = static_cast<int>(d);
   }
+  if (spec.feedforward == ControllerSpec::Feedforward::Hold && spec.kind != ControllerSpec::Kind::PdHold &&
+      spec.kind != ControllerSpec::Kind::Sinusoid) {
+    fail("feedforward 'hold' applies to controllers pd_hold and sinusoid");
+  }
+}
+
+void Controller::hold(const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q) {
+  if (&constraints.model() != &model_) {
+    throw ModelError(model_.source_file, "controller", "hold: the constraint set belongs to another model");
+  }
+  if (q.size() != model_.nq) {
+    throw ModelError(model_.source_file, "controller",
+                     "hold: configuration has size " + std::to_string(q.size()) + ", expected " + std::to_string(model_.nq));
+  }
+  if (spec_.feedforward == ControllerSpec::Feedforward::Hold) {
+    HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_);  // throws before any change
+    feedforward_ = holding.tau;
+    holding_ = std::move(holding);
+  }
+  q0_ = q;
 }
 
 VectorX Controller::derivativeGains() const {
@@ -75,14 +97,14 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
       return;
     case ControllerSpec::Kind::PdHold:
       difference(model_, q, q0_, position_error_);  // q0 ⊖ q, on the manifold (quaternions)
-      tau = spec_.kp * position_error_ - spec_.kd * v;
+      tau = spec_.kp * position_error_ - spec_.kd * v + feedforward_;
       break;
     case ControllerSpec::Kind::GravityCompensation:
       tau = rnea(model_, data_, q, zero_nv_, zero_nv_);
       break;
     case ControllerSpec::Kind::Sinusoid: {
       difference(model_, q, q0_, position_error_);
-      tau = spec_.kp * position_error_ - spec_.kd * v;
+      tau = spec_.kp * position_error_ - spec_.kd * v + feedforward_;
       for (int j = 1; j < model_.nbodies(); ++j) {
         const int d = drive_of_joint_[j];
         if (d < 0) continue;
@@ -91,7 +113,7 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
         const double reference = drive.offset + drive.amplitude * std::sin(omega * t + drive.phase);
         const double reference_rate = drive.amplitude * omega * std::cos(omega * t + drive.phase);
         const int iv = model_.idx_v[j];
-        tau[iv] = spec_.kp * (reference - q[model_.idx_q[j]]) + spec_.kd * (reference_rate - v[iv]);
+        tau[iv] = spec_.kp * (reference - q[model_.idx_q[j]]) + spec_.kd * (reference_rate - v[iv]) + feedforward_[iv];
       }
       break;
     }

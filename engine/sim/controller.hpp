@@ -6,9 +6,17 @@
 //   sinusoid              τ = kp (r(t) - q) + kd (ṙ(t) - v) with
 //                         r(t) = offset + A sin(2π f t + phase) on driven joints;
 //                         actuated joints without a drive hold their initial position.
+// With feedforward: hold (PD hold, sinusoid) τ also carries the constant
+// holding torque τ_hold of the held pose (control/holding_forces.hpp): the
+// least-effort torques that, with the constraint forces, balance gravity and
+// the springs at rest there, so the PD acts on errors only and the robot does
+// not sag to build them up. hold() sets it (Simulation calls it at start on the
+// consistent initial pose; a GUI calls it again when it moves the pose).
 // τ is zero on every dof of an unactuated joint. compute() never allocates.
 #include <vector>
 
+#include "constraints/constraint_set.hpp"
+#include "control/holding_forces.hpp"
 #include "model/data.hpp"
 #include "scene/scene.hpp"
 
@@ -25,6 +33,16 @@ class Controller {
   void compute(double t, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                Eigen::Ref<VectorX> tau);
 
+  /// Makes q the held pose: the PD target (and the hold of joints without a
+  /// drive) and, with feedforward: hold, recomputes τ_hold at q for the
+  /// constraint set. Throws ModelError when q cannot be held with the actuated
+  /// joints (the controller keeps its previous pose and τ_hold then). Allocates.
+  void hold(const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q);
+  /// τ_hold (size nv, zero unless feedforward: hold) and the forces it was computed with.
+  const VectorX& feedforward() const { return feedforward_; }
+  const HoldingForces& holding() const { return holding_; }
+  const VectorX& heldPose() const { return q0_; }
+
   const ControllerSpec& spec() const { return spec_; }
   /// 1 on the dofs of actuated joints, 0 elsewhere (size nv).
   const VectorX& actuatedMask() const { return actuated_mask_; }
@@ -38,7 +56,10 @@ class Controller {
   ControllerSpec spec_;
   VectorX q0_;
   VectorX actuated_mask_;
+  std::vector<int> actuated_joints_;
   std::vector<int> drive_of_joint_;  // per joint: index into spec_.drives or -1
+  VectorX feedforward_;              // τ_hold, size nv
+  HoldingForces holding_;
   Data data_;                        // RNEA workspace (gravity compensation)
   VectorX position_error_;           // q0 ⊖ q, size nv
   VectorX zero_nv_;

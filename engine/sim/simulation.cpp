@@ -78,6 +78,8 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (options.consistent_start && constraints_->dimension() > 0) {
     initial_projection_ = makeConsistent(*constraints_, q_, v_, scene_.held_joints);
   }
+  // The holding torques belong to the pose actually simulated: the consistent start.
+  if (scene_.controller.feedforward == ControllerSpec::Feedforward::Hold) controller_->hold(*constraints_, q_);
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
   }

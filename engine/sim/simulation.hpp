@@ -49,6 +49,12 @@ class Simulation {
   /// as the next step() would; for callers that stop stepping. Returns !diverged().
   bool checkState();
 
+  /// Makes q the controller's held pose: its PD target and, with feedforward:
+  /// hold, the holding torques at q (for the GUI's joint sliders; q should
+  /// satisfy the constraints). Throws ModelError when q cannot be held.
+  void holdPose(const Eigen::Ref<const VectorX>& q) { controller_->hold(*constraints_, q); }
+  const Controller& controller() const { return *controller_; }
+
   double time() const { return time_; }
   long stepCount() const { return steps_; }
   const VectorX& q() const { return q_; }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -127,5 +128,32 @@ TEST(AppCheck, DescribesAUrdfAndRejectsBadFiles) {
   EXPECT_EQ(out.exit_code, 1) << out.text;
   EXPECT_TRUE(contains(out.text, "loopsim: error:")) << out.text;
   EXPECT_TRUE(contains(out.text, "dtt")) << out.text;
+  std::filesystem::remove(path);
+}
+
+TEST(AppCheck, ReportsTheHoldingForcesAndRefusesAPoseThatCannotBeHeld) {
+  Output out = runLoopsim("check " + scenePath("atlas_standing.yaml"));
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  for (const char* line : {"controller:   pd_hold on 30 actuated joints (kp 2000, kd 30, feedforward hold)",
+                           "holding forces at q0 (feedforward: hold; least actuator effort |tau|, then least |lambda|)",
+                           "left_foot_weld", "right_foot_weld", "50.3%", "49.7%",
+                           "support by the world constraints: 1718 N vertical (weight of the model 1718 N)"}) {
+    EXPECT_TRUE(contains(out.text, line)) << "missing '" << line << "' in:\n" << out.text;
+  }
+
+  // The same robot with its arms left passive: nothing carries their weight.
+  std::ifstream in(scenePath("atlas_standing.yaml"));
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string arms =
+      "l_arm_shz, l_arm_shx, l_arm_ely, l_arm_elx, l_arm_uwy, l_arm_mwx, l_arm_lwy,\n"
+      "           r_arm_shz, r_arm_shx, r_arm_ely, r_arm_elx, r_arm_uwy, r_arm_mwx, r_arm_lwy";
+  ASSERT_NE(yaml.find(arms), std::string::npos);
+  yaml.replace(yaml.find(arms), arms.size(), "l_arm_shz");
+  yaml.replace(yaml.find("robots/atlas/atlas.urdf"), 23, std::string(LOOPSIM_ASSETS_DIR) + "/robots/atlas/atlas.urdf");
+  const auto path = writeTemporaryScene("passive_arms", yaml);
+  out = runLoopsim("check " + path.string());
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_TRUE(contains(out.text, "hold: the pose cannot be held with the actuated joints")) << out.text;
+  EXPECT_TRUE(contains(out.text, "'r_arm_")) << out.text;
   std::filesystem::remove(path);
 }

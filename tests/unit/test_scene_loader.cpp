@@ -114,7 +114,7 @@ TEST(SceneFiles, HumanoidStandsOnTwoWeldsWithPdHold) {
   EXPECT_EQ(constraintRank(*s.model, s.constraints, s.q0).rank, 12);
   EXPECT_EQ(s.actuated_joints.size(), 30u);
   EXPECT_EQ(s.controller.kind, ControllerSpec::Kind::PdHold);
-  EXPECT_EQ(s.controller.kp, 300.0);
+  EXPECT_EQ(s.controller.kp, 1000.0);
   // "Weld it where it stands": the target is the sole's pose at q0 (z = 0).
   EXPECT_NEAR(s.constraints[0].placement2.t.z(), 0.0, 1e-12);
 }
