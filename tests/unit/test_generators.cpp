@@ -135,7 +135,8 @@ TEST(Generators, HumanoidTreeStandsOnTwoFullRankWelds) {
   EXPECT_EQ(m.nv, 36);
   EXPECT_TRUE(m.isFloatingBase());
   EXPECT_NEAR(m.totalMass(), 82.8, 1e-9);
-  EXPECT_DOUBLE_EQ(m.armature[m.idx_v[m.jointId("right_wrist_yaw")]], 0.05);
+  // No artificial rotor armature: implicit damping keeps the light wrists stable.
+  EXPECT_EQ(m.armature.lpNorm<Eigen::Infinity>(), 0.0);
   for (const char* name : {"left_knee", "right_ankle_roll", "torso_yaw", "neck_pitch", "left_wrist_roll"}) {
     EXPECT_GE(m.jointId(name), 1) << name;
   }

@@ -14,11 +14,6 @@ namespace {
 using Shape = VisualGeometry::Shape;
 
 constexpr double kThigh = 0.4, kShank = 0.4, kAnkleToSole = 0.08, kHipDrop = 0.1;
-// Reflected rotor inertia of a geared joint motor (kg m²). Besides being
-// realistic it keeps the light wrist links (~6e-4 kg m²) stable under the
-// uniform PD gains of a scene with explicit (semi-implicit Euler) time steps.
-constexpr double kArmature = 0.05;
-
 // Builds the tree part by part: each part is a joint plus a solid primitive.
 class HumanoidBuilder {
  public:
@@ -35,7 +30,6 @@ class HumanoidBuilder {
       spec.upper = limit_hi;
       spec.effort_limit = 300.0;
       spec.velocity_limit = 10.0;
-      spec.armature = kArmature;
     }
     const RigidShape solid{shape, size, mass, rgba};
     const int id = builder.addBody(parent, joint, spec, SE3(Matrix3::Identity(), offset),
