@@ -38,6 +38,11 @@ class Simulation {
   bool step();
   /// Steps until `duration` of simulated time has passed or divergence; returns !diverged().
   bool run(double duration);
+  /// Replaces the solver from the next step on, keeping the state (t, q, v,
+  /// energy, statistics): the new solver starts cold (no warm start) with the
+  /// current addedInertia(). Throws ModelError (registry capability check) and
+  /// keeps the old solver when the new one cannot take the constraint set.
+  void setSolver(const std::string& name, const SolverSettings& settings);
 
   double time() const { return time_; }
   long stepCount() const { return steps_; }
