@@ -25,6 +25,7 @@ struct GuiArguments {
   std::vector<std::string> switches;
   std::string size = "1280x720";
   std::string camera;
+  std::vector<std::string> show;
   long frames = 0;
 };
 
@@ -78,6 +79,16 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
                                      number(parts[2], "--camera", a.camera)};
     if (!((*o.camera)[2] > 0.0)) throw ModelError("", "--camera", "'" + a.camera + "': the distance must be > 0");
   }
+  for (const std::string& item : a.show) {
+    if (item == "frames") o.toggles.body_frames = true;
+    else if (item == "com") o.toggles.centers_of_mass = true;
+    else if (item == "constraints") o.toggles.constraint_frames = true;
+    else if (item == "forces") o.toggles.constraint_forces = true;
+    else if (item == "transparent") o.toggles.transparent = true;
+    else if (item == "wireframe") o.toggles.wireframe = true;
+    else if (item == "help") o.show_help = true;
+    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
+  }
   if (a.frames < 0) throw ModelError("", "--frames", std::to_string(a.frames) + ": must be >= 1");
   if (a.frames > 0) o.frames = a.frames;
   if (!o.screenshot.empty()) {
@@ -128,6 +139,8 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();
   gui->add_option("--msaa", a->options.msaa, "Multisample anti-aliasing samples (0 = off)")->capture_default_str();
   gui->add_option("--camera", a->camera, "AZIMUTH,ELEVATION,DISTANCE of the view (degrees, degrees, m)");
+  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
+      ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");

@@ -51,6 +51,9 @@ ModelView::ModelView(const Model& model, Renderer& renderer, MeshCache& meshes) 
       case VisualGeometry::Shape::Sphere:
         addPrimitive(v.body, renderer.sphere(), scaled(v.placement, Eigen::Vector3f::Constant(size.x())), rgba);
         break;
+      case VisualGeometry::Shape::Ellipsoid:
+        addPrimitive(v.body, renderer.sphere(), scaled(v.placement, size), rgba);
+        break;
       case VisualGeometry::Shape::Cylinder:
         addPrimitive(v.body, renderer.cylinder(), scaled(v.placement, {size.x(), size.x(), size.y()}), rgba);
         break;

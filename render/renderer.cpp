@@ -16,13 +16,14 @@ constexpr const char* kSolidVertex = R"(#version 330 core
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;
 uniform mat4 model;
+uniform mat3 normal_matrix;  // inverse transpose of model's 3x3 part, computed once per draw on the CPU
 uniform mat4 view_projection;
 out vec3 world_position;
 out vec3 world_normal;
 void main() {
   vec4 p = model * vec4(position, 1.0);
   world_position = p.xyz;
-  world_normal = mat3(transpose(inverse(model))) * normal;
+  world_normal = normal_matrix * normal;
   gl_Position = view_projection * p;
 })";
 
@@ -210,6 +211,8 @@ void Renderer::drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, cons
                          const SolidStyle& style) {
   solid_shader_->use();
   solid_shader_->set("model", model);
+  const Eigen::Matrix3f linear = model.topLeftCorner<3, 3>();
+  solid_shader_->set("normal_matrix", Eigen::Matrix3f(linear.inverse().transpose()));
   solid_shader_->set("view_projection", view_projection_);
   solid_shader_->set("eye", eye_);
   solid_shader_->set("unlit", style.wireframe ? 1.0f : 0.0f);

@@ -3,6 +3,7 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <cfloat>
 #include <cstdlib>
 #include <string>
 
@@ -32,7 +33,7 @@ bool displayAvailable() {
   return (x11 != nullptr && *x11 != '\0') || (wayland != nullptr && *wayland != '\0');
 }
 
-Window::Window(const WindowOptions& options) {
+Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mouse) {
   glfwSetErrorCallback(recordGlfwError);
   if (!displayAvailable()) throw DisplayUnavailable("no display (neither DISPLAY nor WAYLAND_DISPLAY is set)");
   if (glfwInit() != GLFW_TRUE) throw DisplayUnavailable("cannot open the display: " + lastGlfwError());
@@ -76,6 +77,12 @@ void Window::beginFrame() {
   glfwPollEvents();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
+  if (ignore_mouse_) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    for (bool& down : io.MouseDown) down = false;
+    io.MouseWheel = io.MouseWheelH = 0.0f;
+  }
   ImGui::NewFrame();
 }
 

@@ -20,6 +20,7 @@ struct WindowOptions {
   std::string title = "loopsim";
   bool visible = true;
   bool vsync = true;
+  bool ignore_mouse = false;  // scripted runs: the pointer (wherever the X server has it) never hovers or clicks
 };
 
 class Window {
@@ -42,6 +43,7 @@ class Window {
 
  private:
   GLFWwindow* window_ = nullptr;
+  bool ignore_mouse_ = false;
 };
 
 /// True when an X11 or Wayland display is named by the environment.

@@ -48,6 +48,8 @@ class GuiApp {
       : options_(options), window_(window), renderer_(renderer) {
     glfwSetDropCallback(window_.handle(), onDrop);
     state_.show_ui = !options.hide_ui;
+    state_.toggles = options.toggles;
+    state_.show_help = options.show_help;
     const fs::path scenes_dir = fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
     state_.scene_files = sceneFilesIn(scenes_dir);
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
@@ -433,7 +435,9 @@ std::vector<std::string> sceneFilesIn(const fs::path& dir) {
 
 int runGui(const GuiOptions& options) {
   try {
-    render::Window window({options.width, options.height, "loopsim", true, !options.frames.has_value()});
+    // A --frames run is scripted: no vsync (FPS measures the work) and no mouse.
+    render::Window window({options.width, options.height, "loopsim", true, !options.frames.has_value(),
+                           options.frames.has_value()});
     render::Renderer renderer(options.msaa);
     GuiApp app(options, window, renderer);
     return app.run();

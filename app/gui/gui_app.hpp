@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "gui/overlays.hpp"
+
 namespace loopsim::app {
 
 struct GuiOptions {
@@ -21,6 +23,8 @@ struct GuiOptions {
   int msaa = 4;
   std::optional<std::array<double, 3>> camera;  // azimuth, elevation (deg), distance (m)
   bool hide_ui = false;
+  OverlayToggles toggles;  // --show: visual toggles on from the start
+  bool show_help = false;
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

@@ -54,7 +54,13 @@ ShaderProgram::ShaderProgram(const char* name, const char* vertex_source, const 
 ShaderProgram::~ShaderProgram() { glDeleteProgram(program_); }
 
 void ShaderProgram::use() const { glUseProgram(program_); }
-int ShaderProgram::uniform(const char* name) const { return glGetUniformLocation(program_, name); }
+int ShaderProgram::uniform(const char* name) const {
+  const auto found = locations_.find(name);
+  if (found != locations_.end()) return found->second;
+  const int location = glGetUniformLocation(program_, name);
+  locations_.emplace(name, location);
+  return location;
+}
 void ShaderProgram::set(const char* name, const Eigen::Matrix4f& m) const {
   glUniformMatrix4fv(uniform(name), 1, GL_FALSE, m.data());
 }

@@ -1,6 +1,7 @@
 #pragma once
 // A linked GLSL program; compile or link errors throw with the driver's log.
 #include <string>
+#include <unordered_map>
 
 #include <Eigen/Core>
 
@@ -14,6 +15,7 @@ class ShaderProgram {
   ShaderProgram& operator=(const ShaderProgram&) = delete;
 
   void use() const;
+  /// Uniform location. `name` must be a string literal: locations are cached by its address.
   int uniform(const char* name) const;
   void set(const char* name, const Eigen::Matrix4f& m) const;
   void set(const char* name, const Eigen::Matrix3f& m) const;
@@ -24,6 +26,7 @@ class ShaderProgram {
  private:
   unsigned program_ = 0;
   std::string name_;
+  mutable std::unordered_map<const char*, int> locations_;  // by the literal's address: no string work per draw
 };
 
 }  // namespace loopsim::render

@@ -237,6 +237,41 @@ TEST(Gui, BrokenSceneShowsTheErrorAndKeepsTheWindow) {
   fs::remove(png);
 }
 
+TEST(Gui, MissingMeshIsABoxFromTheInertiaWithOneWarning) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path urdf = freshPath("meshbot.urdf"), png = freshPath("meshbot.png");
+  const std::string mesh = R"(<geometry><mesh filename="package://nowhere/meshes/gone.stl"/></geometry>)";
+  std::ofstream(urdf) << R"(<robot name="meshbot">
+  <link name="base"><visual><geometry><box size="0.2 0.2 0.2"/></geometry></visual></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.5"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+  <link name="arm"><inertial><origin xyz="0 0 0.2"/><mass value="2"/>
+      <inertia ixx="0.03" iyy="0.03" izz="0.005" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual>)" << mesh << R"(<material name="red"><color rgba="0.9 0.1 0.1 1"/></material></visual>
+    <visual>)" << mesh << R"(<material name="red"/></visual></link>
+</robot>)";
+  const Output out = runGui(urdf.string() + " --frames 2 --size 240x240 --msaa 0 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::string warning = "visual 'arm' on body 'arm': mesh file 'package://nowhere/meshes/gone.stl' not found";
+  const auto first = out.text.find(warning);
+  ASSERT_NE(first, std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find(warning, first + 1), std::string::npos) << "warned twice\n" << out.text;
+  EXPECT_NE(out.text.find("drawing a box sized from the body's inertia"), std::string::npos) << out.text;
+  // The stand-in box is drawn in the visual's colour.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 240);
+  long red = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      red += (p[0] > 80 && p[0] > 4 * p[1] && p[0] > 4 * p[2]) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(red, 500) << "no placeholder box in " << png;
+  fs::remove(urdf);
+  fs::remove(png);
+}
+
 TEST(Gui, WithoutADisplayExitsWithCode2) {
   const Output out = shell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(LOOPSIM_BINARY) + " gui " +
                            scenePath("four_bar.yaml") + " --frames 1");
