@@ -114,7 +114,7 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     state_.divergence.clear();
     state_.selected_body = -1;
     state_.follow = false;
-    state_.status = "opened " + path + (model_view_->warnings().empty() ? "" : " (" + std::to_string(model_view_->warnings().size()) + " warnings: see the log)");
+    state_.say("opened " + path + (model_view_->warnings().empty() ? "" : " (" + std::to_string(model_view_->warnings().size()) + " warnings: see the log)"));
     state_.scene_index = -1;
     for (std::size_t k = 0; k < state_.scene_files.size(); ++k) {
       std::error_code ec;
@@ -210,7 +210,7 @@ void GuiApp::carryOutRequests() {
     scene.projection = state_.projection;
     try {
       session_->reset();
-      state_.status = "reset";
+      state_.say("reset");
     } catch (const std::exception& e) {
       state_.error = std::string("Cannot reset with these settings:\n") + e.what();
     }
@@ -223,7 +223,7 @@ void GuiApp::carryOutRequests() {
   if (solver) {
     try {
       session_->setSolver(*solver, state_.settings);
-      state_.status = "solver " + *solver + " from t = " + std::to_string(session_->simulation().time()) + " s";
+      state_.say("solver " + *solver + " from t = " + std::to_string(session_->simulation().time()) + " s");
       window_.setTitle("loopsim - " + session_->simulation().scene().name + " (" + *solver + ")");
     } catch (const std::exception& e) {
       state_.error = "Cannot switch to " + *solver + ":\n" + e.what();
@@ -245,7 +245,7 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
     try {
       session_->setSolver(name, session_->simulation().scene().solver_settings);
       spdlog::info("solver {} from t = {} s (step {})", name, session_->simulation().time(), at);
-      state_.status = "solver " + name + " from t = " + std::to_string(session_->simulation().time()) + " s";
+      state_.say("solver " + name + " from t = " + std::to_string(session_->simulation().time()) + " s");
     } catch (const std::exception& e) {
       state_.error = "Cannot switch to " + name + ":\n" + e.what();
       spdlog::error("cannot switch to {}: {}", name, e.what());
@@ -346,6 +346,7 @@ int GuiApp::run() {
   long frames = 0, window_frames = 0;
   double window_sim_start = session_ ? session_->simulation().time() : 0.0;
   const double sim_start = window_sim_start;
+  double physics_wall = 0.0;  // of the frames' wall time, the part spent stepping
   int exit_code = 0;
   while (!window_.shouldClose()) {
     const Clock::time_point now = Clock::now();
@@ -356,7 +357,9 @@ int GuiApp::run() {
     handleInput();
     drawUi();
     carryOutRequests();
+    const Clock::time_point physics_start = Clock::now();
     advancePhysics(wall_dt);
+    physics_wall += seconds(Clock::now() - physics_start);
     checkDivergence();
     if (session_) session_->updateKinematics();
 
@@ -373,7 +376,7 @@ int GuiApp::run() {
       const fs::path path = render::freeScreenshotPath(fs::current_path());
       try {
         saveScreenshot(path);
-        state_.status = "saved " + path.string();
+        state_.say("saved " + path.string());
         spdlog::info("screenshot: {}", path.string());
       } catch (const std::exception& e) {
         state_.error = e.what();
@@ -409,6 +412,8 @@ int GuiApp::run() {
     std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, MSAA %d, physics included); simulated %.4f s (RTF %.2f)\n",
                 frames, wall, static_cast<double>(frames) / wall, width, height, renderer_.msaaSamples(), simulated,
                 simulated / wall);
+    std::printf("gui: per frame %.2f ms physics, %.2f ms drawing and the rest\n", 1e3 * physics_wall / static_cast<double>(frames),
+                1e3 * (wall - physics_wall) / static_cast<double>(frames));
     Eigen::Vector4f box;
     if (session_ && screenBox(width, height, box)) {
       std::printf("gui: model on screen: %.0f %.0f %.0f %.0f (x0 y0 x1 y1, pixels)\n", box[0], box[1], box[2], box[3]);

@@ -32,7 +32,8 @@ struct GuiState {
   bool follow = false;
 
   std::string error;      // a failed load or switch: shown until dismissed
-  std::string status;     // the last action's outcome
+  std::string status;     // the last action's outcome, shown for a few seconds
+  double status_time = 0.0;  // ImGui time when it was said
   std::string divergence; // why and when the simulation stopped
 
   double fps = 0.0;       // measured over the last second
@@ -52,6 +53,7 @@ struct GuiState {
   GuiRequests requests;
 
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
+  void say(std::string message);
 };
 
 }  // namespace loopsim::app

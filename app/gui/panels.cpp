@@ -229,13 +229,18 @@ void drawMessages(GuiState& state) {
     ImGui::End();
     ImGui::PopStyleColor();
   }
-  if (!state.status.empty()) {
+  if (!state.status.empty() && ImGui::GetTime() - state.status_time < 6.0) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
     ImGui::TextUnformatted(state.status.c_str());
     ImGui::End();
   }
+}
+
+void GuiState::say(std::string message) {
+  status = std::move(message);
+  status_time = ImGui::GetTime();
 }
 
 }  // namespace loopsim::app
