@@ -130,7 +130,8 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->footer(
       "With --frames N (or --screenshot) it renders N frames, each advancing exactly 1/60 s of simulated time, "
       "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load in a "
-      "--frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`).");
+      "--frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
+      "simulation diverged in a --frames run (it pauses there, as in the window).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`)");
   gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME at simulated time T (repeatable)");

@@ -422,6 +422,7 @@ int GuiApp::run() {
     if (!state_.error.empty()) std::printf("gui: error shown: %s\n", state_.error.c_str());
     if (session_ && session_->simulation().diverged()) std::printf("gui: %s\n", state_.divergence.c_str());
     if (load_failed_ && exit_code == 0) exit_code = 1;
+    if (session_ && session_->simulation().diverged() && exit_code == 0) exit_code = kExitGuiDiverged;
   }
   return exit_code;
 }

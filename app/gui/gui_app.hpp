@@ -31,8 +31,10 @@ struct GuiOptions {
 };
 
 /// Exit codes: 0 done; 1 bad input (the scene failed to load in a --frames
-/// run, a screenshot or record could not be written); 2 no display.
+/// run, a screenshot or record could not be written); 2 no display; 3 the
+/// simulation diverged in a --frames run (as `loopsim run`).
 constexpr int kExitNoDisplay = 2;
+constexpr int kExitGuiDiverged = 3;
 int runGui(const GuiOptions& options);
 
 /// The scene files of a directory (sorted *.yaml), for the picker.

@@ -272,6 +272,40 @@ TEST(Gui, MissingMeshIsABoxFromTheInertiaWithOneWarning) {
   fs::remove(png);
 }
 
+TEST(Gui, DivergencePausesAndSaysWhatAndWhen) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  // An explicit PD far too stiff for dt = 10 ms: the loop opens at the second step.
+  const fs::path scene = freshPath("unstable.yaml"), png = freshPath("unstable.png");
+  std::ofstream(scene) << R"(name: unstable
+models:
+  - generator: four_bar
+    params: {ground: 0.9, crank: 0.3, coupler: 1.0, rocker: 0.8, crank_angle: 1.0}
+    pose: {position: [0, 0, 1.0], rpy: [1.5707963267948966, 0, 0]}
+actuated: [crank_joint]
+controller: {type: pd_hold, kp: 100000, kd: 0}
+initial: {v: {crank_joint: 1.0}}
+dt: 0.01
+)";
+  const Output out = runGui(scene.string() + " --frames 6 --size 320x240 --msaa 0 --hide-ui --screenshot " + png.string());
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  EXPECT_NE(out.text.find("gui: 6 frames"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: diverged at t = 0.02 s (step 2): constraint violation"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.020000 s"), std::string::npos) << "paused where it diverged\n" << out.text;
+  // The fastest joint's body is drawn in the warning red.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 320) << out.text;
+  long red = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      red += (p[0] > 100 && p[0] > 3 * p[1] && p[0] > 3 * p[2]) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(red, 100) << "no highlighted body in " << png;
+  fs::remove(scene);
+  fs::remove(png);
+}
+
 TEST(Gui, WithoutADisplayExitsWithCode2) {
   const Output out = shell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(LOOPSIM_BINARY) + " gui " +
                            scenePath("four_bar.yaml") + " --frames 1");
