@@ -213,6 +213,18 @@ TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   }
 }
 
+TEST(Gui, RecordReplaysBitForBit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("replayed.csv");
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --frames 30 --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK, 500 states identical bit for bit"), std::string::npos) << replay.text;
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
 TEST(Gui, BrokenSceneShowsTheErrorAndKeepsTheWindow) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path scene = freshPath("broken.yaml"), png = freshPath("broken.png");
