@@ -172,6 +172,7 @@ void GuiApp::handleInput() {
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_L, false)) state_.requests.reload = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false)) state_.requests.screenshot = true;
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_A, false)) state_.requests.reset_camera = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) window_.requestClose();
   }
   if (io.WantCaptureMouse) return;
   const float height = std::max(1.0f, io.DisplaySize.y);

@@ -185,6 +185,7 @@ const std::vector<std::pair<const char*, const char*>>& shortcutList() {
       {"Ctrl+L", "reload the scene from disk"},
       {"Ctrl+P", "save a screenshot (PNG, never overwrites)"},
       {"Ctrl+A", "reset the view"},
+      {"Ctrl+Q", "quit"},
       {"Tab", "show / hide the panels"},
       {"F1", "this help"},
       {"Esc", "free camera (stop following)"},

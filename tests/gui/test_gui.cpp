@@ -225,6 +225,25 @@ TEST(Gui, RecordReplaysBitForBit) {
   fs::remove(fs::path(csv).replace_extension(".json"));
 }
 
+TEST(Gui, KeysPauseStepResetAndQuit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  // Space pauses, Right steps, Backspace resets (staying paused), two more Right steps, Ctrl+Q quits:
+  // the run ends at exactly two steps of the four-bar's dt = 1 ms, whatever the timing of the keys.
+  // Each key is held 0.2 s so that a frame sees it however slow the machine is.
+  const fs::path script = freshPath("keys.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --frames 100000000 --size 160x120 --msaa 0 --hide-ui &\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.3\n"
+                               "xdotool key --delay 200 space Right Right Right BackSpace Right Right ctrl+q\n"
+                               "wait\n";
+  const Output out = shell("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' sh " + script.string());
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << out.text;
+  fs::remove(script);
+}
+
 TEST(Gui, BrokenSceneShowsTheErrorAndKeepsTheWindow) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path scene = freshPath("broken.yaml"), png = freshPath("broken.png");
