@@ -234,13 +234,38 @@ TEST(Gui, KeysPauseStepResetAndQuit) {
   const fs::path script = freshPath("keys.sh");
   std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
                                " --frames 100000000 --size 160x120 --msaa 0 --hide-ui &\n"
+                               "gui=$!\n"
                                "xdotool search --sync --name loopsim > /dev/null\n"
                                "sleep 0.3\n"
                                "xdotool key --delay 200 space Right Right Right BackSpace Right Right ctrl+q\n"
-                               "wait\n";
+                               "wait $gui\n";  // the GUI's exit code
   const Output out = shell("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' sh " + script.string());
   EXPECT_EQ(out.exit_code, 0) << out.text;
   EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << out.text;
+  fs::remove(script);
+}
+
+TEST(Gui, ReloadingASceneBrokenOnDiskShowsTheErrorAndKeepsTheOldScene) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  const fs::path scene = freshPath("edited.yaml"), script = freshPath("reload.sh");
+  fs::copy_file(scenePath("four_bar.yaml"), scene);
+  // Open, pause, break the file on disk, Ctrl+L, step twice (the old scene still runs), quit.
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scene.string() +
+                               " --frames 100000000 --size 320x240 --msaa 0 --hide-ui &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.3\n"
+                               "xdotool key --delay 200 space BackSpace\n"
+                               "echo 'solvr: kkt' >> " + scene.string() + "\n"
+                               "xdotool key --delay 200 ctrl+l Right Right ctrl+q\n"
+                               "wait $gui\n";  // the GUI's exit code
+  const Output out = shell("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' sh " + script.string());
+  EXPECT_EQ(out.exit_code, 1) << "a --frames run that ends with a failed load exits 1\n" << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot open " + scene.string()), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("solvr"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << "the old scene kept running\n" << out.text;
+  fs::remove(scene);
   fs::remove(script);
 }
 
