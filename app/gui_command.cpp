@@ -15,6 +15,7 @@
 #include "gui_commands.hpp"
 #include "model/errors.hpp"
 #include "render/window.hpp"
+#include "solvers/registry.hpp"
 
 namespace loopsim::app {
 
@@ -57,7 +58,11 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     }
     const double t = number(entry.substr(0, colon), "--switch-solver", entry);
     if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
-    o.solver_switches.emplace_back(t, entry.substr(colon + 1));
+    const std::string name = entry.substr(colon + 1);
+    if (findSolver(name) == nullptr) {
+      throw ModelError("", "--switch-solver", "'" + entry + "': unknown solver '" + name + "' (see `loopsim solvers`)");
+    }
+    o.solver_switches.emplace_back(t, name);
   }
   std::stable_sort(o.solver_switches.begin(), o.solver_switches.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -129,8 +134,8 @@ Command registerGuiCommand(CLI::App& parent) {
   CLI::App* gui = parent.add_subcommand("gui", "Open the desktop simulator (3D view, solver switching, panels and plots)");
   gui->footer(
       "With --frames N (or --screenshot) it renders N frames, each advancing exactly 1/60 s of simulated time, "
-      "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load in a "
-      "--frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
+      "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load or a "
+      "solver switch that was refused in a --frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
       "simulation diverged in a --frames run (it pauses there, as in the window).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`)");

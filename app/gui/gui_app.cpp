@@ -81,7 +81,8 @@ class GuiApp {
   std::unique_ptr<render::ModelView> model_view_;
   float model_scale_ = 1.0f;
   bool recording_ = false;
-  bool load_failed_ = false;  // the last open() failed (a --frames run then exits 1)
+  bool load_failed_ = false;    // the last open() failed (a --frames run then exits 1)
+  bool switch_failed_ = false;  // a --switch-solver was refused (likewise)
   std::size_t next_switch_ = 0;
   double sim_target_time_ = 0.0;  // where physics should be after this frame
   bool divergence_reported_ = false;
@@ -250,6 +251,7 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
     } catch (const std::exception& e) {
       state_.error = "Cannot switch to " + name + ":\n" + e.what();
       spdlog::error("cannot switch to {}: {}", name, e.what());
+      switch_failed_ = true;
     }
     ++next_switch_;
   }
@@ -422,7 +424,7 @@ int GuiApp::run() {
     if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
     if (!state_.error.empty()) std::printf("gui: error shown: %s\n", state_.error.c_str());
     if (session_ && session_->simulation().diverged()) std::printf("gui: %s\n", state_.divergence.c_str());
-    if (load_failed_ && exit_code == 0) exit_code = 1;
+    if ((load_failed_ || switch_failed_) && exit_code == 0) exit_code = 1;
     if (session_ && session_->simulation().diverged() && exit_code == 0) exit_code = kExitGuiDiverged;
   }
   return exit_code;

@@ -30,8 +30,8 @@ struct GuiOptions {
   std::string command_line;
 };
 
-/// Exit codes: 0 done; 1 bad input (the scene failed to load in a --frames
-/// run, a screenshot or record could not be written); 2 no display; 3 the
+/// Exit codes: 0 done; 1 bad input (the scene failed to load or a solver
+/// switch was refused in a --frames run, a screenshot or record could not be written); 2 no display; 3 the
 /// simulation diverged in a --frames run (as `loopsim run`).
 constexpr int kExitNoDisplay = 2;
 constexpr int kExitGuiDiverged = 3;

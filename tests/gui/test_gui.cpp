@@ -213,6 +213,18 @@ TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   }
 }
 
+TEST(Gui, ARefusedSolverSwitchIsShownAndTheRunGoesOn) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const Output out = runGui(scenePath("redundant_four_bar.yaml") + " --switch-solver 0.1:ltl --frames 12 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot switch to ltl:"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("does not support redundant constraint sets"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.200000 s, solver prox-ltl"), std::string::npos) << out.text;
+  const Output unknown = runLoopsim("gui " + scenePath("four_bar.yaml") + " --switch-solver 0.1:ltll");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.text;
+  EXPECT_NE(unknown.text.find("--switch-solver: '0.1:ltll': unknown solver 'ltll'"), std::string::npos) << unknown.text;
+}
+
 TEST(Gui, RecordReplaysBitForBit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path csv = freshPath("replayed.csv");
