@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,10 +41,17 @@ Output shell(const std::string& command) {
 
 bool haveXvfb() { return shell("command -v xvfb-run").exit_code == 0; }
 
-// The GUI binary in its own virtual X server (-a: a free display number, so tests may run in parallel).
-Output runGui(const std::string& arguments) {
-  return shell("xvfb-run -a -s '-screen 0 1024x768x24' " + std::string(LOOPSIM_BINARY) + " gui " + arguments);
+// A shell command in its own virtual X server. The exit code is the command's,
+// reported from inside: xvfb-run's own can also say that cleaning up its
+// temporary directory failed, which is not the GUI's doing.
+Output inXvfb(const std::string& command) {
+  Output out = shell("xvfb-run -a -s '-screen 0 1024x768x24' sh -c '" + command + "; echo \"exit code: $?\"'");
+  const auto at = out.text.rfind("exit code: ");
+  out.exit_code = at == std::string::npos ? -1 : std::atoi(out.text.c_str() + at + 11);
+  return out;
 }
+
+Output runGui(const std::string& arguments) { return inXvfb(std::string(LOOPSIM_BINARY) + " gui " + arguments); }
 
 Output runLoopsim(const std::string& arguments) { return shell(std::string(LOOPSIM_BINARY) + " " + arguments); }
 
@@ -251,7 +259,7 @@ TEST(Gui, KeysPauseStepResetAndQuit) {
                                "sleep 0.3\n"
                                "xdotool key --delay 200 space Right Right Right BackSpace Right Right ctrl+q\n"
                                "wait $gui\n";  // the GUI's exit code
-  const Output out = shell("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' sh " + script.string());
+  const Output out = inXvfb("timeout 120 sh " + script.string());
   EXPECT_EQ(out.exit_code, 0) << out.text;
   EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << out.text;
   fs::remove(script);
@@ -272,7 +280,7 @@ TEST(Gui, ReloadingASceneBrokenOnDiskShowsTheErrorAndKeepsTheOldScene) {
                                "echo 'solvr: kkt' >> " + scene.string() + "\n"
                                "xdotool key --delay 200 ctrl+l Right Right ctrl+q\n"
                                "wait $gui\n";  // the GUI's exit code
-  const Output out = shell("timeout 120 xvfb-run -a -s '-screen 0 1024x768x24' sh " + script.string());
+  const Output out = inXvfb("timeout 120 sh " + script.string());
   EXPECT_EQ(out.exit_code, 1) << "a --frames run that ends with a failed load exits 1\n" << out.text;
   EXPECT_NE(out.text.find("gui: error shown: Cannot open " + scene.string()), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("solvr"), std::string::npos) << out.text;
