@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -27,7 +28,7 @@ struct GuiArguments {
   std::string size = "1280x720";
   std::string camera;
   std::vector<std::string> show;
-  long frames = 0;
+  std::optional<long> frames;
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -94,8 +95,8 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else if (item == "help") o.show_help = true;
     else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
   }
-  if (a.frames < 0) throw ModelError("", "--frames", std::to_string(a.frames) + ": must be >= 1");
-  if (a.frames > 0) o.frames = a.frames;
+  if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
+  o.frames = a.frames;
   if (!o.screenshot.empty()) {
     std::error_code ec;
     if (std::filesystem::exists(std::filesystem::symlink_status(o.screenshot, ec))) {
@@ -112,7 +113,7 @@ std::string commandLine(const GuiArguments& a) {
   os << "loopsim gui " << a.options.scene;
   if (!a.options.solver.empty()) os << " --solver " << a.options.solver;
   for (const std::string& s : a.switches) os << " --switch-solver " << s;
-  if (a.frames > 0) os << " --frames " << a.frames;
+  if (a.frames) os << " --frames " << *a.frames;
   if (!a.options.record.empty()) os << " --record " << a.options.record;
   if (a.options.overwrite) os << " --overwrite";
   return os.str();

@@ -389,6 +389,24 @@ TEST(Gui, WithoutADisplayExitsWithCode2) {
   EXPECT_NE(out.text.find("no display"), std::string::npos) << out.text;
 }
 
+TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
+  const std::string scene = scenePath("four_bar.yaml");
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--frames 0", "--frames: 0: must be >= 1"},
+           {"--size 10x10", "--size: '10x10': width and height must be whole numbers from 64 to 8192"},
+           {"--size 640by480", "--size: '640by480' is not WxH"},
+           {"--msaa 64", "--msaa: 64 samples: use 0 (off) to 16"},
+           {"--camera 1,2", "--camera: '1,2' is not AZIMUTH,ELEVATION,DISTANCE"},
+           {"--camera 1,2,-3", "--camera: '1,2,-3': the distance must be > 0"},
+           {"--show frames,bogus", "--show: unknown item 'bogus'"},
+           {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
+           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"}}) {
+    const Output out = runLoopsim("gui " + scene + " " + arguments);
+    EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
+    EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
+  }
+}
+
 TEST(Gui, ScreenshotNeverOverwritesAFile) {
   const fs::path png = freshPath("taken.png");
   std::ofstream(png) << "mine";
