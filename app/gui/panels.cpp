@@ -12,7 +12,7 @@ namespace loopsim::app {
 
 namespace {
 
-constexpr float kPanelWidth = 300.0f;
+constexpr float kPanelWidth = 320.0f;
 const ImVec4 kErrorColour(1.0f, 0.42f, 0.36f, 1.0f);
 const ImVec4 kDimColour(0.6f, 0.6f, 0.6f, 1.0f);
 
@@ -43,7 +43,7 @@ void fileSection(GuiState& state, SimulationSession* session) {
   const bool enter = inputText("##path", state.open_path);
   ImGui::SameLine();
   if ((ImGui::Button("Open") || enter) && !state.open_path.empty()) state.requests.open = state.open_path;
-  ImGui::TextColored(kDimColour, "scene .yaml, .urdf or MJCF .xml; or drop a file");
+  ImGui::TextColored(kDimColour, "a scene, URDF or MJCF file (or drop one)");
   ImGui::BeginDisabled(session == nullptr);
   if (ImGui::Button("Reload (Ctrl+L)")) state.requests.reload = true;
   ImGui::EndDisabled();
@@ -60,7 +60,8 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
   ImGui::EndDisabled();
   static const char* kSpeeds[] = {"1x", "1/2x", "1/4x", "1/8x", "1/16x", "1/32x"};
-  ImGui::SliderInt("slow motion", &state.slow_motion, 0, 5, kSpeeds[std::clamp(state.slow_motion, 0, 5)]);
+  ImGui::SetNextItemWidth(150.0f);
+  ImGui::SliderInt("slow motion (- =)", &state.slow_motion, 0, 5, kSpeeds[std::clamp(state.slow_motion, 0, 5)]);
   ImGui::Text("real-time factor %.2f (target %.3g)", state.rtf, state.speed());
 }
 
@@ -110,7 +111,7 @@ void renderingSection(GuiState& state) {
   OverlayToggles& t = state.toggles;
   ImGui::Checkbox("body frames", &t.body_frames);
   ImGui::Checkbox("centres of mass", &t.centers_of_mass);
-  ImGui::Checkbox("constraint frames + closure error", &t.constraint_frames);
+  ImGui::Checkbox("constraints + closure error", &t.constraint_frames);
   ImGui::Checkbox("constraint forces (lambda)", &t.constraint_forces);
   if (t.constraint_forces && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
   ImGui::Checkbox("transparent", &t.transparent);
