@@ -21,7 +21,7 @@ struct MeshData {
 // Unit primitives, centred at the origin: box of side 1; sphere of radius 1;
 // cylinder of radius 1 and length 1 along z; cone of radius 1 from z = 0 to 1.
 MeshData unitBox();
-MeshData unitSphere(int slices = 32, int stacks = 16);
+MeshData unitSphere(int slices = 20, int stacks = 10);
 MeshData unitCylinder(int slices = 32);
 MeshData unitCone(int slices = 24);
 
