@@ -217,8 +217,8 @@ void GuiApp::carryOutRequests() {
       state_.error = std::string("Cannot reset with these settings:\n") + e.what();
     }
     state_.divergence.clear();
-    divergence_reported_ = false;
-    sim_target_time_ = 0.0;
+    divergence_reported_ = session_->simulation().diverged();
+    sim_target_time_ = session_->simulation().time();  // 0, or where the kept simulation is when the reset failed
   }
   const std::string current_solver = session_->simulation().scene().solver;
   const std::optional<std::string> solver = requests.solver ? requests.solver : requests.apply_settings ? std::optional(current_solver) : std::nullopt;
