@@ -217,7 +217,7 @@ void GuiApp::carryOutRequests() {
       state_.error = std::string("Cannot reset with these settings:\n") + e.what();
     }
     state_.divergence.clear();
-    divergence_reported_ = session_->simulation().diverged();
+    divergence_reported_ = false;  // a kept diverged simulation is reported again
     sim_target_time_ = session_->simulation().time();  // 0, or where the kept simulation is when the reset failed
   }
   const std::string current_solver = session_->simulation().scene().solver;
