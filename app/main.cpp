@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "gui_commands.hpp"
 #include "info_command.hpp"
 #include "record_commands.hpp"
 #include "sim_commands.hpp"
@@ -41,10 +42,17 @@ int main(int argc, char** argv) {
       loopsim::app::registerReplayCommand(cli),
       loopsim::app::registerEvalCommand(cli),
       loopsim::app::registerBenchCommand(cli),
+      loopsim::app::registerGuiCommand(cli),
   };
 
+  // Plain `loopsim`: the main job (the GUI on the default scene, or a headless run without a display).
+  std::vector<std::string> arguments(argv, argv + argc);
+  if (argc == 1) arguments = loopsim::app::defaultJobArguments(arguments[0]);
+  std::vector<const char*> argument_pointers;
+  for (const std::string& a : arguments) argument_pointers.push_back(a.c_str());
+
   try {
-    cli.parse(argc, argv);
+    cli.parse(static_cast<int>(argument_pointers.size()), argument_pointers.data());
   } catch (const CLI::ParseError& e) {
     return cli.exit(e);
   }

@@ -26,12 +26,12 @@ struct Frame {
 
 /// Visual geometry kept for rendering only; never used by dynamics.
 struct VisualGeometry {
-  enum class Shape { Box, Sphere, Cylinder, Capsule, Mesh };
+  enum class Shape { Box, Sphere, Cylinder, Capsule, Mesh, Ellipsoid };
   std::string name;      // owning link or geom name
   int body = 0;
   SE3 placement;         // in the body frame
   Shape shape = Shape::Box;
-  Vector3 size = Vector3::Zero();  // box: full extents; sphere: (r); cylinder/capsule: (r, length of the cylindrical part)
+  Vector3 size = Vector3::Zero();  // box: full extents; sphere: (r); cylinder/capsule: (r, length of the cylindrical part); ellipsoid: radii
   Vector3 mesh_scale = Vector3::Ones();
   std::string mesh_file;           // resolved path when shape == Mesh
   Vector4 rgba{0.7, 0.7, 0.7, 1.0};

@@ -346,8 +346,8 @@ class MjcfAssembler {
         v.size = Vector3(size[0], 0.0, 0.0);
         break;
       case mjGEOM_ELLIPSOID:
-        v.shape = VisualGeometry::Shape::Sphere;
-        v.size = Vector3(std::max({size[0], size[1], size[2]}), 0.0, 0.0);
+        v.shape = VisualGeometry::Shape::Ellipsoid;
+        v.size = mjVector(size);  // radii
         break;
       case mjGEOM_CYLINDER:
       case mjGEOM_CAPSULE:

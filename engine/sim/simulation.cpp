@@ -184,6 +184,14 @@ bool Simulation::step() {
   return !divergence_;
 }
 
+void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {
+  std::unique_ptr<ConstrainedSolver> next = makeSolver(name, *constraints_, settings);
+  next->setAddedInertia(solver_->addedInertia());
+  solver_ = std::move(next);
+  scene_.solver = name;
+  scene_.solver_settings = settings;
+}
+
 bool Simulation::run(double duration) {
   const long target = steps_ + static_cast<long>(std::llround(duration / scene_.dt));
   while (steps_ < target) {

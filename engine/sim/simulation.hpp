@@ -55,6 +55,12 @@ class Simulation {
   void holdPose(const Eigen::Ref<const VectorX>& q) { controller_->hold(*constraints_, q); }
   const Controller& controller() const { return *controller_; }
 
+  /// Replaces the solver from the next step on, keeping the state (t, q, v,
+  /// energy, statistics): the new solver starts cold (no warm start) with the
+  /// current addedInertia(). Throws ModelError (registry capability check) and
+  /// keeps the old solver when the new one cannot take the constraint set.
+  void setSolver(const std::string& name, const SolverSettings& settings);
+
   double time() const { return time_; }
   long stepCount() const { return steps_; }
   const VectorX& q() const { return q_; }

@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -373,6 +374,18 @@ TEST(MjcfLoader, MissingMeshesGetPlaceholdersAndFilePoses) {
     EXPECT_EQ(e.file(), "meshes.xml");
     EXPECT_NE(std::string(e.what()).find("absent_"), std::string::npos) << e.what();
   }
+}
+
+TEST(MjcfLoader, EllipsoidVisualsKeepTheirThreeRadii) {
+  const fs::path file = fs::temp_directory_path() / "loopsim_ellipsoid_test.xml";
+  std::ofstream(file) << R"(<mujoco><worldbody><body name="egg" pos="0 0 1"><joint name="hinge" axis="0 1 0"/>
+    <geom name="shell" type="ellipsoid" size="0.1 0.2 0.3" pos="0.5 0 0" rgba="1 0 0 1" mass="1"/></body></worldbody></mujoco>)";
+  const Model m = loadMjcf(file).model;
+  fs::remove(file);
+  ASSERT_EQ(m.visuals.size(), 1u);
+  EXPECT_EQ(m.visuals[0].shape, VisualGeometry::Shape::Ellipsoid);
+  EXPECT_TRUE(m.visuals[0].size.isApprox(Vector3(0.1, 0.2, 0.3)));
+  EXPECT_TRUE(m.visuals[0].placement.t.isApprox(Vector3(0.5, 0, 0)));
 }
 
 TEST(MjcfLoader, BadInputIsAModelErrorNamingTheFile) {

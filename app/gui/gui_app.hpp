@@ -1,0 +1,43 @@
+#pragma once
+// `loopsim gui`: the window's main loop. It wires the engine (sessions) to the
+// renderer and the panels: input, requested actions, physics at a fixed
+// simulated time per frame, drawing, screenshots.
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gui/overlays.hpp"
+
+namespace loopsim::app {
+
+struct GuiOptions {
+  std::string scene;   // empty: start with nothing loaded
+  std::string solver;  // empty: the scene's
+  std::vector<std::pair<double, std::string>> solver_switches;  // (simulated time, solver), sorted
+  std::optional<long> frames;  // render this many frames then exit (1/60 s of simulated time each)
+  std::string screenshot;      // PNG written after the last frame (must not exist)
+  int width = 1280, height = 720;
+  int msaa = 4;
+  std::optional<std::array<double, 3>> camera;  // azimuth, elevation (deg), distance (m)
+  bool hide_ui = false;
+  OverlayToggles toggles;  // --show: visual toggles on from the start
+  bool show_help = false;
+  std::string record;  // CSV record of every step (as `loopsim run --record`)
+  bool overwrite = false;
+  std::string command_line;
+};
+
+/// Exit codes: 0 done; 1 bad input (the scene failed to load or a solver
+/// switch was refused in a --frames run, a screenshot or record could not be written); 2 no display; 3 the
+/// simulation diverged in a --frames run (as `loopsim run`).
+constexpr int kExitNoDisplay = 2;
+constexpr int kExitGuiDiverged = 3;
+int runGui(const GuiOptions& options);
+
+/// The scene files of a directory (sorted *.yaml), for the picker.
+std::vector<std::string> sceneFilesIn(const std::filesystem::path& dir);
+
+}  // namespace loopsim::app

@@ -1,0 +1,59 @@
+#pragma once
+// What the panels show and edit besides the simulation itself, and the
+// actions they request; GuiApp carries the requests out after drawing the UI
+// (so panels never load files or rebuild solvers themselves).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gui/overlays.hpp"
+#include "solvers/solver.hpp"
+
+namespace loopsim::app {
+
+struct GuiRequests {
+  bool step = false;
+  bool reset = false;
+  bool reload = false;
+  bool screenshot = false;
+  bool reset_camera = false;
+  bool apply_settings = false;  // μ, tolerance, iterations, soft weight: new solver on the next step
+  std::optional<std::string> open;    // a scene or model file
+  std::optional<std::string> solver;  // switch on the next step
+};
+
+struct GuiState {
+  bool running = true;
+  int slow_motion = 0;  // speed 1 / 2^slow_motion
+  bool show_ui = true;
+  bool show_help = false;
+  OverlayToggles toggles;
+  int selected_body = -1;
+  bool follow = false;
+
+  std::string error;      // a failed load or switch: shown until dismissed
+  std::string status;     // the last action's outcome, shown for a few seconds
+  double status_time = 0.0;  // ImGui time when it was said
+  std::string divergence; // why and when the simulation stopped
+
+  double fps = 0.0;       // measured over the last second
+  double rtf = 0.0;       // simulated time / wall time over the last second
+  double force_scale = 0.0;  // N per metre of λ arrow (0: none drawn)
+
+  // Scene picker and path field.
+  std::vector<std::string> scene_files;
+  int scene_index = -1;
+  std::string open_path;
+
+  // Settings being edited (applied on request).
+  SolverSettings settings;
+  double time_constant = 0.1;
+  bool projection = false;
+
+  GuiRequests requests;
+
+  double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
+  void say(std::string message);
+};
+
+}  // namespace loopsim::app

@@ -1,0 +1,104 @@
+#include "gui/overlays.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "render/model_view.hpp"
+
+namespace loopsim::app {
+
+namespace {
+
+// World placement of a constraint's frame on one of its ends (body 0 = world).
+SE3 endPlacement(const Data& data, int body, const SE3& placement) {
+  return body == 0 ? placement : data.oMi[body] * placement;
+}
+
+// λ of one constraint as a force in world axes (its translational rows; a
+// coupling has none). Rows are the constraint's own, in frame A's axes.
+Vector3 constraintForce(const Constraint& c, const VectorX& lambda, int offset, const SE3& frame_a) {
+  Vector3 f = Vector3::Zero();
+  for (int r = 0; r < c.dimension(); ++r) {
+    const int full = c.fullRow(r);
+    int axis = -1;
+    if (c.kind == ConstraintKind::Weld && full >= 3) axis = full - 3;
+    if ((c.kind == ConstraintKind::Connect || c.kind == ConstraintKind::RevoluteLoop) && full < 3) axis = full;
+    if (axis >= 0 && offset + r < lambda.size()) f[axis] = lambda[offset + r];
+  }
+  return frame_a.R * f;
+}
+
+}  // namespace
+
+float closureErrorLength(double error) {
+  if (!(error >= 1e-9)) return 0.0f;
+  return static_cast<float>(0.02 * std::max(0.0, 1.0 + std::log10(error / 1e-6)) + (error < 1e-6 ? 0.005 : 0.0));
+}
+
+double drawOverlays(render::Renderer& renderer, const SimulationSession& session, const OverlayToggles& toggles,
+                    float scale) {
+  const Simulation& sim = session.simulation();
+  const Model& model = sim.model();
+  const Data& data = session.kinematics();
+  const float frame_length = 0.12f * scale;
+
+  if (toggles.body_frames) {
+    for (int i = 1; i < model.nbodies(); ++i) renderer.drawFrame(render::poseMatrix(data.oMi[i]), frame_length);
+  }
+  if (toggles.centers_of_mass) {
+    for (int i = 1; i < model.nbodies(); ++i) {
+      const Inertia& inertia = model.body_inertias[i];
+      if (!(inertia.mass > 0.0)) continue;
+      const Eigen::Vector3f com = data.oMi[i].actPoint(inertia.com).cast<float>();
+      renderer.drawSolid(renderer.sphere(), render::transformMatrix(Eigen::Matrix3f::Identity(), com, Eigen::Vector3f::Constant(0.025f * scale)),
+                         {1.0f, 0.85f, 0.1f, 1.0f}, {});
+    }
+  }
+
+  const ConstraintSet& constraints = sim.constraints();
+  if (toggles.constraint_frames) {
+    std::vector<Eigen::Vector3f> error_lines;
+    for (int k = 0; k < constraints.size(); ++k) {
+      const Constraint& c = constraints[k];
+      if (c.kind == ConstraintKind::Coupling) continue;
+      const SE3 a = endPlacement(data, c.body1, c.placement1);
+      const SE3 b = endPlacement(data, c.body2, c.placement2);
+      renderer.drawFrame(render::poseMatrix(a), 0.6f * frame_length);
+      renderer.drawFrame(render::poseMatrix(b), 0.4f * frame_length);
+      const Vector3 error = b.t - a.t;
+      const float length = closureErrorLength(error.norm());
+      if (length > 0.0f) {
+        const Eigen::Vector3f from = a.t.cast<float>();
+        error_lines.push_back(from);
+        error_lines.push_back(from + length * error.normalized().cast<float>());
+      }
+    }
+    renderer.drawLines(error_lines, {1.0f, 0.35f, 0.9f, 1.0f}, true);
+  }
+
+  double newtons_per_metre = 0.0;
+  if (toggles.constraint_forces && constraints.dimension() > 0) {
+    // One scale for all arrows: the largest force is drawn 0.4 model lengths long.
+    std::vector<std::pair<Eigen::Vector3f, Eigen::Vector3f>> arrows;
+    double largest = 0.0;
+    for (int k = 0; k < constraints.size(); ++k) {
+      const Constraint& c = constraints[k];
+      if (c.kind == ConstraintKind::Coupling) continue;
+      const SE3 a = endPlacement(data, c.body1, c.placement1);
+      const Vector3 f = constraintForce(c, sim.lambda(), constraints.rowOffset(k), a);
+      largest = std::max(largest, f.norm());
+      arrows.emplace_back(a.t.cast<float>(), f.cast<float>());
+    }
+    if (largest > 0.0) {
+      newtons_per_metre = largest / (0.4 * scale);
+      for (const auto& [origin, force] : arrows) {
+        renderer.drawArrow(origin, origin + force / static_cast<float>(newtons_per_metre), 0.008f * scale,
+                           {0.95f, 0.3f, 0.6f, 1.0f});
+      }
+    }
+  }
+  return newtons_per_metre;
+}
+
+}  // namespace loopsim::app

@@ -1,0 +1,29 @@
+#pragma once
+// What the visual toggles add over the robot: body frames, centres of mass,
+// constraint frames with each loop's closure error (magnified so that 1e-6 m
+// shows), and constraint forces λ as arrows. Computed from a session's
+// kinematics; drawn with the renderer's primitives.
+#include "gui/sim_session.hpp"
+#include "render/renderer.hpp"
+
+namespace loopsim::app {
+
+struct OverlayToggles {
+  bool body_frames = false;
+  bool centers_of_mass = false;
+  bool constraint_frames = false;
+  bool constraint_forces = false;
+  bool transparent = false;
+  bool wireframe = false;
+};
+
+/// Displayed length (m) of a closure error of `error` metres: 2 cm at 1e-6 m,
+/// +2 cm per decade above, nothing below 1e-9 m.
+float closureErrorLength(double error);
+
+/// `scale`: a length typical of the model (m), which sizes frames and arrows.
+/// Returns the force scale used for λ arrows (N per metre of arrow), 0 when none drawn.
+double drawOverlays(render::Renderer& renderer, const SimulationSession& session, const OverlayToggles& toggles,
+                    float scale);
+
+}  // namespace loopsim::app

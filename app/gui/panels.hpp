@@ -1,0 +1,19 @@
+#pragma once
+// The ImGui panels, laid out like MuJoCo's simulate: controls on the left
+// (file, simulation, solver, settings, rendering), information and plots on
+// the right, the F1 help overlay and an error banner.
+#include "gui/gui_state.hpp"
+#include "gui/sim_session.hpp"
+
+namespace loopsim::app {
+
+/// session may be null (nothing loaded yet, or the first load failed).
+void drawControlPanel(GuiState& state, SimulationSession* session);
+void drawInfoPanel(GuiState& state, SimulationSession* session);
+void drawHelpOverlay(GuiState& state);
+void drawMessages(GuiState& state);
+
+/// The keyboard and mouse reference shown by F1 (key, action).
+const std::vector<std::pair<const char*, const char*>>& shortcutList();
+
+}  // namespace loopsim::app

@@ -1,0 +1,136 @@
+#include "gui/sim_session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "algorithms/kinematics.hpp"
+#include "model/errors.hpp"
+#include "render/model_view.hpp"
+#include "scene/scene_loader.hpp"
+
+namespace loopsim::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string yamlQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::size_t stepsPerSecond(const Scene& scene) {
+  return static_cast<std::size_t>(std::clamp(std::llround(1.0 / scene.dt), 1LL, 100000LL));
+}
+
+}  // namespace
+
+Scene loadSceneOrModel(const fs::path& file) {
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (extension == ".urdf" || extension == ".xml" || extension == ".mjcf") {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) throw ModelError(file.string(), "file", "not found (or not a regular file)");
+    const std::string kind = extension == ".urdf" ? "urdf" : "mjcf";
+    const std::string text = "name: " + yamlQuoted(file.stem().string()) + "\nmodels:\n  - " + kind + ": " +
+                             yamlQuoted(fs::absolute(file).string()) + "\n";
+    return loadSceneString(text, file.string(), file.parent_path());
+  }
+  return loadScene(file);
+}
+
+SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames)
+    : solve_us_plot(plot_frames),
+      violation_plot(plot_frames),
+      energy_plot(plot_frames),
+      scene_(std::move(scene)),
+      file_(std::move(file)),
+      simulation_(std::make_unique<Simulation>(scene_)),
+      kinematics_(*scene_.model),
+      body_poses_(static_cast<std::size_t>(scene_.model->nbodies()), Eigen::Matrix4f::Identity()),
+      recent_solve_us_(stepsPerSecond(scene_)),
+      recent_iterations_(stepsPerSecond(scene_)),
+      median_scratch_(stepsPerSecond(scene_)) {
+  updateKinematics();
+}
+
+void SimulationSession::reset() {
+  auto fresh = std::make_unique<Simulation>(scene_);
+  simulation_ = std::move(fresh);
+  recent_next_ = recent_count_ = 0;
+  solve_us_plot.clear();
+  violation_plot.clear();
+  energy_plot.clear();
+  updateKinematics();
+}
+
+void SimulationSession::setSolver(const std::string& name, const SolverSettings& settings) {
+  Scene candidate = simulation_->scene();
+  candidate.solver_settings = settings;
+  checkSolverForScene(candidate, name);
+  simulation_->setSolver(name, settings);
+  scene_.solver = name;  // a reset keeps the user's choice
+  scene_.solver_settings = settings;
+}
+
+long SimulationSession::stepsFor(double t) const { return std::llround(t / simulation_->scene().dt); }
+
+long SimulationSession::advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline) {
+  long taken = 0;
+  while (simulation_->stepCount() < target_steps && !simulation_->diverged()) {
+    if (recorder_) recorder_->step(*simulation_);
+    else simulation_->step();
+    recordStepStatistics();
+    ++taken;
+    if (deadline && std::chrono::steady_clock::now() > *deadline) break;
+  }
+  return taken;
+}
+
+void SimulationSession::recordStepStatistics() {
+  const StepRecord& step = simulation_->lastStep();
+  recent_solve_us_[recent_next_] = step.solve_us;
+  recent_iterations_[recent_next_] = step.iterations;
+  recent_next_ = (recent_next_ + 1) % recent_solve_us_.size();
+  recent_count_ = std::min(recent_count_ + 1, recent_solve_us_.size());
+}
+
+void SimulationSession::startRecording(const fs::path& csv, bool overwrite) {
+  recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite);
+}
+
+void SimulationSession::finishRecording(const std::string& command_line) {
+  if (!recorder_) return;
+  recorder_->finish(*simulation_, command_line);
+  recorder_.reset();
+}
+
+void SimulationSession::updateKinematics() {
+  const Model& model = simulation_->model();
+  forwardKinematics(model, kinematics_, simulation_->q());
+  for (int i = 0; i < model.nbodies(); ++i) body_poses_[static_cast<std::size_t>(i)] = render::poseMatrix(kinematics_.oMi[i]);
+}
+
+double SimulationSession::recentMedianSolveUs() {
+  if (recent_count_ == 0) return 0.0;
+  std::copy_n(recent_solve_us_.begin(), recent_count_, median_scratch_.begin());
+  const auto middle = median_scratch_.begin() + static_cast<std::ptrdiff_t>(recent_count_ / 2);
+  std::nth_element(median_scratch_.begin(), middle, median_scratch_.begin() + static_cast<std::ptrdiff_t>(recent_count_));
+  return *middle;
+}
+
+double SimulationSession::recentMeanIterations() const {
+  if (recent_count_ == 0) return 0.0;
+  return std::accumulate(recent_iterations_.begin(), recent_iterations_.begin() + static_cast<std::ptrdiff_t>(recent_count_), 0.0) /
+         static_cast<double>(recent_count_);
+}
+
+void SimulationSession::sampleFrame() {
+  solve_us_plot.push(static_cast<float>(recentMedianSolveUs()));
+  violation_plot.push(static_cast<float>(simulation_->positionViolation()));
+  energy_plot.push(static_cast<float>(simulation_->energy().balance()));
+}
+
+}  // namespace loopsim::app

@@ -1,0 +1,81 @@
+#pragma once
+// One simulation as the GUI sees it: the scene (a YAML scene, or a URDF/MJCF
+// robot wrapped in one), its Simulation, the kinematics used for drawing and
+// the statistics shown in panels and plots. The GUI owns a list of these; the
+// renderer only ever receives body poses, so several sessions of the same
+// model can be drawn side by side or as ghosts.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "gui/series_buffer.hpp"
+#include "model/data.hpp"
+#include "record/recorder.hpp"
+#include "scene/scene.hpp"
+#include "sim/simulation.hpp"
+
+namespace loopsim::app {
+
+/// Loads a .yaml scene, or a .urdf / .xml (MJCF) model as a scene of its own
+/// (fixed as its file says, no controller). Throws ModelError naming the file.
+Scene loadSceneOrModel(const std::filesystem::path& file);
+
+class SimulationSession {
+ public:
+  /// Plots keep `plot_frames` samples (one per rendered frame).
+  SimulationSession(Scene scene, std::filesystem::path file, int plot_frames = 600);
+
+  const std::filesystem::path& file() const { return file_; }
+  Simulation& simulation() { return *simulation_; }
+  const Simulation& simulation() const { return *simulation_; }
+  /// The scene the next reset() starts from (its T and projection may be edited).
+  Scene& sceneForReset() { return scene_; }
+
+  /// Restarts from the scene's initial state with its current settings and solver.
+  void reset();
+  /// Switches the solver on the next step, state kept (scene checks as on the command line).
+  void setSolver(const std::string& name, const SolverSettings& settings);
+
+  /// Steps until stepCount() == target_steps, divergence, or the wall-clock
+  /// deadline. Returns the number of steps taken.
+  long advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+  /// Steps of scene dt for a simulated time t (rounded to the nearest step).
+  long stepsFor(double t) const;
+
+  /// Streams every following step to a CSV record (`loopsim run --record` format).
+  void startRecording(const std::filesystem::path& csv, bool overwrite);
+  void finishRecording(const std::string& command_line);
+
+  /// Forward kinematics at the current q (for drawing and picking).
+  void updateKinematics();
+  const Data& kinematics() const { return kinematics_; }
+  const std::vector<Eigen::Matrix4f>& bodyPoses() const { return body_poses_; }
+
+  /// Pushes the per-frame plot samples.
+  void sampleFrame();
+  /// Median solve time (µs) and mean iterations over the last second of steps.
+  double recentMedianSolveUs();
+  double recentMeanIterations() const;
+
+  SeriesBuffer solve_us_plot, violation_plot, energy_plot;
+
+ private:
+  void recordStepStatistics();
+
+  Scene scene_;
+  std::filesystem::path file_;
+  std::unique_ptr<Simulation> simulation_;
+  std::unique_ptr<SimulationRecorder> recorder_;
+  Data kinematics_;
+  std::vector<Eigen::Matrix4f> body_poses_;
+  // The last second of per-step solve times and iterations (rings).
+  std::vector<double> recent_solve_us_, recent_iterations_, median_scratch_;
+  std::size_t recent_next_ = 0, recent_count_ = 0;
+};
+
+}  // namespace loopsim::app

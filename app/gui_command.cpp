@@ -1,0 +1,157 @@
+// `loopsim gui [SCENE] [--solver NAME] [--switch-solver T:NAME ...] [--frames N]
+// [--screenshot OUT.png] [--size WxH] [--msaa N] [--camera AZ,EL,DIST] [--hide-ui]
+// [--record OUT.csv [--overwrite]]`: the desktop simulator (app/gui/).
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "gui/gui_app.hpp"
+#include "gui_commands.hpp"
+#include "model/errors.hpp"
+#include "render/window.hpp"
+#include "solvers/registry.hpp"
+
+namespace loopsim::app {
+
+namespace {
+
+struct GuiArguments {
+  GuiOptions options;
+  std::vector<std::string> switches;
+  std::string size = "1280x720";
+  std::string camera;
+  std::vector<std::string> show;
+  std::optional<long> frames;
+};
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+double number(const std::string& text, const std::string& option, const std::string& whole) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(x)) return x;
+  } catch (const std::exception&) {
+  }
+  throw ModelError("", option, "'" + whole + "' is not valid: '" + text + "' is not a number");
+}
+
+GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
+  GuiOptions o = a.options;
+  o.command_line = command_line;
+  for (const std::string& entry : a.switches) {
+    const auto colon = entry.find(':');
+    if (colon == std::string::npos || colon + 1 == entry.size()) {
+      throw ModelError("", "--switch-solver", "'" + entry + "' is not T:NAME (e.g. 0.5:ltl)");
+    }
+    const double t = number(entry.substr(0, colon), "--switch-solver", entry);
+    if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
+    const std::string name = entry.substr(colon + 1);
+    if (findSolver(name) == nullptr) {
+      throw ModelError("", "--switch-solver", "'" + entry + "': unknown solver '" + name + "' (see `loopsim solvers`)");
+    }
+    o.solver_switches.emplace_back(t, name);
+  }
+  std::stable_sort(o.solver_switches.begin(), o.solver_switches.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+
+  const std::vector<std::string> size = split(a.size, 'x');
+  if (size.size() != 2) throw ModelError("", "--size", "'" + a.size + "' is not WxH (e.g. 1280x720)");
+  const double w = number(size[0], "--size", a.size), h = number(size[1], "--size", a.size);
+  if (w < 64 || h < 64 || w > 8192 || h > 8192 || w != std::floor(w) || h != std::floor(h)) {
+    throw ModelError("", "--size", "'" + a.size + "': width and height must be whole numbers from 64 to 8192");
+  }
+  o.width = static_cast<int>(w);
+  o.height = static_cast<int>(h);
+
+  if (o.msaa < 0 || o.msaa > 16) throw ModelError("", "--msaa", std::to_string(o.msaa) + " samples: use 0 (off) to 16");
+  if (!a.camera.empty()) {
+    const std::vector<std::string> parts = split(a.camera, ',');
+    if (parts.size() != 3) throw ModelError("", "--camera", "'" + a.camera + "' is not AZIMUTH,ELEVATION,DISTANCE (degrees, degrees, m)");
+    o.camera = std::array<double, 3>{number(parts[0], "--camera", a.camera), number(parts[1], "--camera", a.camera),
+                                     number(parts[2], "--camera", a.camera)};
+    if (!((*o.camera)[2] > 0.0)) throw ModelError("", "--camera", "'" + a.camera + "': the distance must be > 0");
+  }
+  for (const std::string& item : a.show) {
+    if (item == "frames") o.toggles.body_frames = true;
+    else if (item == "com") o.toggles.centers_of_mass = true;
+    else if (item == "constraints") o.toggles.constraint_frames = true;
+    else if (item == "forces") o.toggles.constraint_forces = true;
+    else if (item == "transparent") o.toggles.transparent = true;
+    else if (item == "wireframe") o.toggles.wireframe = true;
+    else if (item == "help") o.show_help = true;
+    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
+  }
+  if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
+  o.frames = a.frames;
+  if (!o.screenshot.empty()) {
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(o.screenshot, ec))) {
+      throw ModelError(o.screenshot, "--screenshot", "exists; not overwritten (choose another name)");
+    }
+    if (!o.frames) o.frames = 1;  // a screenshot run renders and exits
+  }
+  return o;
+}
+
+// The command line as recorded in a --record summary.
+std::string commandLine(const GuiArguments& a) {
+  std::ostringstream os;
+  os << "loopsim gui " << a.options.scene;
+  if (!a.options.solver.empty()) os << " --solver " << a.options.solver;
+  for (const std::string& s : a.switches) os << " --switch-solver " << s;
+  if (a.frames) os << " --frames " << *a.frames;
+  if (!a.options.record.empty()) os << " --record " << a.options.record;
+  if (a.options.overwrite) os << " --overwrite";
+  return os.str();
+}
+
+}  // namespace
+
+std::vector<std::string> defaultJobArguments(const std::string& program) {
+  const std::string scene =
+      (std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / "digit_standing.yaml").string();
+  if (render::displayAvailable()) return {program, "gui", scene};
+  std::fprintf(stderr, "loopsim: no display, so no window: running the default scene headless (loopsim run %s)\n",
+               scene.c_str());
+  return {program, "run", scene};
+}
+
+Command registerGuiCommand(CLI::App& parent) {
+  auto a = std::make_shared<GuiArguments>();
+  CLI::App* gui = parent.add_subcommand("gui", "Open the desktop simulator (3D view, solver switching, panels and plots)");
+  gui->footer(
+      "With --frames N (or --screenshot) it renders N frames, each advancing exactly 1/60 s of simulated time, "
+      "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load or a "
+      "solver switch that was refused in a --frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
+      "simulation diverged in a --frames run (it pauses there, as in the window).");
+  gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
+  gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`)");
+  gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME at simulated time T (repeatable)");
+  gui->add_option("--frames", a->frames, "Render N frames (1/60 s of simulated time each), print the FPS, exit");
+  gui->add_option("--screenshot", a->options.screenshot, "Write the last frame to this PNG (never overwritten)");
+  gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();
+  gui->add_option("--msaa", a->options.msaa, "Multisample anti-aliasing samples (0 = off)")->capture_default_str();
+  gui->add_option("--camera", a->camera, "AZIMUTH,ELEVATION,DISTANCE of the view (degrees, degrees, m)");
+  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
+      ->delimiter(',');
+  gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
+  gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");
+  return {gui, [a] { return runGui(checkedOptions(*a, commandLine(*a))); }};
+}
+
+}  // namespace loopsim::app

@@ -1,0 +1,45 @@
+#pragma once
+// Triangle meshes: CPU-side data (positions and normals, indexed), the unit
+// primitives the model's visuals scale, and their GPU buffers.
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+namespace loopsim::render {
+
+struct MeshData {
+  std::vector<float> vertices;  // interleaved px py pz nx ny nz
+  std::vector<std::uint32_t> indices;
+  Eigen::Vector3f min_corner = Eigen::Vector3f::Zero(), max_corner = Eigen::Vector3f::Zero();  // bounds
+
+  void addVertex(const Eigen::Vector3f& p, const Eigen::Vector3f& n);
+  std::uint32_t vertexCount() const { return static_cast<std::uint32_t>(vertices.size() / 6); }
+  void computeBounds();
+};
+
+// Unit primitives, centred at the origin: box of side 1; sphere of radius 1;
+// cylinder of radius 1 and length 1 along z; cone of radius 1 from z = 0 to 1.
+MeshData unitBox();
+MeshData unitSphere(int slices = 20, int stacks = 10);
+MeshData unitCylinder(int slices = 32);
+MeshData unitCone(int slices = 24);
+
+class GpuMesh {
+ public:
+  explicit GpuMesh(const MeshData& data);
+  ~GpuMesh();
+  GpuMesh(const GpuMesh&) = delete;
+  GpuMesh& operator=(const GpuMesh&) = delete;
+
+  void draw() const;
+  const Eigen::Vector3f& minCorner() const { return min_corner_; }
+  const Eigen::Vector3f& maxCorner() const { return max_corner_; }
+
+ private:
+  unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
+  int index_count_ = 0;
+  Eigen::Vector3f min_corner_, max_corner_;
+};
+
+}  // namespace loopsim::render

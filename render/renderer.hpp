@@ -1,0 +1,67 @@
+#pragma once
+// Draws one 3D view: sky, ground grid, lit solids (primitives and meshes),
+// arrows and lines, into a multisampled framebuffer resolved to the window.
+// Stateless about physics: callers pass world transforms and colours.
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "render/camera.hpp"
+#include "render/gl/mesh.hpp"
+#include "render/gl/shader.hpp"
+
+namespace loopsim::render {
+
+struct SolidStyle {
+  bool wireframe = false;
+  float alpha_scale = 1.0f;  // multiplies the colour's alpha (transparency toggle, ghosts)
+};
+
+class Renderer {
+ public:
+  /// msaa_samples <= 1 disables multisampling.
+  explicit Renderer(int msaa_samples);
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  int msaaSamples() const { return samples_; }
+
+  /// Binds the offscreen framebuffer (resized as needed), clears it and draws the sky and the ground.
+  void beginScene(int width, int height, const OrbitCamera& camera);
+  /// A solid: `mesh` placed by `model` (world from mesh, may scale), colour rgba.
+  void drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
+  /// A shaded arrow from `from` to `to` (shaft radius `radius`).
+  void drawArrow(const Eigen::Vector3f& from, const Eigen::Vector3f& to, float radius, const Eigen::Vector4f& rgba);
+  /// A coordinate frame (x red, y green, z blue) of the given axis length.
+  void drawFrame(const Eigen::Matrix4f& pose, float length);
+  /// Line segments (pairs of points), drawn over everything when `on_top`.
+  void drawLines(const std::vector<Eigen::Vector3f>& points, const Eigen::Vector4f& rgba, bool on_top);
+  /// Resolves the scene into the window's framebuffer (ImGui draws over it next).
+  void endScene();
+
+  const GpuMesh& box() const { return *box_; }
+  const GpuMesh& sphere() const { return *sphere_; }
+  const GpuMesh& cylinder() const { return *cylinder_; }
+  const GpuMesh& cone() const { return *cone_; }
+
+ private:
+  void resizeTargets(int width, int height);
+  void releaseTargets();
+
+  int samples_;
+  int width_ = 0, height_ = 0;
+  unsigned fbo_ = 0, color_rb_ = 0, depth_rb_ = 0;
+  unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
+  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, sky_shader_, line_shader_;
+  std::unique_ptr<GpuMesh> box_, sphere_, cylinder_, cone_;
+  Eigen::Matrix4f view_projection_ = Eigen::Matrix4f::Identity();
+  Eigen::Vector3f eye_ = Eigen::Vector3f::Zero();
+};
+
+/// Rigid transform (and optional per-axis scale) as a 4x4 matrix.
+Eigen::Matrix4f transformMatrix(const Eigen::Matrix3f& rotation, const Eigen::Vector3f& translation,
+                                const Eigen::Vector3f& scale = Eigen::Vector3f::Ones());
+
+}  // namespace loopsim::render

@@ -1,0 +1,100 @@
+#include "render/window.hpp"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <cfloat>
+#include <cstdlib>
+#include <string>
+
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+
+namespace loopsim::render {
+
+namespace {
+
+// GLFW reports failures through this callback; the last message explains a
+// failed glfwInit or window creation in our exception.
+std::string& lastGlfwError() {
+  static std::string message;
+  return message;
+}
+
+void recordGlfwError(int code, const char* description) {
+  lastGlfwError() = std::string(description ? description : "unknown error") + " (GLFW error " + std::to_string(code) + ")";
+}
+
+}  // namespace
+
+bool displayAvailable() {
+  const char* x11 = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  return (x11 != nullptr && *x11 != '\0') || (wayland != nullptr && *wayland != '\0');
+}
+
+Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mouse) {
+  glfwSetErrorCallback(recordGlfwError);
+  if (!displayAvailable()) throw DisplayUnavailable("no display (neither DISPLAY nor WAYLAND_DISPLAY is set)");
+  if (glfwInit() != GLFW_TRUE) throw DisplayUnavailable("cannot open the display: " + lastGlfwError());
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
+  glfwWindowHint(GLFW_SAMPLES, 0);  // MSAA happens in the renderer's own framebuffer
+  window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
+  if (window_ == nullptr) {
+    const std::string why = lastGlfwError();
+    glfwTerminate();
+    throw DisplayUnavailable("cannot create an OpenGL 3.3 core window: " + why);
+  }
+  glfwMakeContextCurrent(window_);
+  glfwSwapInterval(options.vsync ? 1 : 0);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // layout is ours; never write imgui.ini into the user's folder
+  ImGui::StyleColorsDark();
+  ImGui::GetStyle().WindowRounding = 4.0f;
+  ImGui::GetStyle().Alpha = 0.95f;
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+Window::~Window() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window_);
+  glfwTerminate();
+}
+
+bool Window::shouldClose() const { return glfwWindowShouldClose(window_) != 0; }
+void Window::requestClose() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+void Window::beginFrame() {
+  glfwPollEvents();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  if (ignore_mouse_) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    for (bool& down : io.MouseDown) down = false;
+    io.MouseWheel = io.MouseWheelH = 0.0f;
+  }
+  ImGui::NewFrame();
+}
+
+void Window::renderUi() {
+  ImGui::Render();
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+void Window::swapBuffers() { glfwSwapBuffers(window_); }
+
+void Window::framebufferSize(int& width, int& height) const { glfwGetFramebufferSize(window_, &width, &height); }
+
+void Window::setTitle(const std::string& title) { glfwSetWindowTitle(window_, title.c_str()); }
+
+}  // namespace loopsim::render

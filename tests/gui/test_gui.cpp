@@ -1,0 +1,432 @@
+// `loopsim gui` in a virtual X server (xvfb-run, Mesa llvmpipe): screenshots
+// of the robot scenes, solver switching against `loopsim run`, a broken scene
+// and the missing display. Small windows and few frames keep each test at a
+// few seconds.
+#include <gtest/gtest.h>
+#include <png.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "record/csv_reader.hpp"
+#include "scene/scene_loader.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  std::string text;  // stdout and stderr
+  int exit_code = -1;
+};
+
+Output shell(const std::string& command) {
+  Output out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
+  const int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+bool haveXvfb() { return shell("command -v xvfb-run").exit_code == 0; }
+
+// A shell command in its own virtual X server. The exit code is the command's,
+// reported from inside: xvfb-run's own can also say that cleaning up its
+// temporary directory failed, which is not the GUI's doing.
+Output inXvfb(const std::string& command) {
+  Output out = shell("xvfb-run -a -s '-screen 0 1024x768x24' sh -c '" + command + "; echo \"exit code: $?\"'");
+  const auto at = out.text.rfind("exit code: ");
+  out.exit_code = at == std::string::npos ? -1 : std::atoi(out.text.c_str() + at + 11);
+  return out;
+}
+
+Output runGui(const std::string& arguments) { return inXvfb(std::string(LOOPSIM_BINARY) + " gui " + arguments); }
+
+Output runLoopsim(const std::string& arguments) { return shell(std::string(LOOPSIM_BINARY) + " " + arguments); }
+
+std::string scenePath(const std::string& name) {
+  return (fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / name).string();
+}
+
+fs::path freshPath(const std::string& name) {
+  const fs::path path = fs::temp_directory_path() / ("loopsim_gui_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove(path);
+  return path;
+}
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  std::array<int, 3> at(int x, int y) const {
+    const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 3;
+    return {rgb[i], rgb[i + 1], rgb[i + 2]};
+  }
+};
+
+Image readPng(const fs::path& path) {
+  Image image;
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  if (png_image_begin_read_from_file(&png, path.c_str()) == 0) return image;
+  png.format = PNG_FORMAT_RGB;
+  image.rgb.resize(PNG_IMAGE_SIZE(png));
+  if (png_image_finish_read(&png, nullptr, image.rgb.data(), 0, nullptr) == 0) return {};
+  image.width = static_cast<int>(png.width);
+  image.height = static_cast<int>(png.height);
+  return image;
+}
+
+// "gui: model on screen: x0 y0 x1 y1 (...)" from the run's output.
+bool screenBox(const std::string& text, std::array<int, 4>& box) {
+  const auto at = text.find("gui: model on screen: ");
+  if (at == std::string::npos) return false;
+  std::istringstream in(text.substr(at + 22));
+  return static_cast<bool>(in >> box[0] >> box[1] >> box[2] >> box[3]);
+}
+
+// A pixel shows one of the model's colours when it is that colour under some
+// light level (a multiple k of it, k in [0.3, 1.6]) within 6 % of its brightness.
+bool hasModelColour(const std::array<int, 3>& p, const std::vector<std::array<double, 3>>& colours) {
+  const double px = p[0], py = p[1], pz = p[2];
+  const double brightness = std::max(20.0, std::sqrt(px * px + py * py + pz * pz));
+  for (const auto& c : colours) {
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    if (cc < 1e-6) continue;
+    const double k = (px * c[0] + py * c[1] + pz * c[2]) / cc;
+    if (k < 0.3 * 255 || k > 1.6 * 255) continue;
+    const double rx = px - k * c[0], ry = py - k * c[1], rz = pz - k * c[2];
+    if (std::sqrt(rx * rx + ry * ry + rz * rz) < 0.06 * brightness) return true;
+  }
+  return false;
+}
+
+struct ColourCounts {
+  double inside = 0.0, outside = 0.0;  // fractions of pixels in / out of the box with a model colour
+};
+
+ColourCounts modelColourFractions(const Image& image, const std::array<int, 4>& box,
+                                  const std::vector<std::array<double, 3>>& colours) {
+  long in_hits = 0, in_total = 0, out_hits = 0, out_total = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const bool inside = x >= box[0] && x < box[2] && y >= box[1] && y < box[3];
+      const bool hit = hasModelColour(image.at(x, y), colours);
+      (inside ? in_total : out_total) += 1;
+      (inside ? in_hits : out_hits) += hit ? 1 : 0;
+    }
+  }
+  return {in_total > 0 ? static_cast<double>(in_hits) / in_total : 0.0,
+          out_total > 0 ? static_cast<double>(out_hits) / out_total : 0.0};
+}
+
+void expectScreenshotShowsRobot(const std::string& scene_file) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath(fs::path(scene_file).stem().string() + ".png");
+  const Output out = runGui(scenePath(scene_file) + " --frames 3 --size 320x240 --msaa 4 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: 3 frames"), std::string::npos) << out.text;
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 320) << out.text;
+  ASSERT_EQ(image.height, 240);
+
+  // Not blank: the pixel values spread.
+  double sum = 0.0, sum2 = 0.0;
+  for (unsigned char v : image.rgb) {
+    sum += v;
+    sum2 += static_cast<double>(v) * v;
+  }
+  const double n = static_cast<double>(image.rgb.size());
+  EXPECT_GT(std::sqrt(sum2 / n - (sum / n) * (sum / n)), 10.0) << "blank screenshot " << png;
+
+  // The robot: its colours fill a good part of its projected box, and hardly appear elsewhere.
+  std::array<int, 4> box{};
+  ASSERT_TRUE(screenBox(out.text, box)) << out.text;
+  EXPECT_GT((box[2] - box[0]) * (box[3] - box[1]), 320 * 240 / 20) << "the model should fill part of the view";
+  const loopsim::Scene scene = loopsim::loadScene(scenePath(scene_file));
+  std::vector<std::array<double, 3>> colours;
+  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  ASSERT_FALSE(colours.empty());
+  const ColourCounts fractions = modelColourFractions(image, box, colours);
+  // Measured: 0.11 to 0.24 of the box with the robot drawn, at most 0.016 when it is not drawn.
+  EXPECT_GT(fractions.inside, 0.06) << "too few robot-coloured pixels in the robot's box " << box[0] << " " << box[1]
+                                    << " " << box[2] << " " << box[3] << " of " << png;
+  EXPECT_GT(fractions.inside, 4.0 * fractions.outside) << "robot colours are not where the robot is: " << png;
+  fs::remove(png);
+}
+
+}  // namespace
+
+TEST(Gui, AtlasScreenshotShowsTheRobot) { expectScreenshotShowsRobot("atlas_standing.yaml"); }
+TEST(Gui, Go1ScreenshotShowsTheRobot) { expectScreenshotShowsRobot("go1_standing.yaml"); }
+TEST(Gui, DigitScreenshotShowsTheRobot) { expectScreenshotShowsRobot("digit_standing.yaml"); }
+TEST(Gui, FourBarScreenshotShowsTheMechanism) { expectScreenshotShowsRobot("four_bar.yaml"); }
+
+TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path gui_csv = freshPath("switch_gui.csv"), run_csv = freshPath("switch_run.csv");
+  // 45 frames of 1/60 s = 0.75 s; the scene starts with prox-ltl and switches to ltl at 0.5 s.
+  const Output gui = runGui(scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --switch-solver 0.5:ltl --frames 45 --size 160x120 --msaa 0 --hide-ui --record " + gui_csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  EXPECT_NE(gui.text.find("solver ltl from t = 0.5"), std::string::npos) << gui.text;
+  const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " + run_csv.string());
+  ASSERT_EQ(run.exit_code, 0) << run.text;
+
+  const loopsim::CsvTable g = loopsim::readCsv(gui_csv), r = loopsim::readCsv(run_csv);
+  ASSERT_EQ(g.columns, r.columns);
+  ASSERT_EQ(g.rows.size(), r.rows.size()) << "the same number of steps (0.75 s)";
+  const int t_col = g.requireColumn("t");
+  std::vector<int> q_cols;
+  for (std::size_t c = 0; c < g.columns.size(); ++c) {
+    if (g.columns[c].rfind("q:", 0) == 0 || g.columns[c].rfind("v:", 0) == 0) q_cols.push_back(static_cast<int>(c));
+  }
+  ASSERT_GT(q_cols.size(), 60u);
+  // Up to the switch (row k is the state at the start of step k): bit for bit.
+  std::size_t switch_row = 0;
+  while (switch_row < g.rows.size() && g.rows[switch_row][t_col] < 0.5 - 1e-9) ++switch_row;
+  ASSERT_EQ(switch_row, 500u);
+  for (std::size_t k = 0; k <= switch_row; ++k) {
+    for (int c : q_cols) ASSERT_EQ(g.rows[k][c], r.rows[k][c]) << g.columns[c] << " at row " << k;
+  }
+  // q stays continuous across the switch: no step moves more than 3x the largest step before it.
+  auto step_motion = [&](std::size_t k) {
+    double m = 0.0;
+    for (int c : q_cols) {
+      if (g.columns[c].rfind("q:", 0) == 0) m = std::max(m, std::abs(g.rows[k + 1][c] - g.rows[k][c]));
+    }
+    return m;
+  };
+  double before = 0.0;
+  for (std::size_t k = switch_row - 20; k < switch_row; ++k) before = std::max(before, step_motion(k));
+  for (std::size_t k = switch_row; k + 1 < g.rows.size() && k < switch_row + 20; ++k) {
+    EXPECT_LE(step_motion(k), 3.0 * before + 1e-12) << "jump in q at row " << k;
+  }
+  // After the switch the solvers differ only by rounding: the runs stay close but the GUI's is its own.
+  double after = 0.0;
+  for (int c : q_cols) after = std::max(after, std::abs(g.rows.back()[c] - r.rows.back()[c]));
+  EXPECT_LT(after, 1e-6);
+  for (const fs::path& p : {gui_csv, run_csv}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+TEST(Gui, ARefusedSolverSwitchIsShownAndTheRunGoesOn) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const Output out = runGui(scenePath("redundant_four_bar.yaml") + " --switch-solver 0.1:ltl --frames 12 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot switch to ltl:"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("does not support redundant constraint sets"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.200000 s, solver prox-ltl"), std::string::npos) << out.text;
+  const Output unknown = runLoopsim("gui " + scenePath("four_bar.yaml") + " --switch-solver 0.1:ltll");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.text;
+  EXPECT_NE(unknown.text.find("--switch-solver: '0.1:ltll': unknown solver 'ltll'"), std::string::npos) << unknown.text;
+}
+
+TEST(Gui, RecordReplaysBitForBit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("replayed.csv");
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --frames 30 --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK, 500 states identical bit for bit"), std::string::npos) << replay.text;
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
+TEST(Gui, KeysPauseStepResetAndQuit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  // Space pauses, Right steps, Backspace resets (staying paused), two more Right steps, Ctrl+Q quits:
+  // the run ends at exactly two steps of the four-bar's dt = 1 ms, whatever the timing of the keys.
+  // Each key is held 0.2 s so that a frame sees it however slow the machine is.
+  const fs::path script = freshPath("keys.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --frames 100000000 --size 160x120 --msaa 0 --hide-ui &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.3\n"
+                               "xdotool key --delay 200 space Right Right Right BackSpace Right Right ctrl+q\n"
+                               "wait $gui\n";  // the GUI's exit code
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << out.text;
+  fs::remove(script);
+}
+
+TEST(Gui, ReloadingASceneBrokenOnDiskShowsTheErrorAndKeepsTheOldScene) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  const fs::path scene = freshPath("edited.yaml"), script = freshPath("reload.sh");
+  fs::copy_file(scenePath("four_bar.yaml"), scene);
+  // Open, pause, break the file on disk, Ctrl+L, step twice (the old scene still runs), quit.
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scene.string() +
+                               " --frames 100000000 --size 320x240 --msaa 0 --hide-ui &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.3\n"
+                               "xdotool key --delay 200 space BackSpace\n"
+                               "echo 'solvr: kkt' >> " + scene.string() + "\n"
+                               "xdotool key --delay 200 ctrl+l Right Right ctrl+q\n"
+                               "wait $gui\n";  // the GUI's exit code
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  EXPECT_EQ(out.exit_code, 1) << "a --frames run that ends with a failed load exits 1\n" << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot open " + scene.string()), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("solvr"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.002000 s, solver kkt"), std::string::npos) << "the old scene kept running\n" << out.text;
+  fs::remove(scene);
+  fs::remove(script);
+}
+
+TEST(Gui, BrokenSceneShowsTheErrorAndKeepsTheWindow) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path scene = freshPath("broken.yaml"), png = freshPath("broken.png");
+  std::ofstream(scene) << "name: broken\nmodels:\n  - generator: four_bar\ndt: 0.001\nsolvr: kkt\n";
+  const Output out = runGui(scene.string() + " --frames 5 --size 480x360 --msaa 0 --screenshot " + png.string());
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("gui: 5 frames"), std::string::npos) << "all frames rendered: the window stayed\n" << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot open " + scene.string()), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("solvr"), std::string::npos) << "the message names the bad key\n" << out.text;
+  // The error banner (dark red) is in the picture.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 480) << out.text;
+  long banner = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      banner += (p[0] > 60 && p[0] < 120 && p[1] < 35 && p[2] < 35) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(banner, 2000) << "no error banner in " << png;
+  fs::remove(scene);
+  fs::remove(png);
+}
+
+TEST(Gui, MissingMeshIsABoxFromTheInertiaWithOneWarning) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path urdf = freshPath("meshbot.urdf"), png = freshPath("meshbot.png");
+  const std::string mesh = R"(<geometry><mesh filename="package://nowhere/meshes/gone.stl"/></geometry>)";
+  std::ofstream(urdf) << R"(<robot name="meshbot">
+  <link name="base"><visual><geometry><box size="0.2 0.2 0.2"/></geometry></visual></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.5"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+  <link name="arm"><inertial><origin xyz="0 0 0.2"/><mass value="2"/>
+      <inertia ixx="0.03" iyy="0.03" izz="0.005" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual>)" << mesh << R"(<material name="red"><color rgba="0.9 0.1 0.1 1"/></material></visual>
+    <visual>)" << mesh << R"(<material name="red"/></visual></link>
+</robot>)";
+  const Output out = runGui(urdf.string() + " --frames 2 --size 240x240 --msaa 0 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::string warning = "visual 'arm' on body 'arm': mesh file 'package://nowhere/meshes/gone.stl' not found";
+  const auto first = out.text.find(warning);
+  ASSERT_NE(first, std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find(warning, first + 1), std::string::npos) << "warned twice\n" << out.text;
+  EXPECT_NE(out.text.find("drawing a box sized from the body's inertia"), std::string::npos) << out.text;
+  // The stand-in box is drawn in the visual's colour.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 240);
+  long red = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      red += (p[0] > 80 && p[0] > 4 * p[1] && p[0] > 4 * p[2]) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(red, 500) << "no placeholder box in " << png;
+  fs::remove(urdf);
+  fs::remove(png);
+}
+
+TEST(Gui, DivergencePausesAndSaysWhatAndWhen) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  // An explicit PD far too stiff for dt = 10 ms: the loop opens at the second step.
+  const fs::path scene = freshPath("unstable.yaml"), png = freshPath("unstable.png");
+  std::ofstream(scene) << R"(name: unstable
+models:
+  - generator: four_bar
+    params: {ground: 0.9, crank: 0.3, coupler: 1.0, rocker: 0.8, crank_angle: 1.0}
+    pose: {position: [0, 0, 1.0], rpy: [1.5707963267948966, 0, 0]}
+actuated: [crank_joint]
+controller: {type: pd_hold, kp: 100000, kd: 0}
+initial: {v: {crank_joint: 1.0}}
+dt: 0.01
+)";
+  const Output out = runGui(scene.string() + " --frames 6 --size 320x240 --msaa 0 --hide-ui --screenshot " + png.string());
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  EXPECT_NE(out.text.find("gui: 6 frames"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: diverged at t = 0.02 s (step 2): constraint violation"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.020000 s"), std::string::npos) << "paused where it diverged\n" << out.text;
+  // The fastest joint's body is drawn in the warning red.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 320) << out.text;
+  long red = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      red += (p[0] > 100 && p[0] > 3 * p[1] && p[0] > 3 * p[2]) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(red, 100) << "no highlighted body in " << png;
+  fs::remove(scene);
+  fs::remove(png);
+}
+
+TEST(Gui, WithoutADisplayExitsWithCode2) {
+  const Output out = shell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(LOOPSIM_BINARY) + " gui " +
+                           scenePath("four_bar.yaml") + " --frames 1");
+  EXPECT_EQ(out.exit_code, 2) << out.text;
+  EXPECT_NE(out.text.find("no display"), std::string::npos) << out.text;
+}
+
+TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
+  const std::string scene = scenePath("four_bar.yaml");
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--frames 0", "--frames: 0: must be >= 1"},
+           {"--size 10x10", "--size: '10x10': width and height must be whole numbers from 64 to 8192"},
+           {"--size 640by480", "--size: '640by480' is not WxH"},
+           {"--msaa 64", "--msaa: 64 samples: use 0 (off) to 16"},
+           {"--camera 1,2", "--camera: '1,2' is not AZIMUTH,ELEVATION,DISTANCE"},
+           {"--camera 1,2,-3", "--camera: '1,2,-3': the distance must be > 0"},
+           {"--show frames,bogus", "--show: unknown item 'bogus'"},
+           {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
+           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"}}) {
+    const Output out = runLoopsim("gui " + scene + " " + arguments);
+    EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
+    EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
+  }
+}
+
+TEST(Gui, ScreenshotNeverOverwritesAFile) {
+  const fs::path png = freshPath("taken.png");
+  std::ofstream(png) << "mine";
+  const Output out = runLoopsim("gui " + scenePath("four_bar.yaml") + " --screenshot " + png.string());
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("exists; not overwritten"), std::string::npos) << out.text;
+  std::ifstream in(png);
+  std::string content;
+  in >> content;
+  EXPECT_EQ(content, "mine");
+  fs::remove(png);
+}
+
+TEST(Gui, PlainLoopsimWithoutADisplayRunsTheDefaultSceneHeadless) {
+  // The whole default run takes tens of seconds: stop it after 2 s, once it has said what it does and started.
+  const Output out = shell("env -u DISPLAY -u WAYLAND_DISPLAY timeout 2 " + std::string(LOOPSIM_BINARY));
+  EXPECT_TRUE(out.exit_code == 124 || out.exit_code == 0) << out.text;
+  EXPECT_NE(out.text.find("no display, so no window: running the default scene headless (loopsim run " +
+                          scenePath("digit_standing.yaml") + ")"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("consistent start"), std::string::npos) << "the run started\n" << out.text;
+}
