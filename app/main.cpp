@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "delassus_command.hpp"
 #include "info_command.hpp"
 #include "record_commands.hpp"
 #include "sim_commands.hpp"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
       loopsim::app::registerReplayCommand(cli),
       loopsim::app::registerEvalCommand(cli),
       loopsim::app::registerBenchCommand(cli),
+      loopsim::app::registerDelassusCommand(cli),
   };
 
   try {
