@@ -8,6 +8,7 @@
 #include "solvers/ltl_solver.hpp"
 #include "solvers/prox_ltl_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
+#include "solvers/recursive/pv_early_solver.hpp"
 #include "solvers/recursive/pv_soft_solver.hpp"
 #include "solvers/recursive/pv_solver.hpp"
 #include "solvers/soft_ltl_solver.hpp"
@@ -57,6 +58,9 @@ const std::vector<SolverInfo>& solverRegistry() {
       entry<PvSolver>("pv",
                       "Popov-Vereshchagin (paper 000 Alg. 1): world constraints on trees, O(n + m²d + m³); floating "
                       "base by eq. 49 or eqs. 47-48, chosen per solve; full-rank sets"),
+      entry<PvEarlySolver>("pv-early",
+                           "PV with early elimination of multipliers (paper 000 §VIII, eqs. 56-68): world "
+                           "constraints on trees, O(n + m) while at most 6 rows travel; full-rank sets"),
       entry<PvSoftSolver>("pv-soft",
                           "soft Gauss principle through ABA (paper 000 §VI, eq. 52): world constraints on trees, "
                           "O(n + m), per-constraint weights; soft-ltl's problem"),
