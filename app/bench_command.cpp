@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "bench/delassus_benchmark.hpp"
+#include "bench/scaling_benchmark.hpp"
 #include "bench/solver_benchmark.hpp"
 #include "model/errors.hpp"
 #include "record_commands.hpp"
@@ -36,6 +37,7 @@ Command registerBenchCommand(CLI::App& parent) {
     int rounds = 20;
     std::string format = "table";
     bool delassus = true;
+    bool scaling = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -45,6 +47,9 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--samples", options->samples, "Constraint-consistent states per scene")->capture_default_str();
   sub->add_option("--iterations", options->rounds, "Timed passes over the states; the median is over passes")
       ->capture_default_str();
+  sub->add_flag("--scaling", options->scaling,
+                "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
+                "exponents (paper 000 Fig. 4)");
   sub->add_flag("!--no-delassus", options->delassus, "Skip the Delassus table (J M⁻¹ Jᵀ by each algorithm)");
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
@@ -58,6 +63,11 @@ Command registerBenchCommand(CLI::App& parent) {
             bench.samples = options->samples;
             bench.rounds = options->rounds;
             bench.solvers = options->solvers;
+            if (options->scaling) {
+              const auto points = benchmarkScaling(bench, options->solvers);
+              std::fputs(formatScaling(points, fitScaling(points)).c_str(), stdout);
+              return 0;
+            }
             std::vector<BenchResult> results, delassus;
             for (const auto& path : scenes) {
               const Scene scene = loadScene(path);

@@ -50,7 +50,7 @@ class Efpa final : public DelassusAlgorithm {
     for (int i = model.nbodies() - 1; i >= 1; --i) {
       const int b = tree_.rowsBegin(i), n = tree_.rowsEnd(i) - b;
       if (n > 0) cemp_.middleRows(i * m_ + b, n) = tree_.K.middleRows(b, n);
-      tree_.eliminateJoint(i, true, false);
+      tree_.eliminateJoint(i, true, false, false);
     }
     // Second forward sweep (lines 12-16).
     for (int i = 1; i < model.nbodies(); ++i) {

@@ -20,6 +20,7 @@ class PvOsim final : public DelassusAlgorithm {
   void compute(const Eigen::Ref<const VectorX>& q, Eigen::Ref<MatrixX> out) override {
     const Model& model = tree_.model();
     tree_.forwardSweepPositions(q);                                                // lines 1-3
+    tree_.clearL();
     for (int i = model.nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, true, false);  // lines 4-10
     // Λ⁻¹ = L_0^A (line 11 inverts it; the Delassus matrix is L_0^A itself),
     // back to the constraint set's row order.

@@ -21,6 +21,7 @@ SolveStats PvSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<
   stats.path = "eq. 43";
   // First forward sweep (Alg. 1 lines 1-5).
   tree_.forwardSweep(q, v, tau, fext);
+  tree_.clearL();
   // Backward sweep (lines 6-12), up to but excluding floating roots.
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     if (model.parent[i] == 0 && model.joint_types[i] == JointType::Floating) continue;

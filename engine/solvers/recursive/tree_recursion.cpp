@@ -110,7 +110,6 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
     target[r] = cdata.k_link[row_global_[r]] + k_row.dot(gravity_in_body.toVector());
     l[r] = -target[r];
   }
-  L.setZero();
 }
 
 void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
@@ -126,10 +125,9 @@ void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
   if (m_ == 0) return;
   evaluatePositionErrors(set_, data, q, cdata);  // fills K¹
   for (int r = 0; r < m_; ++r) K.row(r) = cdata.K1[row_constraint_[r]].row(row_local_[r]);
-  L.setZero();
 }
 
-void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias) {
+void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accumulate_L) {
   const int p = model_.parent[i];
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
@@ -165,7 +163,7 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias) {
       ks.noalias() = Ks * S;
       ksd.noalias() = ks * Dinv;
       // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block.
-      L.block(b, b, n, n).noalias() += ksd * ks.transpose();
+      if (accumulate_L) L.block(b, b, n, n).noalias() += ksd * ks.transpose();
       // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
       if (bias) {
         const VectorNV u_c = u - U.transpose() * c;

@@ -45,21 +45,26 @@ class TreeRecursion {
 
   /// Pass 1. Fills Ia = H_i, pa = v ×* H v - f_ext (ABA's sign), u = τ, the
   /// constraint rows K (body1 frame) and targets t (K a_gf = t), and sets
-  /// l = -t, L = 0. No allocation.
+  /// l = -t. Callers that accumulate L zero it (clearL: O(m²), which the
+  /// O(n + m) solvers never pay). No allocation.
   void forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                     const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
 
   /// Pass 1 for the Delassus algorithms: placements, Ia = H_i and the
-  /// constraint rows K only (no velocities, forces or targets). No allocation.
+  /// constraint rows K only (no velocities, forces or targets; L not zeroed). No allocation.
   void forwardSweepPositions(const Eigen::Ref<const VectorX>& q);
+
+  /// L = 0, before a backward sweep that carries rows.
+  void clearL() { L.setZero(); }
 
   /// Pass 2 at joint i: D_i, U_i, u_i, the articulated terms passed to the
   /// parent (not when the parent is the world), and with carry_rows the rows of
   /// i's subtree moved to the parent's frame (paper 000 eq. 42c-e, Alg. 1
   /// lines 7-12). No allocation.
   /// With bias = false only the inertias, K and L are carried (Delassus
-  /// algorithms): u, l and the bias forces are left alone.
-  void eliminateJoint(int i, bool carry_rows, bool bias = true);
+  /// algorithms): u, l and the bias forces are left alone. With
+  /// accumulate_L = false the rows are carried without L (EFPA's CEMPs).
+  void eliminateJoint(int i, bool carry_rows, bool bias = true, bool accumulate_L = true);
 
   /// Pass 3 from body i on: a_pre = X a_parent + c_i, q̈_i = D_i⁻¹(u_i - U_iᵀ a_pre
   /// + (K S_i)ᵀ λ) (λ internal, only when carry_rows was used), a_i. Skips bodies
