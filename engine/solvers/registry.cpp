@@ -8,6 +8,7 @@
 #include "solvers/ltl_solver.hpp"
 #include "solvers/prox_ltl_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
+#include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
 #include "solvers/recursive/pv_soft_solver.hpp"
 #include "solvers/recursive/pv_solver.hpp"
@@ -68,6 +69,9 @@ const std::vector<SolverInfo>& solverRegistry() {
                                   "augmented-Lagrangian ABA (paper 001 Alg. 1-3, §IV-A eq. 35): world constraints "
                                   "on trees, O(n + m) per iteration, reduced two-sweep after the first; redundant "
                                   "sets"),
+      entry<ProxPvSolver>("prox-pv",
+                          "dual proximal point on PV's recursion (paper 001 Alg. 4-6 for world constraints): "
+                          "one Cholesky of L_0 + μ⁻¹I at the root, keeps PV's m³ root solve; redundant sets"),
   };
   return registry;
 }

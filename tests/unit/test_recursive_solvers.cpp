@@ -17,6 +17,7 @@
 #include "solvers/kkt_solver.hpp"
 #include "solvers/prox_ltl_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
+#include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
 #include "solvers/recursive/pv_soft_solver.hpp"
 #include "solvers/recursive/pv_solver.hpp"
@@ -136,7 +137,7 @@ TEST(RecursiveSolvers, SolvesDoNotAllocate) {
     std::mt19937 rng(3);
     const TreeState s = sampleTreeState(c, rng);
     const ConstraintSet set(c.model, s.constraints);
-    for (const std::string name : {"pv", "pv-early", "pv-soft", "constrained-aba"}) {
+    for (const std::string name : {"pv", "pv-early", "pv-soft", "constrained-aba", "prox-pv"}) {
       auto solver = makeSolver(name, set, {});
       solver->setAddedInertia(VectorX::Constant(c.model.nv, 0.01));
       VectorX vdot(c.model.nv), lambda(set.dimension());
@@ -257,6 +258,26 @@ TEST(RecursiveSolvers, ConstrainedAbaAgreesWithKktOnTrees) {
   }
 }
 
+// ------------------------------------------------------------------- prox-pv
+
+TEST(RecursiveSolvers, ProxPvAgreesWithKktOnTrees) {
+  SolverSettings tight;  // μ = 1e8 (the default): the proximal term is a damping, not a penalty
+  tight.tolerance = 1e-12;
+  tight.warm_start = false;
+  for (bool added : {false, true}) {
+    Agreement agg;
+    int max_iterations = 0;
+    compareOnTreeCases("prox-pv", tight, added, 1e-7, 0.0, agg,
+                       [&](const TreeCase&, const ConstraintSet&, const SolveStats& stats, const std::string& where) {
+                         EXPECT_LT(stats.iterations, 10) << where;
+                         max_iterations = std::max(max_iterations, stats.iterations);
+                       });
+    report(added ? "prox-pv (tolerance 1e-12), added inertia" : "prox-pv (tolerance 1e-12)", agg);
+    std::printf("  max iterations %d\n", max_iterations);
+    EXPECT_GT(agg.compared, 40);
+  }
+}
+
 TEST(RecursiveSolvers, ConstrainedAbaAccuracyAcrossMu) {
   // Reported, not asserted beyond convergence to a bounded error.
   for (const TreeCase& c : treeCases()) {
@@ -281,7 +302,7 @@ TEST(RecursiveSolvers, ConstrainedAbaAccuracyAcrossMu) {
   }
 }
 
-TEST(RecursiveSolvers, ConstrainedAbaReachesProxLtlOnRedundantSets) {
+TEST(RecursiveSolvers, ConstrainedAbaAndProxPvReachProxLtlOnRedundantSets) {
   std::vector<TreeCase> cases;
   cases.push_back(sceneCase("atlas_point_feet.yaml", 0.05));
   {
@@ -304,22 +325,31 @@ TEST(RecursiveSolvers, ConstrainedAbaReachesProxLtlOnRedundantSets) {
       const TreeState s = sampleTreeState(c, rng);
       const ConstraintSet set(c.model, s.constraints);
       ProxLtlSolver prox(set, tight);
-      ConstrainedAbaSolver aba(set, tight);
       const int m = set.dimension();
       VectorX vdot_ref(c.model.nv), lambda_ref(m), vdot(c.model.nv), lambda(m);
       prox.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
-      const SolveStats stats = aba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
       const MatrixX& J = prox.terms().constraintData().J;
-      const VectorX force_ref = J.transpose() * lambda_ref, force = J.transpose() * lambda;
-      const std::string where = c.name + ", sample " + std::to_string(sample);
-      const double e_vdot = relativeError(vdot, vdot_ref), e_force = relativeError(force, force_ref);
-      EXPECT_LE(e_vdot, 1e-7) << where << ", " << stats.iterations << " iterations";
-      EXPECT_LE(e_force, 1e-7) << where;
-      max_vdot = std::max(max_vdot, e_vdot);
-      max_force = std::max(max_force, e_force);
+      for (const std::string name : {"constrained-aba", "prox-pv"}) {
+        SolverSettings settings = tight;
+        if (name == "prox-pv") settings.mu = 1e8;  // prox-ltl's and prox-pv's damping: the default
+        if (name == "prox-pv") {
+          ProxLtlSolver same_mu(set, settings);
+          same_mu.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+        }
+        auto solver = makeSolver(name, set, settings);
+        const SolveStats stats = solver->solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+        const VectorX force = J.transpose() * lambda, reference = J.transpose() * lambda_ref;
+        const std::string where = name + ", " + c.name + ", sample " + std::to_string(sample);
+        const double e_vdot = relativeError(vdot, vdot_ref), e_force = relativeError(force, reference);
+        EXPECT_LE(e_vdot, 1e-7) << where << ", " << stats.iterations << " iterations";
+        EXPECT_LE(e_force, 1e-7) << where;
+        max_vdot = std::max(max_vdot, e_vdot);
+        max_force = std::max(max_force, e_force);
+      }
     }
   }
-  std::printf("[constrained-aba vs prox-ltl, redundant sets] max rel. error v̇ %.3g, Jᵀλ %.3g\n", max_vdot, max_force);
+  std::printf("[constrained-aba (μ 1e4) and prox-pv (μ 1e8) vs prox-ltl, redundant sets] max rel. error v̇ %.3g, Jᵀλ %.3g\n",
+              max_vdot, max_force);
 }
 
 TEST(RecursiveSolvers, ConstrainedAbaWarmStartAndIterationCap) {
@@ -410,7 +440,7 @@ TEST(RecursiveSolvers, RegistryRefusesLoopsAndCouplingsWithTheReason) {
   GeneratedMechanism chain = spatialChain({});  // a loop closed to the world is fine...
   GeneratedMechanism four = fourBar();          // ...an internal loop is not
   const ConstraintSet loops(four.model, four.constraints);
-  for (const std::string name : {"pv", "pv-early", "pv-soft", "constrained-aba"}) {
+  for (const std::string name : {"pv", "pv-early", "pv-soft", "constrained-aba", "prox-pv"}) {
     try {
       makeSolver(name, loops);
       FAIL() << name << ": expected a ModelError";
@@ -421,6 +451,7 @@ TEST(RecursiveSolvers, RegistryRefusesLoopsAndCouplingsWithTheReason) {
     EXPECT_THROW(PvSolver(loops, {}), ModelError);
     EXPECT_THROW(PvSoftSolver(loops, {}), ModelError);
     EXPECT_THROW(PvEarlySolver(loops, {}), ModelError);
+    EXPECT_THROW(ProxPvSolver(loops, {}), ModelError);
     EXPECT_THROW(ConstrainedAbaSolver(loops, {}), ModelError);
     const ConstraintSet world(chain.model, chain.constraints);
     EXPECT_NO_THROW(makeSolver(name, world));
