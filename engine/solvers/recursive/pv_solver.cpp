@@ -67,16 +67,25 @@ bool PvSolver::solveRootEq43(int root) {
 // base joint's q̈ (S_b = I): with a_b = a_pre + q̈ and l' = l + K a_pre,
 //   (D + Kᵀ L⁻¹ K) q̈ = u - Ia a_pre - Kᵀ L⁻¹ l',   λ = -L⁻¹(l' + K q̈).
 bool PvSolver::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
+  const Model& model = this->model();
   const int b = tree_.rowsBegin(root), n = tree_.rowsEnd(root) - b;
-  auto G = factor_.block(b, b, n, n);
-  G = tree_.L.block(b, b, n, n);
-  if (!(choleskyInPlace(G) > kEq49PivotRatio)) return false;
+  // Rows on the base itself have zero rows in L_b^A: singular, eqs. 47-48.
+  if (tree_.ownRowsEnd(root) > b) return false;
+  // L_b^A is block diagonal over the base's branches (§V-B): factor each
+  // branch's block on its own, with the pivot test on each.
+  for (int child : model.children[root]) {
+    const int cb = tree_.rowsBegin(child), cn = tree_.rowsEnd(child) - cb;
+    if (cn == 0) continue;
+    auto G = factor_.block(cb, cb, cn, cn);
+    G = tree_.L.block(cb, cb, cn, cn);
+    if (!(choleskyInPlace(G) > kEq49PivotRatio)) return false;
+  }
 
   Data& data = tree_.data;
-  const int iv = model().idx_v[root];
+  const int iv = model.idx_v[root];
   const Matrix6& Ia = data.Ia[root];
   Matrix6 D = Ia;
-  D.diagonal() += model().armature.segment<6>(iv) + added_inertia_.segment<6>(iv);
+  D.diagonal() += model.armature.segment<6>(iv) + added_inertia_.segment<6>(iv);
   const Vector6 a_pre = (data.liMi[root].actInv(data.a_gf[0]) + data.c[root]).toVector();
   const Vector6 u = data.u.segment<6>(iv) - data.pa[root].toVector();
 
@@ -84,10 +93,15 @@ bool PvSolver::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   auto Y = Y_.middleRows(b, n);
   auto y = y_.segment(b, n);
   Y = Kb;
-  for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, Y.col(col));
   y = tree_.l.segment(b, n);
   y.noalias() += Kb * a_pre;
-  choleskySolveInPlace(G, y);
+  for (int child : model.children[root]) {  // Y = L⁻¹ K, y = L⁻¹ l' branch by branch
+    const int cb = tree_.rowsBegin(child), cn = tree_.rowsEnd(child) - cb;
+    if (cn == 0) continue;
+    const auto G = factor_.block(cb, cb, cn, cn);
+    for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, Y_.col(col).segment(cb, cn));
+    choleskySolveInPlace(G, y_.segment(cb, cn));
+  }
   const Matrix6 A = D + Kb.transpose() * Y;
   const Vector6 rhs = u - Ia * a_pre - Kb.transpose() * y;
   const Vector6 qdd = A.llt().solve(rhs);  // eq. 49

@@ -14,7 +14,7 @@ namespace loopsim {
 TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : data(set.model()),
       cdata(set),
-      K(Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(set.dimension(), 6)),
+      K(Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>::Zero(set.dimension(), 6)),
       l(VectorX::Zero(set.dimension())),
       L(MatrixX::Zero(set.dimension(), set.dimension())),
       target(VectorX::Zero(set.dimension())),
@@ -231,10 +231,15 @@ double TreeRecursion::rowError(int r) const {
 void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {
   const int nb = model_.nbodies();
   // Alg. 2 lines 1-6: Δu_i = S_iᵀ Δf_i, Δf_π(i) += Δf_i - U_i D_i⁻¹ Δu_i.
+  // Only subtrees holding constraint rows carry force changes.
   for (int i = nb - 1; i >= 1; --i) {
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
+      if (rows_end_[i] == rows_begin_[i]) {
+        delta_u_.segment<NV>(iv).setZero();
+        return;
+      }
       const Vector6 df = delta_force[i].toVector();
       auto du = delta_u_.segment<NV>(iv);
       du.noalias() = data.S.middleCols<NV>(iv).transpose() * df;
