@@ -8,7 +8,8 @@
 //   efpa      paper 002 Alg. 2: extended force propagators, O(n + md + m²)
 //   pv-osimr  paper 002 Alg. 3: propagators between branching links only, O(n + m²)
 // The recursive ones (pv-osim, efpa, pv-osimr) take world constraints on
-// trees only; dense and ltl-osim take any set. Rows follow the constraint
+// trees only; dense and ltl-osim take any set. pv-osim-fast (paper 000
+// §VII-B) never forms the matrix: it solves with it (pv_osim_fast.hpp). Rows follow the constraint
 // set's order. Computing into a preallocated matrix does not allocate.
 #include <memory>
 #include <string>

@@ -11,6 +11,7 @@
 
 #include "allocation_counter.hpp"
 #include "delassus/delassus.hpp"
+#include "delassus/pv_osim_fast.hpp"
 #include "model/errors.hpp"
 #include "scene/paper_mechanisms.hpp"
 #include "tree_test_cases.hpp"
@@ -113,4 +114,59 @@ TEST(Delassus, UnknownAlgorithmSuggestsTheNearestName) {
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("pv-osim"), std::string::npos) << e.what();
   }
+}
+
+TEST(Delassus, PvOsimFastSolvesEqualADenseLdltSolve) {
+  double worst = 0.0;
+  int solved = 0;
+  unsigned seed = 77;
+  for (const TreeCase& c : delassusCases()) {
+    if (!c.model.isFloatingBase()) continue;
+    if (c.name.find("base link") != std::string::npos || c.name.find("6-dof leg") != std::string::npos) continue;
+    const ConstraintSet set(c.model, c.constraints);
+    PvOsimFast fast(set);
+    std::mt19937 rng(seed++);
+    for (int sample = 0; sample < 3; ++sample) {
+      VectorX q(c.model.nq);
+      integrate(c.model, c.q0, randomVector(rng, c.model.nv, c.q_noise), 1.0, q);
+      const MatrixX delassus = computeDelassus(set, q, "dense");
+      const VectorX b = randomVector(rng, set.dimension(), 1.0);
+      const VectorX reference = delassus.ldlt().solve(b);
+      VectorX x = b;
+      fast.factor(q);
+      fast.solveInPlace(x);
+      const double condition = delassusCondition(delassus);
+      const double error = relativeError(x, reference);
+      EXPECT_LE(error, 1e-12 * condition) << c.name << ", sample " << sample << ", condition " << condition;
+      worst = std::max(worst, error / condition);
+      ++solved;
+      const long allocations = countHeapAllocations([&] {
+        fast.factor(q);
+        fast.solveInPlace(x);
+      });
+      EXPECT_EQ(allocations, 0) << c.name;
+    }
+  }
+  std::printf("[pv-osim-fast vs dense LDLT solve] %d solves, max rel. error / Delassus condition %.3g\n", solved, worst);
+  EXPECT_GT(solved, 15);
+}
+
+TEST(Delassus, PvOsimFastRefusesSingularBaseTermsWithTheReason) {
+  auto expect_refusal = [](const ConstraintSet& set, const VectorX& q, const std::string& reason) {
+    try {
+      PvOsimFast fast(set);
+      fast.factor(q);
+      FAIL() << "expected a ModelError mentioning " << reason;
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  const TreeCase point_feet = sceneCase("atlas_point_feet.yaml", 0.0);  // 12 rows per 6-dof leg
+  expect_refusal(ConstraintSet(point_feet.model, point_feet.constraints), point_feet.q0, "L_b^A is singular");
+  GeneratedMechanism h = humanoidTree();
+  auto on_base = h.constraints;
+  on_base.push_back(worldConstraint(h.model, "pelvis_weld", ConstraintKind::Weld, "", 1));
+  expect_refusal(ConstraintSet(h.model, on_base), h.q0, "constraint on the base link");
+  GeneratedMechanism chain = pendulumChain();
+  expect_refusal(ConstraintSet(chain.model, chain.constraints), chain.q0, "needs a floating base");
 }
