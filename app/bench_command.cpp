@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <memory>
 
+#include "bench/delassus_benchmark.hpp"
+#include "bench/scaling_benchmark.hpp"
 #include "bench/solver_benchmark.hpp"
 #include "model/errors.hpp"
 #include "record_commands.hpp"
@@ -34,6 +36,8 @@ Command registerBenchCommand(CLI::App& parent) {
     int samples = 50;
     int rounds = 20;
     std::string format = "table";
+    bool delassus = true;
+    bool scaling = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -43,6 +47,10 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--samples", options->samples, "Constraint-consistent states per scene")->capture_default_str();
   sub->add_option("--iterations", options->rounds, "Timed passes over the states; the median is over passes")
       ->capture_default_str();
+  sub->add_flag("--scaling", options->scaling,
+                "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
+                "exponents (paper 000 Fig. 4)");
+  sub->add_flag("!--no-delassus", options->delassus, "Skip the Delassus table (J M⁻¹ Jᵀ by each algorithm)");
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
@@ -55,16 +63,31 @@ Command registerBenchCommand(CLI::App& parent) {
             bench.samples = options->samples;
             bench.rounds = options->rounds;
             bench.solvers = options->solvers;
-            std::vector<BenchResult> results;
+            if (options->scaling) {
+              const auto points = benchmarkScaling(bench, options->solvers);
+              std::fputs(formatScaling(points, fitScaling(points)).c_str(), stdout);
+              return 0;
+            }
+            std::vector<BenchResult> results, delassus;
             for (const auto& path : scenes) {
               const Scene scene = loadScene(path);
               std::fprintf(stderr, "bench: %s\n", scene.name.c_str());
               auto part = benchmarkScene(scene, bench);
               results.insert(results.end(), part.begin(), part.end());
+              if (options->delassus && !scene.constraints.empty()) {
+                auto table = benchmarkDelassus(scene, bench);
+                delassus.insert(delassus.end(), table.begin(), table.end());
+              }
             }
-            const std::string text = options->format == "json"  ? formatBenchJson(results)
-                                     : options->format == "csv" ? formatBenchCsv(results)
-                                                                : formatBenchTable(results);
+            if (options->format == "table") {
+              std::string text = formatBenchTable(results);
+              if (!delassus.empty()) text += "\n" + formatDelassusTable(delassus);
+              std::fputs(text.c_str(), stdout);
+              return 0;
+            }
+            // csv / json: the Delassus rows follow with mode "delassus".
+            results.insert(results.end(), delassus.begin(), delassus.end());
+            const std::string text = options->format == "json" ? formatBenchJson(results) : formatBenchCsv(results);
             std::fputs(text.c_str(), stdout);
             return 0;
           }};

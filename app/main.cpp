@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "gui_commands.hpp"
+#include "delassus_command.hpp"
 #include "info_command.hpp"
 #include "record_commands.hpp"
 #include "sim_commands.hpp"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
       loopsim::app::registerEvalCommand(cli),
       loopsim::app::registerBenchCommand(cli),
       loopsim::app::registerGuiCommand(cli),
+      loopsim::app::registerDelassusCommand(cli),
   };
 
   // Plain `loopsim`: the main job (the GUI on the default scene, or a headless run without a display).

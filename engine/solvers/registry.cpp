@@ -7,6 +7,11 @@
 #include "solvers/kkt_solver.hpp"
 #include "solvers/ltl_solver.hpp"
 #include "solvers/prox_ltl_solver.hpp"
+#include "solvers/recursive/constrained_aba_solver.hpp"
+#include "solvers/recursive/prox_pv_solver.hpp"
+#include "solvers/recursive/pv_early_solver.hpp"
+#include "solvers/recursive/pv_soft_solver.hpp"
+#include "solvers/recursive/pv_solver.hpp"
 #include "solvers/soft_ltl_solver.hpp"
 
 namespace loopsim {
@@ -51,6 +56,22 @@ const std::vector<SolverInfo>& solverRegistry() {
       entry<SoftLtlSolver>("soft-ltl",
                            "soft Gauss principle in joint space (paper 000 §VI, as in MuJoCo): LTL factors, "
                            "Cholesky of J M⁻¹ Jᵀ + W⁻¹; per-constraint weights"),
+      entry<PvSolver>("pv",
+                      "Popov-Vereshchagin (paper 000 Alg. 1): world constraints on trees, O(n + m²d + m³); floating "
+                      "base by eq. 49 or eqs. 47-48, chosen per solve; full-rank sets"),
+      entry<PvEarlySolver>("pv-early",
+                           "PV with early elimination of multipliers (paper 000 §VIII, eqs. 56-68): world "
+                           "constraints on trees, O(n + m) while at most 6 rows travel; full-rank sets"),
+      entry<PvSoftSolver>("pv-soft",
+                          "soft Gauss principle through ABA (paper 000 §VI, eq. 52): world constraints on trees, "
+                          "O(n + m), per-constraint weights; soft-ltl's problem"),
+      entry<ConstrainedAbaSolver>("constrained-aba",
+                                  "augmented-Lagrangian ABA (paper 001 Alg. 1-3, §IV-A eq. 35): world constraints "
+                                  "on trees, O(n + m) per iteration, reduced two-sweep after the first; redundant "
+                                  "sets"),
+      entry<ProxPvSolver>("prox-pv",
+                          "dual proximal point on PV's recursion (paper 001 Alg. 4-6 for world constraints): "
+                          "one Cholesky of L_0 + μ⁻¹I at the root, keeps PV's m³ root solve; redundant sets"),
   };
   return registry;
 }

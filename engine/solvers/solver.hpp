@@ -43,6 +43,9 @@ struct SolveStats {
   int iterations = 0;
   double residual = 0.0;  // ‖J v̇ - k‖∞
   bool converged = true;
+  /// Which elimination a solver chose at run time, when it has a choice (e.g.
+  /// pv's floating base: "eq. 49" or "eq. 47-48"); empty otherwise.
+  std::string_view path;
 };
 
 class ConstrainedSolver {

@@ -315,10 +315,18 @@ TEST(SceneValidation, MissingCapabilityIsNamedForOverrides) {
   const Scene s = loadSceneString(kFourBar, "x.yaml");
   EXPECT_NO_THROW(checkSolverForScene(s, "kkt"));
   try {
+    checkSolverForScene(s, "pv-nope");
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown solver 'pv-nope'"), std::string::npos) << e.what();
+  }
+  // pv exists but takes world constraints only: the missing capability is named.
+  try {
     checkSolverForScene(s, "pv");
     FAIL();
   } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown solver 'pv'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("solver 'pv': does not support internal loops"), std::string::npos)
+        << e.what();
   }
   // A solver lacking internal-loop support, per the registry's rule.
   SolverCapabilities no_loops;

@@ -1,0 +1,59 @@
+#include "delassus/delassus.hpp"
+
+#include "delassus/delassus_algorithms.hpp"
+#include "model/errors.hpp"
+#include "scene/name_suggestion.hpp"
+
+namespace loopsim {
+
+namespace {
+
+using Factory = std::unique_ptr<DelassusAlgorithm> (*)(const ConstraintSet&);
+
+struct Entry {
+  DelassusAlgorithmInfo info;
+  Factory make;
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> list = {
+      {{"dense", "CRBA, Cholesky of M, J M⁻¹ Jᵀ (reference)", false}, &detail::makeDenseDelassus},
+      {{"ltl-osim", "sparse LTDL of M, Λ⁻¹ = Yᵀ D⁻¹ Y (Featherstone 2010)", false}, &detail::makeLtlOsim},
+      {{"pv-osim", "PV backward sweep, L_0^A (paper 000 Alg. 2), O(n + m²d)", true}, &detail::makePvOsim},
+      {{"efpa", "extended force propagators (paper 002 Alg. 2), O(n + md + m²)", true}, &detail::makeEfpa},
+      {{"pv-osimr", "propagators between branching links (paper 002 Alg. 3), O(n + m²)", true}, &detail::makePvOsimr},
+  };
+  return list;
+}
+
+}  // namespace
+
+const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms() {
+  static const std::vector<DelassusAlgorithmInfo> infos = [] {
+    std::vector<DelassusAlgorithmInfo> out;
+    for (const Entry& e : entries()) out.push_back(e.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set) {
+  std::vector<std::string> names;
+  for (const Entry& e : entries()) {
+    if (e.info.name == name) return e.make(set);
+    names.push_back(e.info.name);
+  }
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  throw ModelError(set.model().source_file, "delassus algorithm",
+                   "unknown algorithm '" + name + "'" + didYouMean(name, names) + "; available: " + all);
+}
+
+MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm) {
+  auto a = makeDelassusAlgorithm(algorithm, set);
+  MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
+  a->compute(q, out);
+  return out;
+}
+
+}  // namespace loopsim

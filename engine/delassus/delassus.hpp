@@ -1,0 +1,47 @@
+#pragma once
+// The Delassus matrix (inverse operational-space inertia) Λ⁻¹ = J M⁻¹ Jᵀ of a
+// constraint set at q, by algorithm name:
+//   dense     CRBA, Cholesky of M, J M⁻¹ Jᵀ (the reference)
+//   ltl-osim  through the sparse LTDL factors of M (Featherstone 2010; the path
+//             the joint-space solvers use)
+//   pv-osim   paper 000 Alg. 2: the PV backward sweep's L_0^A, O(n + m²d)
+//   efpa      paper 002 Alg. 2: extended force propagators, O(n + md + m²)
+//   pv-osimr  paper 002 Alg. 3: propagators between branching links only, O(n + m²)
+// The recursive ones (pv-osim, efpa, pv-osimr) take world constraints on
+// trees only; dense and ltl-osim take any set. pv-osim-fast (paper 000
+// §VII-B) never forms the matrix: it solves with it (pv_osim_fast.hpp). Rows follow the constraint
+// set's order. Computing into a preallocated matrix does not allocate.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "constraints/constraint_set.hpp"
+
+namespace loopsim {
+
+class DelassusAlgorithm {
+ public:
+  virtual ~DelassusAlgorithm() = default;
+  virtual std::string_view name() const = 0;
+  /// out (m x m, preallocated) = J(q) M(q)⁻¹ J(q)ᵀ. No allocation.
+  virtual void compute(const Eigen::Ref<const VectorX>& q, Eigen::Ref<MatrixX> out) = 0;
+};
+
+struct DelassusAlgorithmInfo {
+  std::string name;
+  std::string description;
+  bool trees_with_world_constraints_only = false;
+};
+
+/// Every algorithm, in a stable order.
+const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms();
+
+/// Throws ModelError naming the nearest valid names when unknown, and when the
+/// algorithm cannot take the set (internal loops or couplings, said which).
+std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set);
+
+/// One call: the m x m Delassus matrix of `set` at q by `algorithm`.
+MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm);
+
+}  // namespace loopsim

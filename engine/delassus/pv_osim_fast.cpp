@@ -1,0 +1,68 @@
+#include "delassus/pv_osim_fast.hpp"
+
+#include <string>
+
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+PvOsimFast::PvOsimFast(const ConstraintSet& set)
+    : set_(set),
+      no_added_inertia_(VectorX::Zero(set.model().nv)),
+      tree_(set, no_added_inertia_, "delassus algorithm 'pv-osim-fast'"),
+      factor_(MatrixX::Zero(set.dimension(), set.dimension())),
+      LK_(Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(set.dimension(), 6)),
+      work_(VectorX::Zero(set.dimension())) {
+  const Model& model = set.model();
+  if (!model.isFloatingBase() || model.children[0].size() != 1) {
+    throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
+                     "needs a floating base carrying the whole tree (paper 000 §VII-B); use pv-osim");
+  }
+  if (tree_.ownRowsEnd(base_) > tree_.rowsBegin(base_)) {
+    throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
+                     "a constraint on the base link '" + model.body_names[base_] +
+                         "' makes L_b^A singular (paper 000 §VII-B's limitation); use pv-osim");
+  }
+}
+
+void PvOsimFast::factor(const Eigen::Ref<const VectorX>& q) {
+  const Model& model = set_.model();
+  tree_.forwardSweepPositions(q);
+  tree_.clearL();
+  for (int i = model.nbodies() - 1; i > base_; --i) tree_.eliminateJoint(i, true, false);
+  // Λ_b = (L_b^A)⁻¹ branch by branch (block diagonal), and L_K = Λ_b K_b^A.
+  LK_ = tree_.K;
+  for (int child : model.children[base_]) {
+    const int b = tree_.rowsBegin(child), n = tree_.rowsEnd(child) - b;
+    if (n == 0) continue;
+    auto G = factor_.block(b, b, n, n);
+    G = tree_.L.block(b, b, n, n);
+    if (!(choleskyInPlace(G) > kPivotRatio)) {
+      throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
+                       "L_b^A is singular on the branch of '" + model.body_names[child] +
+                           "' (more constraint rows than it can move, or a singular pose); use pv-osim");
+    }
+    for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, LK_.col(col).segment(b, n));
+  }
+  // D_b + K_b^Aᵀ L_K, with D_b = H_b^A (+ armature) since S_b = I.
+  Matrix6 schur = tree_.data.Ia[base_];
+  schur.diagonal() += model.armature.segment<6>(model.idx_v[base_]);
+  schur.noalias() += tree_.K.transpose() * LK_;
+  schur_.compute(schur);
+}
+
+void PvOsimFast::solveInPlace(Eigen::Ref<VectorX> x) {
+  const Model& model = set_.model();
+  const int m = tree_.dimension();
+  for (int r = 0; r < m; ++r) work_[r] = x[tree_.toGlobal(r)];
+  // Eq. 55: Λ_b y - L_K (D_b + K_bᵀ L_K)⁻¹ L_Kᵀ y.
+  const Vector6 z = schur_.solve(LK_.transpose() * work_);
+  for (int child : model.children[base_]) {
+    const int b = tree_.rowsBegin(child), n = tree_.rowsEnd(child) - b;
+    if (n > 0) choleskySolveInPlace(factor_.block(b, b, n, n), work_.segment(b, n));
+  }
+  work_.noalias() -= LK_ * z;
+  for (int r = 0; r < m; ++r) x[tree_.toGlobal(r)] = work_[r];
+}
+
+}  // namespace loopsim

@@ -1,0 +1,70 @@
+#include "solvers/recursive/constrained_aba_solver.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+ConstrainedAbaSolver::ConstrainedAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+    : ConstrainedSolver(constraints, settings),
+      tree_(constraints, added_inertia_, "solver 'constrained-aba'"),
+      lambda_(VectorX::Zero(constraints.dimension())) {
+  const std::string element = "solver 'constrained-aba'";
+  const std::string& file = constraints.model().source_file;
+  if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
+    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
+  }
+  if (!(settings.tolerance >= 0.0)) {
+    throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));
+  }
+  if (settings.max_iterations < 1) {
+    throw ModelError(file, element, "max_iterations must be >= 1, got " + std::to_string(settings.max_iterations));
+  }
+}
+
+SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                       const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                                       Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
+  const double mu = settings_.mu;
+  const int m = tree_.dimension();
+  if (!settings_.warm_start) lambda_.setZero();
+
+  // Alg. 1: first forward sweep with the constraint updates (lines 1-10,
+  // eq. 35), backward sweep (lines 11-23), roll-out (lines 24-26).
+  tree_.forwardSweep(q, v, tau, fext);
+  for (int r = 0; r < m; ++r) tree_.addRowPenalty(r, mu, mu * tree_.target[r] + lambda_[r]);
+  for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);
+  tree_.rollout(tree_.l, false, vdot);
+
+  SolveStats stats;
+  stats.converged = m == 0;
+  stats.iterations = 1;
+  double previous = std::numeric_limits<double>::infinity();
+  while (m > 0) {
+    // Alg. 3 lines 5-8: residual, multiplier update (eq. 33), force change.
+    double residual = 0.0;
+    for (int r = 0; r < m; ++r) {
+      const double error = tree_.rowError(r);  // K¹ a_B - t
+      residual = std::max(residual, std::abs(error));
+      lambda_[r] -= mu * error;
+      tree_.addRowForce(r, -mu * error);  // Δf_B = μ K¹ᵀ(t - K¹ a_B)
+    }
+    stats.residual = residual;
+    if (residual <= settings_.tolerance) {
+      stats.converged = true;
+      break;
+    }
+    if (stats.iterations >= settings_.max_iterations || residual > 0.9 * previous) break;
+    previous = residual;
+    // Alg. 2: the reduced two-sweep for the force change.
+    tree_.reducedSweeps(tree_.delta_force, vdot);
+    ++stats.iterations;
+  }
+  for (int r = 0; r < m; ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
+  return stats;
+}
+
+}  // namespace loopsim

@@ -1,0 +1,315 @@
+#include "solvers/recursive/tree_recursion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "algorithms/joint_motion.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
+    : data(set.model()),
+      cdata(set),
+      K(Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>::Zero(set.dimension(), 6)),
+      l(VectorX::Zero(set.dimension())),
+      L(MatrixX::Zero(set.dimension(), set.dimension())),
+      target(VectorX::Zero(set.dimension())),
+      KS(MatrixX::Zero(set.dimension(), set.model().nv)),
+      KSDinv(Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(set.dimension(), 6)),
+      solved(set.model().nbodies(), false),
+      delta_force(set.model().nbodies(), Force(Vector6::Zero())),
+      set_(set),
+      model_(set.model()),
+      added_inertia_(added_inertia),
+      m_(set.dimension()),
+      delta_a_(set.model().nbodies(), Motion(Vector6::Zero())),
+      delta_u_(VectorX::Zero(set.model().nv)) {
+  const std::string element(owner);
+  const std::string alternative = "; the joint-space ones (kkt, ltl; dense, ltl-osim) do";
+  for (const Constraint& c : set.constraints()) {
+    if (c.kind == ConstraintKind::Coupling) {
+      throw ModelError(model_.source_file, element,
+                       "does not support joint couplings (constraint '" + c.name + "')" + alternative);
+    }
+    if (c.body2 != 0) {
+      throw ModelError(model_.source_file, element,
+                       "does not support internal loops (constraint '" + c.name + "' joins two moving bodies)" +
+                           alternative);
+    }
+  }
+  // Constraints sorted by body (stable): with depth-first body numbering,
+  // every subtree's rows are contiguous.
+  std::vector<int> order(set.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return set[a].body1 < set[b].body1; });
+  for (int c : order) {
+    for (int r = 0; r < set[c].dimension(); ++r) {
+      row_global_.push_back(set.rowOffset(c) + r);
+      row_body_.push_back(set[c].body1);
+      row_constraint_.push_back(c);
+      row_local_.push_back(r);
+    }
+  }
+  const int nb = model_.nbodies();
+  rows_begin_.assign(nb, 0);
+  rows_end_.assign(nb, 0);
+  own_rows_end_.assign(nb, 0);
+  auto first_row_at_or_after = [&](int body) {
+    return static_cast<int>(std::lower_bound(row_body_.begin(), row_body_.end(), body) - row_body_.begin());
+  };
+  for (int i = 0; i < nb; ++i) {
+    rows_begin_[i] = first_row_at_or_after(i);
+    own_rows_end_[i] = first_row_at_or_after(i + 1);
+    rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
+  }
+}
+
+void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
+  const int nb = model_.nbodies();
+  // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
+  // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
+  // terms need, as forwardKinematics(q, v, 0) would.
+  data.oMi[0] = SE3::Identity();
+  data.v[0].setZero();
+  data.a[0].setZero();
+  for (int i = 1; i < nb; ++i) {
+    const int p = model_.parent[i];
+    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model_, i, q);
+    data.oMi[i] = data.oMi[p] * liMi;
+    detail::writeMotionSubspace(model_, i, data.S);
+    detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const Motion vJ(data.S.middleCols<NV>(model_.idx_v[i]) * v.segment<NV>(model_.idx_v[i]));
+      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      data.c[i] = data.v[i].cross(vJ);
+    });
+    data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
+    const Inertia& I = model_.body_inertias[i];
+    data.Ia[i] = I.matrix();
+    data.pa[i] = data.v[i].crossDual(I * data.v[i]);
+    if (!fext.empty()) data.pa[i] -= fext[i];
+    solved[i] = false;
+  }
+  data.a_gf[0] = worldAcceleration();
+  data.u = tau;
+  if (m_ == 0) return;
+
+  // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
+  // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
+  evaluateConstraints(set_, data, q, v, cdata);
+  for (int r = 0; r < m_; ++r) {
+    const int c = row_constraint_[r], body = row_body_[r];
+    const Vector6 k_row = cdata.K1[c].row(row_local_[r]).transpose();
+    const Motion gravity_in_body = data.oMi[body].actInv(data.a_gf[0]);
+    K.row(r) = k_row.transpose();
+    target[r] = cdata.k_link[row_global_[r]] + k_row.dot(gravity_in_body.toVector());
+    l[r] = -target[r];
+  }
+}
+
+void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
+  const int nb = model_.nbodies();
+  data.oMi[0] = SE3::Identity();
+  for (int i = 1; i < nb; ++i) {
+    const int p = model_.parent[i];
+    data.liMi[i] = detail::jointPlacement(model_, i, q);
+    data.oMi[i] = data.oMi[p] * data.liMi[i];
+    detail::writeMotionSubspace(model_, i, data.S);
+    data.Ia[i] = model_.body_inertias[i].matrix();
+  }
+  if (m_ == 0) return;
+  evaluatePositionErrors(set_, data, q, cdata);  // fills K¹
+  for (int r = 0; r < m_; ++r) K.row(r) = cdata.K1[row_constraint_[r]].row(row_local_[r]);
+}
+
+void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accumulate_L) {
+  const int p = model_.parent[i];
+  detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    using MatrixNV = Eigen::Matrix<double, NV, NV>;
+    using VectorNV = Eigen::Matrix<double, NV, 1>;
+    const int iv = model_.idx_v[i];
+    const auto S = data.S.middleCols<NV>(iv);
+    auto U = data.U.middleCols<NV>(iv);
+    const Matrix6& Ia = data.Ia[i];
+    U.noalias() = Ia * S;
+    // Line 7: D_i = S_iᵀ H_i^A S_i, plus armature and the per-step added inertia.
+    MatrixNV D = S.transpose() * U;
+    D.diagonal() += model_.armature.segment<NV>(iv) + added_inertia_.segment<NV>(iv);
+    auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
+    // Through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba)
+    // D mixes O(1) and O(w) eigenvalues, and only a backward-stable inverse
+    // keeps U D⁻¹ Uᵀ's error at ε w instead of ε w cond(D).
+    if constexpr (NV == 1) {
+      Dinv(0, 0) = 1.0 / D(0, 0);
+    } else {
+      Dinv = D.llt().solve(MatrixNV::Identity());
+    }
+    auto u = data.u.segment<NV>(iv);
+    if (bias) u -= S.transpose() * data.pa[i].toVector();  // τ_i - S_iᵀ p_i^A
+    const Vector6 c = data.c[i].toVector();
+    const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
+
+    const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
+    if (carry_rows && n > 0) {
+      auto Ks = K.middleRows(b, n);
+      auto ks = KS.block(b, iv, n, NV);
+      auto ksd = KSDinv.block(b, 0, n, NV);
+      ks.noalias() = Ks * S;
+      ksd.noalias() = ks * Dinv;
+      // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block.
+      if (accumulate_L) L.block(b, b, n, n).noalias() += ksd * ks.transpose();
+      // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
+      if (bias) {
+        const VectorNV u_c = u - U.transpose() * c;
+        l.segment(b, n).noalias() += Ks * c;
+        l.segment(b, n).noalias() += ksd * u_c;
+      }
+      // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the parent's
+      // frame (a row on motions maps like a force).
+      Ks.noalias() -= ksd * U.transpose();
+      const SE3& liMi = data.liMi[i];
+      for (int r = b; r < b + n; ++r) {
+        const Force moved = liMi.act(Force(Vector6(K.row(r).transpose())));
+        K.row(r) = moved.toVector().transpose();
+      }
+    }
+    if (p == 0) return;
+    // Lines 8-9 (eq. 42a-b), ABA's form: Ia^A = Ia - U D⁻¹ Uᵀ, pa^A = pa + Ia^A c + U D⁻¹ u.
+    const Matrix6 Ia_art = Ia - UDinv * U.transpose();
+    data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
+    if (!bias) return;
+    const Vector6 pa_art = data.pa[i].toVector() + Ia_art * c + UDinv * u;
+    data.pa[p] += data.liMi[i].act(Force(pa_art));
+  });
+}
+
+void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda, bool with_rows,
+                                 Eigen::Ref<VectorX> vdot) {
+  detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    const int iv = model_.idx_v[i];
+    const Motion a_pre = data.liMi[i].actInv(data.a_gf[model_.parent[i]]) + data.c[i];
+    Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+    const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
+    // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
+    if (with_rows && n > 0) rhs.noalias() += KS.block(b, iv, n, NV).transpose() * lambda.segment(b, n);
+    auto qdd = vdot.segment<NV>(iv);
+    qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;
+    data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);  // line 17
+  });
+}
+
+void TreeRecursion::rollout(const Eigen::Ref<const VectorX>& lambda, bool with_rows, Eigen::Ref<VectorX> vdot) {
+  for (int i = 1; i < model_.nbodies(); ++i) {
+    if (!solved[i]) rolloutJoint(i, lambda, with_rows, vdot);
+  }
+}
+
+void TreeRecursion::addRowPenalty(int r, double w, double g) {
+  const int body = row_body_[r];
+  const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
+  data.Ia[body].noalias() += (w * k_row) * k_row.transpose();
+  data.pa[body] = Force(data.pa[body].toVector() - g * k_row);
+}
+
+void TreeRecursion::addRowForce(int r, double g) {
+  const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
+  delta_force[row_body_[r]] = Force(delta_force[row_body_[r]].toVector() + g * k_row);
+}
+
+double TreeRecursion::rowError(int r) const {
+  const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
+  return k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r];
+}
+
+void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {
+  const int nb = model_.nbodies();
+  // Alg. 2 lines 1-6: Δu_i = S_iᵀ Δf_i, Δf_π(i) += Δf_i - U_i D_i⁻¹ Δu_i.
+  // Only subtrees holding constraint rows carry force changes.
+  for (int i = nb - 1; i >= 1; --i) {
+    detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model_.idx_v[i];
+      if (rows_end_[i] == rows_begin_[i]) {
+        delta_u_.segment<NV>(iv).setZero();
+        return;
+      }
+      const Vector6 df = delta_force[i].toVector();
+      auto du = delta_u_.segment<NV>(iv);
+      du.noalias() = data.S.middleCols<NV>(iv).transpose() * df;
+      const int p = model_.parent[i];
+      if (p == 0) return;
+      const Eigen::Matrix<double, NV, 1> Dinv_du = data.Dinv[i].topLeftCorner<NV, NV>() * du;
+      const Vector6 passed = df - data.U.middleCols<NV>(iv) * Dinv_du;
+      delta_force[p] += data.liMi[i].act(Force(passed));
+    });
+  }
+  // Lines 7-12: Δa_0 = 0, Δv̇_i = D_i⁻¹(Δu_i - U_iᵀ Δa_pre), Δa_i = Δa_pre + S_i Δv̇_i.
+  delta_a_[0] = Motion(Vector6::Zero());
+  for (int i = 1; i < nb; ++i) {
+    detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = model_.idx_v[i];
+      const Motion da_pre = data.liMi[i].actInv(delta_a_[model_.parent[i]]);
+      const Eigen::Matrix<double, NV, 1> dqdd =
+          data.Dinv[i].topLeftCorner<NV, NV>() *
+          (delta_u_.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * da_pre.toVector());
+      vdot.segment<NV>(iv) += dqdd;
+      delta_a_[i] = da_pre + Motion(data.S.middleCols<NV>(iv) * dqdd);
+      data.a_gf[i] = data.a_gf[i] + delta_a_[i];
+    });
+    delta_force[i] = Force(Vector6::Zero());
+  }
+}
+
+double TreeRecursion::residual() const {
+  double worst = 0.0;
+  for (int r = 0; r < m_; ++r) {
+    const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
+    worst = std::max(worst, std::abs(k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r]));
+  }
+  return worst;
+}
+
+double choleskyInPlace(Eigen::Ref<MatrixX> A) {
+  const int n = static_cast<int>(A.rows());
+  if (n == 0) return 1.0;
+  const double scale = A.diagonal().maxCoeff();
+  double min_pivot = std::numeric_limits<double>::infinity();
+  for (int j = 0; j < n; ++j) {
+    double d = A(j, j);
+    for (int k = 0; k < j; ++k) d -= A(j, k) * A(j, k);
+    if (!(d > 0.0)) return 0.0;
+    const double g = std::sqrt(d);
+    A(j, j) = g;
+    min_pivot = std::min(min_pivot, d);
+    for (int i = j + 1; i < n; ++i) {
+      double s = A(i, j);
+      for (int k = 0; k < j; ++k) s -= A(i, k) * A(j, k);
+      A(i, j) = s / g;
+    }
+  }
+  return scale > 0.0 ? min_pivot / scale : 0.0;
+}
+
+void choleskySolveInPlace(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX> x) {
+  const int n = static_cast<int>(G.rows());
+  for (int i = 0; i < n; ++i) {
+    double s = x[i];
+    for (int k = 0; k < i; ++k) s -= G(i, k) * x[k];
+    x[i] = s / G(i, i);
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double s = x[i];
+    for (int k = i + 1; k < n; ++k) s -= G(k, i) * x[k];
+    x[i] = s / G(i, i);
+  }
+}
+
+}  // namespace loopsim

@@ -1,0 +1,91 @@
+// Constrained forward dynamics on the robot scenes (paper 000 Table II on our
+// Atlas and Go1): every solver that takes the scene, and ABA as the floor, on
+// the scene's consistent start. `loopsim bench` gives the same comparison
+// over many sampled states; these are for profiling one solver at a time.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "algorithms/dynamics.hpp"
+#include "constraints/projection.hpp"
+#include "delassus/delassus.hpp"
+#include "scene/scene_loader.hpp"
+#include "solvers/registry.hpp"
+
+using namespace loopsim;
+
+namespace {
+
+struct SceneFixture {
+  Scene scene;
+  std::unique_ptr<ConstraintSet> set;
+  VectorX q, v, tau;
+  explicit SceneFixture(const std::string& file)
+      : scene(loadScene(std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / file)) {
+    set = std::make_unique<ConstraintSet>(*scene.model, scene.constraints, scene.time_constant);
+    q = scene.q0;
+    v = VectorX::Constant(scene.model->nv, 0.1);
+    tau = VectorX::Constant(scene.model->nv, 1.0);
+    makeConsistent(*set, q, v, scene.held_joints);
+  }
+};
+
+SceneFixture& fixture(const std::string& file) {
+  static std::map<std::string, std::unique_ptr<SceneFixture>> cache;
+  auto& slot = cache[file];
+  if (!slot) slot = std::make_unique<SceneFixture>(file);
+  return *slot;
+}
+
+void BM_SceneAba(benchmark::State& state, const std::string& file) {
+  SceneFixture& f = fixture(file);
+  Data data(*f.scene.model);
+  for (auto _ : state) benchmark::DoNotOptimize(aba(*f.scene.model, data, f.q, f.v, f.tau).data());
+}
+
+void BM_SceneSolver(benchmark::State& state, const std::string& file, const std::string& solver_name, int iterations) {
+  SceneFixture& f = fixture(file);
+  SolverSettings settings = f.scene.solver_settings;
+  if (iterations > 0) settings.max_iterations = iterations, settings.tolerance = 0.0, settings.warm_start = false;
+  auto solver = makeSolver(solver_name, *f.set, settings);
+  VectorX vdot(f.scene.model->nv), lambda(f.set->dimension());
+  for (auto _ : state) {
+    solver->solve(f.q, f.v, f.tau, {}, vdot, lambda);
+    benchmark::DoNotOptimize(vdot.data());
+  }
+}
+
+void BM_SceneDelassus(benchmark::State& state, const std::string& file, const std::string& algorithm) {
+  SceneFixture& f = fixture(file);
+  auto a = makeDelassusAlgorithm(algorithm, *f.set);
+  MatrixX out = MatrixX::Zero(f.set->dimension(), f.set->dimension());
+  for (auto _ : state) {
+    a->compute(f.q, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+
+}  // namespace
+
+#define LOOPSIM_SCENE_BENCHMARKS(tag, file)                                              \
+  BENCHMARK_CAPTURE(BM_SceneAba, tag, file);                                             \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_kkt, file, "kkt", 0);                          \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_ltl, file, "ltl", 0);                          \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_pv, file, "pv", 0);                            \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_pv_early, file, "pv-early", 0);                \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_pv_soft, file, "pv-soft", 0);                  \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_soft_ltl, file, "soft-ltl", 0);                \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_constrained_aba_1it, file, "constrained-aba", 1); \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_constrained_aba_3it, file, "constrained-aba", 3); \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_prox_pv_1it, file, "prox-pv", 1);              \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_prox_ltl_1it, file, "prox-ltl", 1);            \
+  BENCHMARK_CAPTURE(BM_SceneDelassus, tag##_ltl_osim, file, "ltl-osim");                 \
+  BENCHMARK_CAPTURE(BM_SceneDelassus, tag##_pv_osim, file, "pv-osim");                   \
+  BENCHMARK_CAPTURE(BM_SceneDelassus, tag##_efpa, file, "efpa");                         \
+  BENCHMARK_CAPTURE(BM_SceneDelassus, tag##_pv_osimr, file, "pv-osimr")
+
+LOOPSIM_SCENE_BENCHMARKS(atlas_2F, std::string("atlas_standing.yaml"));
+LOOPSIM_SCENE_BENCHMARKS(atlas_2F2H, std::string("atlas_2f2h.yaml"));
+LOOPSIM_SCENE_BENCHMARKS(go1_4F, std::string("go1_standing.yaml"));
