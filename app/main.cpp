@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli_errors.hpp"
 #include "command.hpp"
 #include "info_command.hpp"
 #include "record_commands.hpp"
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
+    return loopsim::app::reportParseError(cli, e, argc, argv);
   }
   configureLogging(log_level);
 

@@ -149,12 +149,20 @@ class UrdfModelAssembler {
   }
 
   // Depth-first, children in document order: the builder needs subtrees to be
-  // contiguous index ranges.
+  // contiguous index ranges. An explicit stack, not recursion: a chain of
+  // 100k links must not overflow the call stack.
   void addSubtree(const std::string& parent_link) {
-    for (int j : childJoints(parent_link)) {
-      const urdf_detail::UrdfJointEntry& entry = structure_.joints[j];
+    std::vector<int> stack;
+    auto pushChildren = [&](const std::string& link) {
+      const std::vector<int>& children = childJoints(link);
+      stack.insert(stack.end(), children.rbegin(), children.rend());
+    };
+    pushChildren(parent_link);
+    while (!stack.empty()) {
+      const urdf_detail::UrdfJointEntry& entry = structure_.joints[static_cast<std::size_t>(stack.back())];
+      stack.pop_back();
       addJoint(entry);
-      addSubtree(entry.child);
+      pushChildren(entry.child);
     }
   }
 

@@ -29,7 +29,8 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
       drive_of_joint_(model.nbodies(), -1),
       data_(model),
       position_error_(VectorX::Zero(model.nv)),
-      zero_nv_(VectorX::Zero(model.nv)) {
+      zero_nv_(VectorX::Zero(model.nv)),
+      saturated_per_dof_(static_cast<std::size_t>(model.nv), 0) {
   const std::string element = std::string("controller '") + controllerKindName(spec.kind) + "'";
   auto fail = [&](const std::string& why) { throw ModelError(model.source_file, element, why); };
   if (q0.size() != model.nq) fail("initial configuration has size " + std::to_string(q0.size()) + ", expected " + std::to_string(model.nq));
@@ -85,6 +86,16 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
     }
   }
   tau.array() *= actuated_mask_.array();
+  // Effort limits: the model's motors cannot push harder (0 or inf: no limit given).
+  bool saturated = false;
+  for (int i = 0; i < model_.nv; ++i) {
+    const double limit = model_.effort_limit[i];
+    if (!(limit > 0.0) || !std::isfinite(limit) || !(std::abs(tau[i]) > limit)) continue;  // NaN passes through
+    tau[i] = std::copysign(limit, tau[i]);
+    ++saturated_per_dof_[static_cast<std::size_t>(i)];
+    saturated = true;
+  }
+  if (saturated) ++saturated_calls_;
 }
 
 }  // namespace loopsim

@@ -6,7 +6,9 @@
 //   sinusoid              τ = kp (r(t) - q) + kd (ṙ(t) - v) with
 //                         r(t) = offset + A sin(2π f t + phase) on driven joints;
 //                         actuated joints without a drive hold their initial position.
-// τ is zero on every dof of an unactuated joint. compute() never allocates.
+// τ is zero on every dof of an unactuated joint, and clamped to the model's
+// effort limit (finite and > 0) on every actuated dof: a motor cannot exceed
+// it. Saturated dofs are counted for the run summary. compute() never allocates.
 #include <vector>
 
 #include "model/data.hpp"
@@ -28,6 +30,9 @@ class Controller {
   const ControllerSpec& spec() const { return spec_; }
   /// 1 on the dofs of actuated joints, 0 elsewhere (size nv).
   const VectorX& actuatedMask() const { return actuated_mask_; }
+  /// How many compute() calls clamped τ on each dof (size nv), and on any dof.
+  const std::vector<long>& saturatedCallsPerDof() const { return saturated_per_dof_; }
+  long saturatedCalls() const { return saturated_calls_; }
 
  private:
   const Model& model_;
@@ -38,6 +43,8 @@ class Controller {
   Data data_;                        // RNEA workspace (gravity compensation)
   VectorX position_error_;           // q0 ⊖ q, size nv
   VectorX zero_nv_;
+  std::vector<long> saturated_per_dof_;
+  long saturated_calls_ = 0;
 };
 
 /// "none", "pd_hold", "gravity_compensation", "sinusoid".

@@ -55,6 +55,7 @@ class Simulation {
   const ConstraintSet& constraints() const { return *constraints_; }
   ConstrainedSolver& solver() { return *solver_; }
   const ProjectionResult& initialProjection() const { return initial_projection_; }
+  const Controller& controller() const { return *controller_; }
 
   const StepRecord& lastStep() const { return last_step_; }
   const EnergyTerms& energy() const { return energy_; }
