@@ -188,7 +188,7 @@ int runScene(RunOptions o) {
     if (!ok) break;
     if ((energy_divergence = energy_watch.check(sim))) break;
     if (progress) progress->update(sim.time());
-    if (!estimated && (k & 63) == 63) {
+    if (!estimated && (k < 64 || (k & 63) == 63)) {  // slow scenes: from the first steps
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (elapsed > kEstimateAfterSeconds) {
         estimated = true;

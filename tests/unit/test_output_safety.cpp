@@ -214,3 +214,29 @@ TEST_F(OutputSafety, NextRunNamesStalePartials) {
   EXPECT_TRUE(fs::exists(stale)) << "named, never removed without asking";
   EXPECT_EQ(stalePartialsOf(dir_ / "rec.csv"), std::vector<fs::path>{stale});
 }
+
+TEST_F(OutputSafety, LongRunsWarnAndShowProgressEvenWhenQuiet) {
+  // About 1e8 steps: far beyond a minute at any speed; stopped as soon as it has said so.
+  std::ofstream(path("long.yaml")) << "models:\n  - generator: four_bar\ndt: 0.001\nduration: 100000\n";
+  const fs::path log = dir_ / "log.txt";
+  const std::string command = std::string("exec ") + LOOPSIM_BINARY + " run " + path("long.yaml") + " --quiet >" +
+                              path("out.txt") + " 2>" + log.string();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string text;
+  for (int i = 0; i < 600 && text.find("/ 1e+05 s  wall") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = test::readWholeFile(log);
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  text = test::readWholeFile(log);
+  EXPECT_NE(text.find("this run will take about "), std::string::npos) << text;
+  EXPECT_NE(text.find("(100000000 steps); Ctrl-C stops it cleanly"), std::string::npos) << text;
+  EXPECT_NE(text.find("/ 1e+05 s  wall"), std::string::npos) << "a progress bar on stderr:\n" << text;
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+}
