@@ -180,6 +180,9 @@ class UrdfModelAssembler {
     if (joint.mimic) {
       warn(element, "<mimic joint=" + inQuotes(joint.mimic->joint_name) + "> ignored; the joint moves independently");
     }
+    // Dropped features are said, never silently lost.
+    if (joint.safety) warn(element, "<safety_controller> ignored (soft limits and their gains are not simulated)");
+    if (joint.calibration) warn(element, "<calibration> ignored");
     if (joint.type == urdf::Joint::FIXED) {
       const std::string child_element = "link " + inQuotes(entry.child);
       std::string triangle;

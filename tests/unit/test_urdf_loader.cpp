@@ -366,6 +366,16 @@ TEST(UrdfLoader, MimicAndUndefinedMaterialWarn) {
   EXPECT_TRUE(hasWarning(m, "material 'nowhere' undefined"));
 }
 
+TEST(UrdfLoader, SafetyControllerAndCalibrationWarn) {
+  const Model m = loadUrdfString(
+      armWith(kLimit + R"(<safety_controller soft_lower_limit="-0.5" soft_upper_limit="0.5" k_velocity="10"/>)"
+                       R"(<calibration rising="0.1"/>)"),
+      "inline.urdf");
+  EXPECT_TRUE(hasWarning(m, "inline.urdf: joint 'j1': <safety_controller> ignored (soft limits and their gains are "
+                            "not simulated)"));
+  EXPECT_TRUE(hasWarning(m, "inline.urdf: joint 'j1': <calibration> ignored"));
+}
+
 // ------------------------------------------------------------- shared models
 
 fs::path sharedModel(const std::string& relative) { return fs::path(LOOPSIM_SHARED_DIR) / "models" / relative; }
