@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
   cli.add_option("--log-level", log_level, "Log verbosity (stderr)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+  cli.footer(
+      "Exit codes: 0 ok; 1 usage error or invalid input; 2 no display; 3 the simulation diverged; 4 replay --verify "
+      "found a difference; 130/143 run interrupted by SIGINT/SIGTERM.");
   cli.require_subcommand(1);
   cli.fallthrough();  // global options are accepted after the subcommand too
 
