@@ -180,7 +180,7 @@ int runScene(RunOptions o) {
   const InterruptGuard interrupt;
   for (long k = 0; k < steps && interrupt.received() == 0; ++k) {
     const bool ok = recorder ? recorder->step(sim) : sim.step();
-    if (const int joint = ranges.check(sim.time(), sim.q())) {
+    for (const int joint : ranges.check(sim.time(), sim.q())) {
       spdlog::warn("joint '{}' left its position range at t = {:.6g} s (limits are not simulated; reported once per "
                    "joint, and in the summary)",
                    sim.model().joint_names[joint], sim.time());

@@ -19,10 +19,11 @@ PositionRangeMonitor::PositionRangeMonitor(const Model& model) : model_(model) {
     state_.push_back(e);
   }
   order_.reserve(state_.size());
+  newly_left_.reserve(state_.size());
 }
 
-int PositionRangeMonitor::check(double t, const VectorX& q) {
-  int first_new = 0;
+std::span<const int> PositionRangeMonitor::check(double t, const VectorX& q) {
+  newly_left_.clear();
   for (std::size_t k = 0; k < state_.size(); ++k) {
     PositionRangeExcursion& e = state_[k];
     const double x = q[model_.idx_q[e.joint]];
@@ -31,11 +32,11 @@ int PositionRangeMonitor::check(double t, const VectorX& q) {
     if (e.first_time < 0.0) {
       e.first_time = t;
       order_.push_back(static_cast<int>(k));
-      if (first_new == 0) first_new = e.joint;
+      newly_left_.push_back(e.joint);
     }
     e.max_excess = std::max(e.max_excess, excess);
   }
-  return first_new;
+  return newly_left_;
 }
 
 std::vector<PositionRangeExcursion> PositionRangeMonitor::excursions() const {

@@ -3,6 +3,7 @@
 // watches a run and reports every one-dof joint that leaves its model range
 // [lower, upper], once per joint (when it first left, and how far it went).
 // check() never allocates.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,9 @@ class PositionRangeMonitor {
  public:
   explicit PositionRangeMonitor(const Model& model);
 
-  /// Checks q at time t. Returns the joint index that left its range for the
-  /// first time at this call (the first such one), or 0.
-  int check(double t, const VectorX& q);
+  /// Checks q at time t. Returns the joints that left their range for the
+  /// first time at this call (usually none; valid until the next call).
+  std::span<const int> check(double t, const VectorX& q);
 
   /// Joints that left their range, in the order they first did.
   std::vector<PositionRangeExcursion> excursions() const;
@@ -33,6 +34,7 @@ class PositionRangeMonitor {
   std::vector<int> limited_joints_;              // one-dof joints with a finite limit
   std::vector<PositionRangeExcursion> state_;   // per limited joint
   std::vector<int> order_;                       // indices into state_, in order of first exit (capacity reserved)
+  std::vector<int> newly_left_;                  // joints, at the last check (capacity reserved)
 };
 
 /// "joint 'knee' left its range [-1, 1] rad at t = 0.53 s, by up to 0.2 rad".
