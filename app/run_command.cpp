@@ -213,7 +213,7 @@ int runScene(RunOptions o) {
     return 128 + signal;  // the shell's convention for a process stopped by a signal
   }
   if (recorder) {
-    recorder->finish(sim, commandLine(o));
+    recorder->finish(sim, commandLine(o), energy_divergence.value_or(""));
     spdlog::info("record: {} (summary {})", recorder->csvPath().string(), recorder->summaryPath().string());
   }
 

@@ -88,6 +88,8 @@ void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim
   j["summary"] = summaryJson(sim.summary());
   if (sim.divergence()) {
     j["divergence"] = nlohmann::json{{"time", sim.divergence()->time}, {"message", sim.divergence()->message()}};
+  } else if (!layout.stopped_by.empty()) {
+    j["divergence"] = nlohmann::json{{"time", sim.time()}, {"message", layout.stopped_by}};
   } else {
     j["divergence"] = nullptr;
   }

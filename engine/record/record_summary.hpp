@@ -17,6 +17,7 @@ struct RecordLayout {
   long every = 1;
   std::vector<std::string> groups;  // column groups written (record_row.hpp)
   long rows = 0;
+  std::string stopped_by;  // why the run stopped early when the simulation itself did not diverge (energy watch)
 };
 
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& simulation,

@@ -66,13 +66,14 @@ bool SimulationRecorder::step(Simulation& sim) {
   return ok;
 }
 
-void SimulationRecorder::finish(const Simulation& simulation, const std::string& command_line) {
+void SimulationRecorder::finish(const Simulation& simulation, const std::string& command_line,
+                                const std::string& stopped_by) {
   rows_.finalState(simulation);
   writer_->writeRow(rows_.row());
   ++rows_written_;
   writer_->commit();
   writeRecordSummary(summary_path_, simulation, writer_->finalPath(), command_line, overwrite_,
-                     {options_.every, options_.groups, rows_written_});
+                     {options_.every, options_.groups, rows_written_, stopped_by});
 }
 
 }  // namespace loopsim

@@ -32,8 +32,9 @@ class SimulationRecorder {
   /// Steps the simulation once and writes the row (every Nth step). Returns Simulation::step()'s result.
   bool step(Simulation& simulation);
   /// Writes the final state's row, commits the CSV under its final name and
-  /// writes the JSON summary beside it.
-  void finish(const Simulation& simulation, const std::string& command_line);
+  /// writes the JSON summary beside it. `stopped_by`: why the caller stopped
+  /// the run early (e.g. the energy watch), recorded as its divergence.
+  void finish(const Simulation& simulation, const std::string& command_line, const std::string& stopped_by = "");
 
   const std::filesystem::path& csvPath() const { return writer_->finalPath(); }
   std::filesystem::path summaryPath() const;

@@ -352,8 +352,13 @@ controller: {type: pd_hold, kp: 2000, kd: 0}
 dt: 0.01
 duration: 5
 )");
-  const ProcessResult r = loopsim("run " + scene + " --quiet");
+  const ProcessResult r = loopsim("run " + scene + " --quiet --record " + file("unstable.csv"));
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  // The record keeps the run up to the stop, and its summary says why it stopped.
+  const std::string summary = loopsim::test::readWholeFile(dir_ / "unstable.json");
+  EXPECT_NE(summary.find("\"message\": \"diverged at t = 0.04 s (step 4): kinetic energy grew from "), std::string::npos)
+      << summary;
+  EXPECT_EQ(loopsim("replay " + file("unstable.csv") + " --verify").exit_code, 0);
   EXPECT_EQ(r.errorLine().rfind("loopsim: diverged at t = 0.04 s (step 4): kinetic energy grew from ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("; likely cause: the PD gains (kp 2000, kd 0) on joint 'link_"), std::string::npos) << r.err;
 }
