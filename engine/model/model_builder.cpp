@@ -69,6 +69,7 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string source_file) {
   model_.joint_nq.push_back(0);
   model_.joint_nv.push_back(0);
   model_.frames.push_back({"world", 0, SE3::Identity(), Frame::Kind::Body});
+  frame_names_.insert("world");
 }
 
 void ModelBuilder::requireUniqueBodyName(const std::string& name) const {

@@ -184,6 +184,22 @@ TEST(UrdfLoader, RootNamedWorldIsTheWorld) {
   EXPECT_EQ(m.source_file, "inline.urdf");
 }
 
+TEST(UrdfLoader, AMovingLinkNamedWorldIsADuplicateName) {
+  const std::string error = [] {
+    try {
+      loadUrdfString(R"(<robot name="r">
+      <link name="base"/>
+      <link name="world"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+      <joint name="j" type="continuous"><parent link="base"/><child link="world"/></joint></robot>)",
+                     "inline.urdf");
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_EQ(error, "inline.urdf: link 'world': duplicate name");
+}
+
 TEST(UrdfLoader, TriangleInequalityWarnsOrFailsWhenStrict) {
   const Model m = loadUrdf(fixture("triangle.urdf"));
   EXPECT_TRUE(hasWarning(m, "triangle.urdf: link 'arm': principal moments"));
