@@ -7,8 +7,10 @@
 #include "bench/delassus_benchmark.hpp"
 #include "bench/scaling_benchmark.hpp"
 #include "bench/solver_benchmark.hpp"
+#include "list_values.hpp"
 #include "model/errors.hpp"
 #include "record_commands.hpp"
+#include "scene/name_suggestion.hpp"
 #include "scene/scene_loader.hpp"
 #include "solvers/registry.hpp"
 
@@ -42,8 +44,8 @@ Command registerBenchCommand(CLI::App& parent) {
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
       "bench", "Time (q, v, τ) → (v̇, λ) for every solver on consistent states of scenes (ABA as the floor)");
-  sub->add_option("--scene", options->scenes, "Scene YAML files (default: all of scenes/)");
-  sub->add_option("--solver", options->solvers, "Solvers to time (default: all that support each scene)");
+  sub->add_option("--scene", options->scenes, "Scene YAML files, separated by commas or spaces (default: all of scenes/)");
+  sub->add_option("--solver", options->solvers, "Solvers to time, separated by commas or spaces (default: all that support each scene)");
   sub->add_option("--samples", options->samples, "Constraint-consistent states per scene")->capture_default_str();
   sub->add_option("--iterations", options->rounds, "Timed passes over the states; the median is over passes")
       ->capture_default_str();
@@ -55,8 +57,14 @@ Command registerBenchCommand(CLI::App& parent) {
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
   return {sub, [options] {
+            options->solvers = splitListValues(options->solvers);
+            options->scenes = splitListValues(options->scenes);
+            std::vector<std::string> known;
+            for (const auto& info : solverRegistry()) known.push_back(info.name);
             for (const auto& name : options->solvers) {
-              if (findSolver(name) == nullptr) throw ModelError("", "--solver", "unknown solver '" + name + "'");
+              if (findSolver(name) == nullptr) {
+                throw ModelError("", "--solver", "unknown solver '" + name + "'" + didYouMean(name, known));
+              }
             }
             const auto scenes = options->scenes.empty() ? defaultScenes() : options->scenes;
             BenchOptions bench;

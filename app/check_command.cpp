@@ -1,6 +1,8 @@
 // `loopsim check SCENE_OR_MODEL`: validates a scene (.yaml) or a URDF model and
 // describes it. Scenes: model sizes, constraints with their dimensions, the
 // rank of J at q0, the consistent start, and which solvers can run the scene.
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -13,7 +15,7 @@
 #include "control/holding_forces.hpp"
 #include "info_command.hpp"
 #include "model/errors.hpp"
-#include "parsers/urdf_loader.hpp"
+#include "input_file.hpp"
 #include "scene/scene_loader.hpp"
 #include "sim/controller.hpp"
 #include "sim_commands.hpp"
@@ -128,6 +130,7 @@ void describeHoldingForces(const Scene& scene, const ConstraintSet& set, const V
 int checkScene(const std::filesystem::path& file) {
   const Scene scene = loadScene(file);  // strict validation: throws on any problem
   const Model& model = *scene.model;
+  for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
   std::cout << "scene:        " << scene.name << "  (" << file.string() << ")\n";
   if (!scene.description.empty()) std::cout << "description:  " << scene.description << '\n';
   std::cout << "model:        " << model.njoints() << " bodies, nq " << model.nq << ", nv " << model.nv << ", "
@@ -182,7 +185,7 @@ int checkScene(const std::filesystem::path& file) {
 }
 
 int checkModel(const std::filesystem::path& file) {
-  const Model model = loadUrdf(file);
+  const Model model = loadAnyModel(file);
   printModelInfo(model, std::cout);
   std::cout << "\nok\n";
   return 0;
@@ -192,17 +195,13 @@ int checkModel(const std::filesystem::path& file) {
 
 Command registerCheckCommand(CLI::App& parent) {
   auto path = std::make_shared<std::string>();
-  CLI::App* sub = parent.add_subcommand("check", "Validate a scene (.yaml) or a model (.urdf) and describe it");
+  CLI::App* sub = parent.add_subcommand("check", "Validate a scene (.yaml) or a model (URDF .urdf, MJCF .xml) and describe it");
   sub->footer("Exit codes: 0 valid; 1 invalid (the error names the file, element and value).");
-  sub->add_option("path", *path, "Scene (.yaml, .yml) or robot description (.urdf)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  sub->add_option("path", *path, "Scene (.yaml, .yml) or robot description (.urdf, MJCF .xml)")
+      ->required();
   return {sub, [path] {
             const std::filesystem::path file(*path);
-            const std::string ext = file.extension().string();
-            if (ext == ".yaml" || ext == ".yml") return checkScene(file);
-            if (ext == ".urdf" || ext == ".xml") return checkModel(file);
-            throw ModelError(file.string(), "check", "unknown file type '" + ext + "' (expected .yaml, .yml or .urdf)");
+            return inputKindOf(file) == InputKind::Scene ? checkScene(file) : checkModel(file);
           }};
 }
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-#include "parsers/urdf_loader.hpp"
+#include "input_file.hpp"
 #include "text_table.hpp"
 
 namespace loopsim::app {
@@ -86,12 +86,11 @@ Command registerInfoCommand(CLI::App& parent) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = parent.add_subcommand("info", "Load a model and print its bodies, joints, frames and warnings");
   // No CLI::ExistingFile check: the loader's ModelError says what is wrong with the file.
-  info->add_option("model", options->model_file, "Robot description (.urdf)")->required();
-  info->add_flag("--floating", options->floating, "Add a floating joint between the world and the root link");
-  info->add_flag("--strict", options->strict, "Treat questionable inertias (triangle inequality) as errors");
+  info->add_option("model", options->model_file, "Robot description (.urdf, MJCF .xml) or scene (.yaml)")->required();
+  info->add_flag("--floating", options->floating, "URDF: add a floating joint between the world and the root link");
+  info->add_flag("--strict", options->strict, "URDF: treat questionable inertias (triangle inequality) as errors");
   return {info, [options] {
-            const Model model =
-                loadUrdf(options->model_file, {.floating_base = options->floating, .strict = options->strict});
+            const Model model = loadAnyModel(options->model_file, options->floating, options->strict);
             printModelInfo(model, std::cout);
             return 0;
           }};

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "cli_errors.hpp"
 #include "command.hpp"
 #include "gui_commands.hpp"
 #include "delassus_command.hpp"
@@ -34,6 +35,9 @@ int main(int argc, char** argv) {
   cli.add_option("--log-level", log_level, "Log verbosity (stderr)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
+  cli.footer(
+      "Exit codes: 0 ok; 1 usage error or invalid input; 2 no display; 3 the simulation diverged; 4 replay --verify "
+      "found a difference; 130/143 run interrupted by SIGINT/SIGTERM.");
   cli.require_subcommand(1);
   cli.fallthrough();  // global options are accepted after the subcommand too
 
@@ -56,7 +60,7 @@ int main(int argc, char** argv) {
   try {
     cli.parse(static_cast<int>(argument_pointers.size()), argument_pointers.data());
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
+    return loopsim::app::reportParseError(cli, e, argc, argv);
   }
   configureLogging(log_level);
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "record/replay.hpp"
+#include "exit_codes.hpp"
 #include "record_commands.hpp"
 
 namespace loopsim::app {
@@ -18,7 +19,7 @@ Command registerReplayCommand(CLI::App& parent) {
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand("replay", "Re-simulate a record from its embedded scene and settings");
   sub->add_option("RECORD", options->record, "Record CSV (or its .json summary)")->required();
-  sub->add_flag("--verify", options->verify, "Check every recorded state bit for bit; exit 4 at the first difference");
+  sub->add_flag("--verify", options->verify, "Check the whole record bit for bit (header, row count, every column but the wall-clock timing:* ones); exit 4 at the first difference");
   return {sub, [options] {
             const ReplayReport report = replayRecord(options->record, options->verify);
             for (const auto& w : report.warnings) spdlog::warn("{}", w);
@@ -26,9 +27,10 @@ Command registerReplayCommand(CLI::App& parent) {
             if (!options->verify) return 0;
             if (!report.verified) {
               std::printf("verify: FAILED at %s\n", report.mismatch.c_str());
-              return 4;
+              return kExitVerifyMismatch;
             }
-            std::printf("verify: OK, %ld states identical bit for bit\n", report.rows_compared);
+            std::printf("verify: OK, %ld rows identical bit for bit (header and every column but timing:*)\n",
+                        report.rows_compared);
             return 0;
           }};
 }

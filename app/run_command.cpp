@@ -1,19 +1,28 @@
 // `loopsim run SCENE [--solver NAME] [--duration S] [--dt S] [--quiet] [--record OUT.csv]`:
 // steps a scene headless and prints a summary block in the spirit of MuJoCo's
-// testspeed. Exit codes: 0 done, 1 bad input, 3 diverged.
+// testspeed. Exit codes: 0 done, 1 bad input, 3 diverged, 128 + signal when
+// interrupted by SIGINT or SIGTERM (summary printed, partial record removed).
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
 
 #include "model/errors.hpp"
+#include "input_file.hpp"
+#include "interrupt_guard.hpp"
+#include "list_values.hpp"
 #include "progress_bar.hpp"
 #include "record/recorder.hpp"
+#include "scene/run_length.hpp"
 #include "scene/scene_loader.hpp"
+#include "sim/energy_watch.hpp"
+#include "sim/position_range_monitor.hpp"
 #include "sim/simulation.hpp"
 #include "sim_commands.hpp"
 
@@ -28,7 +37,36 @@ struct RunOptions {
   bool quiet = false;
   std::string record;
   bool overwrite = false;
+  long record_every = 1;
+  std::vector<std::string> record_columns;
 };
+
+// What the model's limits did to the run: effort saturation (the controller
+// clamps) and position ranges (not simulated yet: reported).
+void printLimits(const Simulation& sim, const PositionRangeMonitor& ranges, std::FILE* out) {
+  const Model& model = sim.model();
+  const Controller& controller = sim.controller();
+  if (controller.saturatedCalls() == 0) {
+    std::fprintf(out, " Effort saturation  : none\n");
+  } else {
+    std::string joints;
+    const auto& per_dof = controller.saturatedCallsPerDof();
+    for (int i = 0; i < model.nv; ++i) {
+      if (per_dof[static_cast<std::size_t>(i)] == 0) continue;
+      joints += (joints.empty() ? "" : ", ") + model.joint_names[model.dof_joint[i]] + " " +
+                std::to_string(per_dof[static_cast<std::size_t>(i)]);
+    }
+    std::fprintf(out, " Effort saturation  : %ld of %ld steps clamped at the effort limit (%s)\n",
+                 controller.saturatedCalls(), sim.stepCount(), joints.c_str());
+  }
+  const auto excursions = ranges.excursions();
+  std::fprintf(out, " Position ranges    : %s\n",
+               excursions.empty() ? "every joint stayed in its range"
+                                  : (std::to_string(excursions.size()) + " joint" + (excursions.size() == 1 ? "" : "s") +
+                                     " left the range (limits are not simulated)")
+                                        .c_str());
+  for (const auto& e : excursions) std::fprintf(out, "   %s\n", describeExcursion(model, e).c_str());
+}
 
 // The same summary for every outcome (completed or diverged).
 void printSummary(const Simulation& sim, std::FILE* out) {
@@ -57,6 +95,11 @@ void printSummary(const Simulation& sim, std::FILE* out) {
   std::fprintf(out, " Energy balance     : E - E0 - W_applied - W_damping = %.3e J\n", e.balance());
 }
 
+void printSummary(const Simulation& sim, const PositionRangeMonitor& ranges, std::FILE* out) {
+  printSummary(sim, out);
+  printLimits(sim, ranges, out);
+}
+
 std::string commandLine(const RunOptions& o) {
   std::ostringstream os;
   os.precision(17);
@@ -66,47 +109,122 @@ std::string commandLine(const RunOptions& o) {
   if (o.dt) os << " --dt " << *o.dt;
   if (!o.record.empty()) os << " --record " << o.record;
   if (o.overwrite) os << " --overwrite";
+  if (o.record_every != 1) os << " --record-every " << o.record_every;
+  if (!o.record_columns.empty()) {
+    os << " --record-columns ";
+    for (std::size_t k = 0; k < o.record_columns.size(); ++k) os << (k ? "," : "") << o.record_columns[k];
+  }
   return os.str();
 }
 
-int runScene(const RunOptions& o) {
+// A scene file, or a model file run as a one-model scene (said on stderr, with
+// how to get a scene file to change the defaults).
+Scene loadRunScene(const std::string& file) {
+  const InputKind kind = inputKindOf(file);
+  if (kind == InputKind::Scene) return loadScene(file);
+  const std::string text = oneModelSceneText(file, kind);
+  spdlog::info("{} is a model, not a scene: running it as a one-model scene (no controller, dt 1 ms, 10 s); to "
+               "change that, save this as a .yaml scene and edit it:\n{}",
+               file, text);
+  Scene scene = loadSceneString(text, file, std::filesystem::path(file).parent_path());
+  return scene;
+}
+
+// After this much wall time the run's length is estimated from the steps so
+// far; runs expected to last longer than kLongRun are announced.
+constexpr double kEstimateAfterSeconds = 0.5;
+constexpr double kLongRunSeconds = 60.0;
+// Records beyond this size are announced as a warning (else an info line).
+constexpr double kLargeRecordBytes = 100e6;
+
+int runScene(RunOptions o) {
+  o.record_columns = splitListValues(o.record_columns);
+  if (o.record.empty() && (o.record_every != 1 || !o.record_columns.empty() || o.overwrite)) {
+    const char* option = o.record_every != 1 ? "--record-every" : !o.record_columns.empty() ? "--record-columns" : "--overwrite";
+    throw ModelError("", option, "applies to --record, which is not given");
+  }
   if (o.quiet) spdlog::set_level(spdlog::level::warn);
-  Scene scene = loadScene(o.scene_file);
+  Scene scene = loadRunScene(o.scene_file);
+  for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
   if (!o.solver.empty() && o.solver != scene.solver) {
     checkSolverForScene(scene, o.solver);
     scene.solver = o.solver;
   }
-  if (o.dt) {
-    if (!std::isfinite(*o.dt) || *o.dt <= 0.0) throw ModelError("", "--dt", "must be > 0 (got " + std::to_string(*o.dt) + ")");
-    scene.dt = *o.dt;
-  }
-  if (o.duration) {
-    if (!std::isfinite(*o.duration) || *o.duration <= 0.0) {
-      throw ModelError("", "--duration", "must be > 0 (got " + std::to_string(*o.duration) + ")");
-    }
-    scene.duration = *o.duration;
-  }
+  // The command line is checked exactly like the YAML keys it overrides.
+  if (o.dt) scene.dt = *o.dt;
+  if (o.duration) scene.duration = *o.duration;
+  validateRunLength(scene.dt, scene.duration, o.dt || o.duration ? "" : o.scene_file, o.dt ? "--dt" : "dt",
+                    o.duration ? "--duration" : "duration");
 
   Simulation sim(scene);
   std::unique_ptr<SimulationRecorder> recorder;
-  if (!o.record.empty()) recorder = std::make_unique<SimulationRecorder>(sim, o.record, o.overwrite);
+  const long steps = runStepCount(scene.dt, scene.duration);
+  if (!o.record.empty()) {
+    recorder = std::make_unique<SimulationRecorder>(sim, o.record, o.overwrite,
+                                                    RecordOptions{o.record_every, o.record_columns});
+    const double bytes = estimatedRecordBytes(recorder->columns().size(), steps, o.record_every);
+    // Said before the run: a record of Digit holds ~50 MB per simulated second.
+    const auto level = bytes > kLargeRecordBytes ? spdlog::level::warn : spdlog::level::info;
+    spdlog::log(level, "record: about {:.1f} MB ({} columns, {} rows){}", bytes / 1e6, recorder->columns().size(),
+                (steps - 1) / o.record_every + 2,
+                bytes > kLargeRecordBytes ? "; --record-every N and --record-columns q,v,... make it smaller" : "");
+  }
 
-  const long steps = std::max(1L, static_cast<long>(std::llround(scene.duration / scene.dt)));
   std::optional<ProgressBar> progress;
   if (!o.quiet && isTerminal(stdout)) progress.emplace(scene.duration, stdout);
-  for (long k = 0; k < steps; ++k) {
+  const auto start = std::chrono::steady_clock::now();
+  bool estimated = false;
+  PositionRangeMonitor ranges(sim.model());
+  EnergyGrowthWatch energy_watch(sim);
+  std::optional<std::string> energy_divergence;
+  const InterruptGuard interrupt;
+  for (long k = 0; k < steps && interrupt.received() == 0; ++k) {
     const bool ok = recorder ? recorder->step(sim) : sim.step();
+    for (const int joint : ranges.check(sim.time(), sim.q())) {
+      spdlog::warn("joint '{}' left its position range at t = {:.6g} s (limits are not simulated; reported once per "
+                   "joint, and in the summary)",
+                   sim.model().joint_names[joint], sim.time());
+    }
     if (!ok) break;
+    if ((energy_divergence = energy_watch.check(sim))) break;
     if (progress) progress->update(sim.time());
+    if (!estimated && (k < 64 || (k & 63) == 63)) {  // slow scenes: from the first steps
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (elapsed > kEstimateAfterSeconds) {
+        estimated = true;
+        const double total = elapsed / static_cast<double>(k + 1) * static_cast<double>(steps);
+        if (total > kLongRunSeconds) {
+          spdlog::warn("this run will take about {:.0f} s of wall time ({} steps); Ctrl-C stops it cleanly", total,
+                       steps);
+          // Even with --quiet or without a terminal, a long run shows it is alive (on stderr).
+          if (!progress) progress.emplace(scene.duration, stderr);
+        }
+      }
+    }
   }
   sim.checkState();  // the final state's violation, as a further step would check it
   if (progress) progress->finish(sim.time());
+  if (const int signal = interrupt.received()) {
+    recorder.reset();  // removes the partial record: an interrupted run leaves nothing behind
+    printSummary(sim, ranges, stdout);
+    std::printf(" INTERRUPTED        : by %s at t = %.6g s\n", signalName(signal), sim.time());
+    std::fflush(stdout);
+    std::fprintf(stderr, "loopsim: run interrupted by %s at t = %.6g s%s\n", signalName(signal), sim.time(),
+                 o.record.empty() ? "" : "; the partial record was removed");
+    return 128 + signal;  // the shell's convention for a process stopped by a signal
+  }
   if (recorder) {
-    recorder->finish(sim, commandLine(o));
+    recorder->finish(sim, commandLine(o), energy_divergence.value_or(""));
     spdlog::info("record: {} (summary {})", recorder->csvPath().string(), recorder->summaryPath().string());
   }
 
-  printSummary(sim, stdout);
+  printSummary(sim, ranges, stdout);
+  if (energy_divergence) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "loopsim: %s\n", energy_divergence->c_str());
+    std::printf(" DIVERGED           : %s\n", energy_divergence->c_str());
+    return kExitDiverged;
+  }
   if (sim.diverged()) {
     std::fflush(stdout);
     std::fprintf(stderr, "loopsim: %s\n", sim.divergence()->message().c_str());
@@ -122,16 +240,23 @@ Command registerRunCommand(CLI::App& parent) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = parent.add_subcommand("run", "Simulate a scene headless and print a timing/accuracy summary");
   run->footer(
-      "Exit codes: 0 finished; 1 invalid scene or options; 3 diverged (NaN or Inf in q or v, or a constraint "
-      "violation beyond 0.1 m or rad): the summary up to that point is printed with the degree of freedom and the "
-      "time.");
-  run->add_option("scene", options->scene_file, "Scene file (.yaml)")->required()->check(CLI::ExistingFile);
+      "Exit codes: 0 finished; 1 invalid scene or options; 3 diverged (NaN or Inf in q or v, a constraint "
+      "violation beyond 0.1 m or rad, or kinetic energy multiplied by 100 or more within a few steps): the summary up to that point is printed with the degree of freedom and the "
+      "time; 130 or 143 interrupted by SIGINT or SIGTERM (the summary up to then is printed and a partial record "
+      "removed).");
+  run->add_option("scene", options->scene_file, "Scene file (.yaml), or a model (.urdf, MJCF .xml) run as a one-model scene")
+      ->required();
   run->add_option("--solver", options->solver, "Solver name (see `loopsim solvers`); default: the scene's");
   run->add_option("--duration", options->duration, "Simulated time in seconds; default: the scene's");
   run->add_option("--dt", options->dt, "Time step in seconds; default: the scene's");
   run->add_flag("--quiet", options->quiet, "No progress bar and no info logs (the summary is still printed)");
   run->add_option("--record", options->record, "Write a CSV record of every step (and a JSON summary beside it)");
-  run->add_flag("--overwrite", options->overwrite, "Allow --record to replace an existing record");
+  run->add_flag("--overwrite", options->overwrite, "Allow --record to replace an existing record (regular files only)");
+  run->add_option("--record-every", options->record_every, "Write every Nth step's row (the final state always)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--record-columns", options->record_columns,
+                  "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, stats, timing "
+                  "(t always; default: all)");
   return {run, [options] { return runScene(*options); }};
 }
 

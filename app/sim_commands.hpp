@@ -4,12 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include "command.hpp"
+#include "exit_codes.hpp"
 
 namespace loopsim::app {
-
-/// Exit code of `run` when the simulation diverges (NaN, Inf or a constraint
-/// violation beyond the threshold).
-constexpr int kExitDiverged = 3;
 
 Command registerRunCommand(CLI::App& parent);
 Command registerSolversCommand(CLI::App& parent);

@@ -28,7 +28,7 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
       free_jacobian_(MatrixX::Zero(set.dimension(), set.model().nv)),
       gram_(MatrixX::Zero(set.dimension(), set.dimension())),
       gram_ldlt_(set.dimension()),
-      mass_llt_(set.model().nv),
+      mass_ltl_(set.model()),
       winv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
       multiplier_(VectorX::Zero(set.dimension())),
       velocity_residual_(VectorX::Zero(set.dimension())),
@@ -128,9 +128,9 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
       data_.M(i, i) = 1.0;
     }
   }
-  mass_llt_.compute(data_.M);
+  mass_ltl_.factorize(data_.M);  // zeroing held rows and columns keeps the tree pattern
   winv_jt_ = free_jacobian_.transpose();
-  mass_llt_.solveInPlace(winv_jt_);
+  for (Eigen::Index k = 0; k < winv_jt_.cols(); ++k) mass_ltl_.solve(winv_jt_.col(k));
   gram_.noalias() = free_jacobian_ * winv_jt_;
   gram_.diagonal().array() += damping(gram_);
   gram_ldlt_.compute(gram_);

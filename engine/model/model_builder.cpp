@@ -69,11 +69,12 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string source_file) {
   model_.joint_nq.push_back(0);
   model_.joint_nv.push_back(0);
   model_.frames.push_back({"world", 0, SE3::Identity(), Frame::Kind::Body});
+  frame_names_.insert("world");
 }
 
 void ModelBuilder::requireUniqueBodyName(const std::string& name) const {
   if (name.empty()) throw ModelError(model_.source_file, "body", "empty name");
-  if (model_.frameId(name) >= 0) {
+  if (frame_names_.count(name) > 0) {
     throw ModelError(model_.source_file, "link '" + name + "'", "duplicate name");
   }
 }
@@ -87,7 +88,7 @@ int ModelBuilder::addBody(int parent_body, const std::string& joint_name, const 
   }
   requireUniqueBodyName(body_name);
   if (joint_name.empty()) throw ModelError(file, "link '" + body_name + "'", "joint has an empty name");
-  if (model_.jointId(joint_name) >= 0) throw ModelError(file, element, "duplicate joint name");
+  if (joint_names_.count(joint_name) > 0) throw ModelError(file, element, "duplicate joint name");
   if (!allFinite(joint_placement)) throw ModelError(file, element, "origin has a NaN or Inf value");
   if (!allFinite(inertia)) throw ModelError(file, "link '" + body_name + "'", "inertial has a NaN or Inf value");
 
@@ -130,30 +131,28 @@ int ModelBuilder::addBody(int parent_body, const std::string& joint_name, const 
   model_.joint_nq.push_back(nq);
   model_.joint_nv.push_back(nv);
 
-  auto append = [](VectorX& x, int n, double value) {
-    x.conservativeResize(x.size() + n);
-    x.tail(n).setConstant(value);
-  };
+  auto append = [](std::vector<double>& x, int n, double value) { x.insert(x.end(), static_cast<std::size_t>(n), value); };
   const bool one_dof = nq == 1;
-  append(model_.lower_position_limit, nq, (one_dof && joint.lower) ? *joint.lower : -kInf);
-  append(model_.upper_position_limit, nq, (one_dof && joint.upper) ? *joint.upper : kInf);
-  append(model_.velocity_limit, nv, joint.velocity_limit);
-  append(model_.effort_limit, nv, joint.effort_limit);
-  append(model_.damping, nv, joint.damping);
-  append(model_.armature, nv, joint.armature);
-  append(model_.stiffness, nv, one_dof ? joint.stiffness : 0.0);
-  append(model_.spring_reference, nq, 0.0);
+  append(lower_, nq, (one_dof && joint.lower) ? *joint.lower : -kInf);
+  append(upper_, nq, (one_dof && joint.upper) ? *joint.upper : kInf);
+  append(velocity_limit_, nv, joint.velocity_limit);
+  append(effort_limit_, nv, joint.effort_limit);
+  append(damping_, nv, joint.damping);
+  append(armature_, nv, joint.armature);
+  append(stiffness_, nv, one_dof ? joint.stiffness : 0.0);
   if (one_dof) {
-    model_.spring_reference(model_.nq) = joint.spring_reference;
+    spring_reference_.push_back(joint.spring_reference);
   } else if (joint.type == JointType::Spherical) {
-    model_.spring_reference.tail<4>() << 0, 0, 0, 1;
+    spring_reference_.insert(spring_reference_.end(), {0, 0, 0, 1});
   } else {
-    model_.spring_reference.tail<7>() << 0, 0, 0, 0, 0, 0, 1;  // neutral: no offset from the joint placement
+    spring_reference_.insert(spring_reference_.end(), {0, 0, 0, 0, 0, 0, 1});  // neutral: no offset from the joint placement
   }
   for (int k = 0; k < nv; ++k) model_.dof_joint.push_back(id);
   model_.nq += nq;
   model_.nv += nv;
   model_.frames.push_back({body_name, id, SE3::Identity(), Frame::Kind::Body});
+  frame_names_.insert(body_name);
+  joint_names_.insert(joint_name);
   return id;
 }
 
@@ -168,15 +167,17 @@ int ModelBuilder::addFixedLink(int body, const SE3& placement, const Inertia& in
   if (!problem.empty()) throw ModelError(model_.source_file, "link '" + link_name + "'", problem);
   if (body != 0) model_.body_inertias[body] += inertia.transformed(placement);
   model_.frames.push_back({link_name, body, placement, Frame::Kind::MergedLink});
+  frame_names_.insert(link_name);
   return static_cast<int>(model_.frames.size()) - 1;
 }
 
 int ModelBuilder::addFrame(const std::string& name, int body, const SE3& placement, Frame::Kind kind) {
-  if (model_.frameId(name) >= 0) throw ModelError(model_.source_file, "frame '" + name + "'", "duplicate name");
+  if (frame_names_.count(name) > 0) throw ModelError(model_.source_file, "frame '" + name + "'", "duplicate name");
   if (body < 0 || body >= model_.nbodies()) {
     throw ModelError(model_.source_file, "frame '" + name + "'", "body index out of range");
   }
   model_.frames.push_back({name, body, placement, kind});
+  frame_names_.insert(name);
   return static_cast<int>(model_.frames.size()) - 1;
 }
 
@@ -186,6 +187,17 @@ void ModelBuilder::setGravity(const Vector3& g) { model_.gravity = g; }
 
 Model ModelBuilder::build(bool strict) && {
   Model& m = model_;
+  const auto toVector = [](const std::vector<double>& x) {
+    return VectorX(Eigen::Map<const VectorX>(x.data(), static_cast<Eigen::Index>(x.size())));
+  };
+  m.lower_position_limit = toVector(lower_);
+  m.upper_position_limit = toVector(upper_);
+  m.velocity_limit = toVector(velocity_limit_);
+  m.effort_limit = toVector(effort_limit_);
+  m.damping = toVector(damping_);
+  m.armature = toVector(armature_);
+  m.stiffness = toVector(stiffness_);
+  m.spring_reference = toVector(spring_reference_);
   const int nb = m.nbodies();
   m.children.assign(nb, {});
   m.depth.assign(nb, 0);
@@ -201,13 +213,17 @@ Model ModelBuilder::build(bool strict) && {
     for (int ch : m.children[i]) end = std::max(end, m.subtree_end[ch]);
     m.subtree_end[i] = end;
   }
-  for (int i = 1; i < nb; ++i) {
-    for (int j = i + 1; j < m.subtree_end[i]; ++j) {
-      if (m.parent[j] < i) {
-        throw ModelError(m.source_file, "link '" + m.body_names[j] + "'",
-                         "bodies must be added depth-first (subtree of '" + m.body_names[i] + "' is not contiguous)");
-      }
+  // Depth-first order, checked in linear time: each body's parent must be on
+  // the path from the world to the body added just before it.
+  std::vector<int> path{0};
+  for (int j = 1; j < nb; ++j) {
+    while (!path.empty() && path.back() != m.parent[j]) path.pop_back();
+    if (path.empty()) {
+      const int i = m.parent[j];
+      throw ModelError(m.source_file, "link '" + m.body_names[j] + "'",
+                       "bodies must be added depth-first (subtree of '" + m.body_names[i] + "' is not contiguous)");
     }
+    path.push_back(j);
   }
 
   // Inertia validation after lumping fixed links.

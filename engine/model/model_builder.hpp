@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "model/model.hpp"
 
@@ -50,6 +51,11 @@ class ModelBuilder {
  private:
   void requireUniqueBodyName(const std::string& name) const;
   Model model_;
+  // Loading must stay linear in the link count (tens of thousands of links):
+  // names are looked up in hash sets, and the per-dof vectors grow in
+  // std::vector (amortised) before build() moves them into the model.
+  std::unordered_set<std::string> frame_names_, joint_names_;
+  std::vector<double> lower_, upper_, velocity_limit_, effort_limit_, damping_, armature_, stiffness_, spring_reference_;
 };
 
 /// Checks an inertia; returns an empty string when valid, else the reason.

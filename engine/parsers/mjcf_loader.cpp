@@ -1,5 +1,7 @@
 #include "parsers/mjcf_loader.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <mujoco/mujoco.h>
 
 #include <algorithm>
@@ -72,6 +74,17 @@ class VirtualFiles {
   std::unique_ptr<mjVFS> vfs_;
 };
 
+// MuJoCo's default handlers append to MUJOCO_LOG.TXT in the working
+// directory and print to stdout (which belongs to command output): route
+// both through our logger instead. An error handler must not return.
+void mujocoWarning(const char* message) { spdlog::warn("MuJoCo: {}", message); }
+[[noreturn]] void mujocoError(const char* message) { throw ModelError("", "MuJoCo", message); }
+
+void installMujocoMessageHandlers() {
+  mju_user_warning = mujocoWarning;
+  mju_user_error = mujocoError;
+}
+
 /// mj_loadXML; its error text becomes a ModelError naming the file, its
 /// compiler warning (if any) is returned in *warning.
 MjModelPtr compileMjcf(const fs::path& file, const VirtualFiles& files, const std::string& shown,
@@ -79,6 +92,7 @@ MjModelPtr compileMjcf(const fs::path& file, const VirtualFiles& files, const st
   // MuJoCo's XML parser and compiler are not documented as reentrant.
   static std::mutex mujoco_parser_mutex;
   const std::lock_guard lock(mujoco_parser_mutex);
+  installMujocoMessageHandlers();
   char error[1024] = "";
   mjModel* m = mj_loadXML(file.string().c_str(), files.get(), error, sizeof error);
   std::string text(error);

@@ -149,12 +149,20 @@ class UrdfModelAssembler {
   }
 
   // Depth-first, children in document order: the builder needs subtrees to be
-  // contiguous index ranges.
+  // contiguous index ranges. An explicit stack, not recursion: a chain of
+  // 100k links must not overflow the call stack.
   void addSubtree(const std::string& parent_link) {
-    for (int j : childJoints(parent_link)) {
-      const urdf_detail::UrdfJointEntry& entry = structure_.joints[j];
+    std::vector<int> stack;
+    auto pushChildren = [&](const std::string& link) {
+      const std::vector<int>& children = childJoints(link);
+      stack.insert(stack.end(), children.rbegin(), children.rend());
+    };
+    pushChildren(parent_link);
+    while (!stack.empty()) {
+      const urdf_detail::UrdfJointEntry& entry = structure_.joints[static_cast<std::size_t>(stack.back())];
+      stack.pop_back();
       addJoint(entry);
-      addSubtree(entry.child);
+      pushChildren(entry.child);
     }
   }
 
@@ -172,6 +180,9 @@ class UrdfModelAssembler {
     if (joint.mimic) {
       warn(element, "<mimic joint=" + inQuotes(joint.mimic->joint_name) + "> ignored; the joint moves independently");
     }
+    // Dropped features are said, never silently lost.
+    if (joint.safety) warn(element, "<safety_controller> ignored (soft limits and their gains are not simulated)");
+    if (joint.calibration) warn(element, "<calibration> ignored");
     if (joint.type == urdf::Joint::FIXED) {
       const std::string child_element = "link " + inQuotes(entry.child);
       std::string triangle;

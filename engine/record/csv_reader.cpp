@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <unordered_map>
 
 #include "model/errors.hpp"
 
@@ -45,7 +46,19 @@ CsvTable readCsv(const std::filesystem::path& path) {
   if (!in) throw ModelError(table.file, "", "cannot open file");
   std::string line;
   if (!std::getline(in, line)) throw ModelError(table.file, "line 1", "empty file (expected a header of column names)");
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the first column's name.
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
   table.columns = split(line);
+  std::unordered_map<std::string, std::size_t> first_column;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    const std::string& name = table.columns[c];
+    if (name.empty()) throw ModelError(table.file, "line 1, column " + std::to_string(c + 1), "empty column name");
+    const auto [it, inserted] = first_column.emplace(name, c);
+    if (!inserted) {
+      throw ModelError(table.file, "line 1, column " + std::to_string(c + 1) + " '" + name + "'",
+                       "duplicate column (also column " + std::to_string(it->second + 1) + "); give each column once");
+    }
+  }
   int line_number = 1;
   while (std::getline(in, line)) {
     ++line_number;
@@ -67,6 +80,7 @@ CsvTable readCsv(const std::filesystem::path& path) {
       }
     }
     table.rows.push_back(std::move(row));
+    table.line_numbers.push_back(line_number);
   }
   return table;
 }

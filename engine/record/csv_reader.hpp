@@ -11,6 +11,7 @@ struct CsvTable {
   std::string file;
   std::vector<std::string> columns;
   std::vector<std::vector<double>> rows;
+  std::vector<int> line_numbers;  // the file line of each row (blank lines are skipped)
 
   /// Column index; -1 when absent.
   int column(const std::string& name) const;

@@ -6,21 +6,17 @@
 #include <unistd.h>
 
 #include "model/errors.hpp"
+#include "record/output_file.hpp"
 
 namespace loopsim {
 
-void requireWritable(const std::filesystem::path& path, bool overwrite) {
-  if (!overwrite && std::filesystem::exists(path)) {
-    throw ModelError(path.string(), "", "file exists; refusing to overwrite it (use --force)");
-  }
-}
-
-CsvWriter::CsvWriter(std::filesystem::path final_path, const std::vector<std::string>& columns, bool overwrite)
+CsvWriter::CsvWriter(std::filesystem::path final_path, const std::vector<std::string>& columns, bool overwrite,
+                     const std::vector<std::filesystem::path>& inputs)
     : final_path_(std::move(final_path)), columns_(columns.size()) {
-  requireWritable(final_path_, overwrite);
-  temp_path_ = final_path_;
-  temp_path_ += ".partial-" + std::to_string(::getpid());
-  file_ = std::fopen(temp_path_.c_str(), "wb");
+  requireReplaceableOutput(final_path_, overwrite, inputs);
+  warnAboutStalePartials(final_path_);
+  temp_path_ = partialPathFor(final_path_, ::getpid());
+  file_ = std::fopen(temp_path_.c_str(), "wbx");  // x: never open something already there
   if (file_ == nullptr) throw ModelError(temp_path_.string(), "", std::string("cannot open for writing: ") + std::strerror(errno));
   std::string header;
   for (std::size_t c = 0; c < columns.size(); ++c) {

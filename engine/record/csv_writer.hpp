@@ -2,8 +2,9 @@
 // Streams a numeric CSV record to disk: one header line of column names, then
 // one row per call, numbers with 17 significant digits (round-trip exact).
 // The file is written under a temporary name and renamed when committed, so
-// an interrupted run never leaves a file under the final name. An existing
-// file is never overwritten unless `overwrite` is set.
+// an interrupted run never leaves a file under the final name. The final
+// path goes through requireReplaceableOutput (output_file.hpp): an existing
+// regular file is replaced only with `overwrite`, anything else never.
 #include <cstdio>
 #include <filesystem>
 #include <span>
@@ -14,7 +15,9 @@ namespace loopsim {
 
 class CsvWriter {
  public:
-  CsvWriter(std::filesystem::path final_path, const std::vector<std::string>& columns, bool overwrite);
+  /// `inputs`: the files the command reads, which the output must not be.
+  CsvWriter(std::filesystem::path final_path, const std::vector<std::string>& columns, bool overwrite,
+            const std::vector<std::filesystem::path>& inputs = {});
   ~CsvWriter();
   CsvWriter(const CsvWriter&) = delete;
   CsvWriter& operator=(const CsvWriter&) = delete;
@@ -35,8 +38,5 @@ class CsvWriter {
   std::vector<char> line_;  // preallocated row buffer
   bool committed_ = false;
 };
-
-/// Refuses (ModelError naming the path) when `path` exists and overwrite is off.
-void requireWritable(const std::filesystem::path& path, bool overwrite);
 
 }  // namespace loopsim

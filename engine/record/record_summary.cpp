@@ -2,6 +2,11 @@
 
 #include <sys/utsname.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +14,8 @@
 #include "model/errors.hpp"
 #include "record/csv_writer.hpp"
 #include "record/file_hash.hpp"
+#include "record/output_file.hpp"
+#include "record/recorder.hpp"
 #include "sim/simulation.hpp"
 
 namespace loopsim {
@@ -57,11 +64,11 @@ nlohmann::json summaryJson(const RunSummary& s) {
 }  // namespace
 
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim, const std::filesystem::path& csv_path,
-                        const std::string& command_line, bool overwrite) {
-  requireWritable(path, overwrite);
+                        const std::string& command_line, bool overwrite, const RecordLayout& layout) {
+  requireReplaceableOutput(path, overwrite, sceneInputFiles(sim.scene()));
   const Scene& scene = sim.scene();
   nlohmann::json j;
-  j["format"] = "loopsim-record-1";
+  j["format"] = "loopsim-record-2";
   j["loopsim_version"] = kVersion;
   j["platform"] = platform();
   j["command_line"] = command_line;
@@ -77,22 +84,30 @@ void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim
   j["duration"] = scene.duration;
   j["time_constant"] = scene.time_constant;
   j["projection"] = scene.projection;
+  j["record"] = {{"every", layout.every}, {"column_groups", layout.groups}, {"rows", layout.rows}};
   j["summary"] = summaryJson(sim.summary());
   if (sim.divergence()) {
     j["divergence"] = nlohmann::json{{"time", sim.divergence()->time}, {"message", sim.divergence()->message()}};
+  } else if (!layout.stopped_by.empty()) {
+    j["divergence"] = nlohmann::json{{"time", sim.time()}, {"message", layout.stopped_by}};
   } else {
     j["divergence"] = nullptr;
   }
   // Same write-then-rename discipline as the CSV.
-  std::filesystem::path temp = path;
-  temp += ".partial";
-  {
-    std::ofstream out(temp);
-    if (!out) throw ModelError(temp.string(), "", "cannot open for writing");
-    out << j.dump(2) << '\n';
-    if (!out) throw ModelError(temp.string(), "", "write failed");
+  const std::filesystem::path temp = partialPathFor(path, ::getpid());
+  std::FILE* out = std::fopen(temp.c_str(), "wx");  // x: never open something already there
+  if (out == nullptr) throw ModelError(temp.string(), "", std::string("cannot open for writing: ") + std::strerror(errno));
+  const std::string text = j.dump(2) + '\n';
+  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  const bool closed = std::fclose(out) == 0;
+  if (!written || !closed) {
+    std::error_code ec;
+    std::filesystem::remove(temp, ec);
+    throw ModelError(temp.string(), "", "write failed (disk full?)");
   }
-  std::filesystem::rename(temp, path);
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) throw ModelError(path.string(), "", "cannot rename the finished summary: " + ec.message());
 }
 
 RecordSummary readRecordSummary(const std::filesystem::path& path) {
@@ -107,7 +122,10 @@ RecordSummary readRecordSummary(const std::filesystem::path& path) {
   RecordSummary s;
   s.file = path.string();
   try {
-    if (j.at("format") != "loopsim-record-1") throw ModelError(s.file, "format", "unknown record format");
+    if (j.at("format") != "loopsim-record-2") {
+      throw ModelError(s.file, "format", "unknown record format " + j.at("format").dump() +
+                                             " (this loopsim reads loopsim-record-2; re-record with it)");
+    }
     s.scene_text = j.at("scene").at("text").get<std::string>();
     s.scene_source = j.at("scene").at("source_file").get<std::string>();
     for (const auto& f : j.at("model_files")) s.model_files.push_back({f.at("path"), f.at("sha256")});
@@ -124,6 +142,9 @@ RecordSummary readRecordSummary(const std::filesystem::path& path) {
     s.projection = j.at("projection");
     s.steps = j.at("summary").at("steps");
     s.csv = j.at("csv").get<std::string>();
+    s.layout.every = j.at("record").at("every");
+    s.layout.groups = j.at("record").at("column_groups").get<std::vector<std::string>>();
+    s.layout.rows = j.at("record").at("rows");
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(s.file, "", std::string("incomplete record summary: ") + e.what());
   }

@@ -12,8 +12,17 @@ namespace loopsim {
 
 class Simulation;
 
+/// How the CSV was written (recorder.hpp RecordOptions, plus the row count).
+struct RecordLayout {
+  long every = 1;
+  std::vector<std::string> groups;  // column groups written (record_row.hpp)
+  long rows = 0;
+  std::string stopped_by;  // why the run stopped early when the simulation itself did not diverge (energy watch)
+};
+
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& simulation,
-                        const std::filesystem::path& csv_path, const std::string& command_line, bool overwrite);
+                        const std::filesystem::path& csv_path, const std::string& command_line, bool overwrite,
+                        const RecordLayout& layout);
 
 struct RecordedModelFile {
   std::string path;
@@ -31,6 +40,7 @@ struct RecordSummary {
   double dt = 0.0, duration = 0.0, time_constant = 0.0;
   bool projection = false;
   long steps = 0;
+  RecordLayout layout;
   std::string csv;  // path of the CSV record
 };
 

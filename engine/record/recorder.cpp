@@ -1,5 +1,10 @@
 #include "record/recorder.hpp"
 
+#include <algorithm>
+#include <cmath>
+
+#include "model/errors.hpp"
+#include "record/output_file.hpp"
 #include "record/record_summary.hpp"
 #include "record/state_columns.hpp"
 
@@ -12,63 +17,63 @@ std::filesystem::path summaryPathFor(const std::filesystem::path& csv_path) {
   return out;
 }
 
+std::vector<std::filesystem::path> sceneInputFiles(const Scene& scene) {
+  std::vector<std::filesystem::path> out;
+  if (!scene.source_file.empty()) out.emplace_back(scene.source_file);
+  for (const std::string& f : scene.model_files) out.emplace_back(f);
+  return out;
+}
+
 std::vector<std::string> recordColumns(const Simulation& simulation) {
-  const Model& model = simulation.model();
-  std::vector<std::string> columns{"t"};
-  auto append = [&](const std::vector<std::string>& names) { columns.insert(columns.end(), names.begin(), names.end()); };
-  append(configurationColumns(model));
-  append(velocityColumns(model, "v"));
-  append(velocityColumns(model, "tau"));
-  append(velocityColumns(model, "vdot"));
-  append(lambdaColumns(simulation.constraints()));
-  append({"position_violation", "velocity_violation", "kinetic_energy", "potential_energy", "applied_work",
-          "damping_work", "energy_balance", "solve_us", "iterations", "solver_residual"});
-  return columns;
+  return RecordRowBuilder(simulation, {}).columns();
+}
+
+std::vector<std::string> recordStatisticsColumns() {
+  return {"position_violation", "velocity_violation", "kinetic_energy", "potential_energy", "applied_work",
+          "damping_work", "energy_balance", "iterations", "solver_residual", "timing:solve_us"};
+}
+
+double estimatedRecordBytes(std::size_t columns, long steps, long every) {
+  constexpr double kBytesPerValue = 23.0;  // 17 digits, sign, point, exponent, separator
+  const double rows = std::floor(static_cast<double>(steps - 1) / static_cast<double>(std::max(1L, every))) + 2.0;
+  return kBytesPerValue * static_cast<double>(columns) * rows;
 }
 
 SimulationRecorder::SimulationRecorder(const Simulation& simulation, const std::filesystem::path& csv_path,
-                                       bool overwrite)
-    : summary_path_(summaryPathFor(csv_path)), overwrite_(overwrite) {
-  requireWritable(summary_path_, overwrite);
-  const auto columns = recordColumns(simulation);
-  writer_ = std::make_unique<CsvWriter>(csv_path, columns, overwrite);
-  row_.assign(columns.size(), 0.0);
+                                       bool overwrite, const RecordOptions& options)
+    : rows_(simulation, options.groups),
+      summary_path_(summaryPathFor(csv_path)),
+      overwrite_(overwrite),
+      options_(options) {
+  if (options_.every < 1) throw ModelError("", "--record-every", "must be >= 1 (got " + std::to_string(options_.every) + ")");
+  options_.groups = normalizedRecordGroups(options_.groups, "--record-columns");
+  const auto inputs = sceneInputFiles(simulation.scene());
+  requireReplaceableOutput(summary_path_, overwrite, inputs);
+  writer_ = std::make_unique<CsvWriter>(csv_path, rows_.columns(), overwrite, inputs);
 }
 
 std::filesystem::path SimulationRecorder::summaryPath() const { return summary_path_; }
 
 bool SimulationRecorder::step(Simulation& sim) {
-  // The state before the step, and its violation and energy.
-  std::size_t c = 0;
-  auto put = [&](const VectorX& x) {
-    for (Eigen::Index i = 0; i < x.size(); ++i) row_[c++] = x[i];
-  };
-  auto maxAbs = [](const VectorX& x) { return x.size() > 0 ? x.lpNorm<Eigen::Infinity>() : 0.0; };
-  row_[c++] = sim.time();
-  put(sim.q());
-  put(sim.v());
-  const double position_violation = maxAbs(sim.constraintError());
-  const double velocity_violation = maxAbs(sim.constraintVelocityError());
-  const EnergyTerms energy = sim.energy();
-
+  const bool write = steps_seen_ % options_.every == 0;
+  ++steps_seen_;
+  if (!write) return sim.step();
+  rows_.beforeStep(sim);
   const bool ok = sim.step();
-
-  put(sim.appliedTorque());
-  put(sim.vdot());
-  put(sim.lambda());
-  const StepRecord& step = sim.lastStep();
-  for (double x : {position_violation, velocity_violation, energy.kinetic, energy.potential, energy.applied_work,
-                   energy.damping_work, energy.balance(), step.solve_us, static_cast<double>(step.iterations),
-                   step.solver_residual}) {
-    row_[c++] = x;
-  }
-  writer_->writeRow(row_);
+  rows_.afterStep(sim);
+  writer_->writeRow(rows_.row());
+  ++rows_written_;
   return ok;
 }
 
-void SimulationRecorder::finish(const Simulation& simulation, const std::string& command_line) {
+void SimulationRecorder::finish(const Simulation& simulation, const std::string& command_line,
+                                const std::string& stopped_by) {
+  rows_.finalState(simulation);
+  writer_->writeRow(rows_.row());
+  ++rows_written_;
   writer_->commit();
-  writeRecordSummary(summary_path_, simulation, writer_->finalPath(), command_line, overwrite_);
+  writeRecordSummary(summary_path_, simulation, writer_->finalPath(), command_line, overwrite_,
+                     {options_.every, options_.groups, rows_written_, stopped_by});
 }
 
 }  // namespace loopsim

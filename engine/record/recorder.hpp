@@ -4,40 +4,66 @@
 //
 // Row k holds the state (t, q, v) at the start of step k, the constraint
 // violation of that state, the energy terms of that state, and what step k
-// computed from it: τ (applied by the controller), v̇, λ, solve time and
-// iterations. `eval` on (q, v, τ) of a row reproduces its v̇.
+// computed from it: τ (applied by the controller), v̇, λ, iterations and the
+// solve time (timing:solve_us). The last row is the final state (t = T).
+// `eval` on (q, v, τ) of a row reproduces its v̇. The layout is in record_row.hpp.
 #include <filesystem>
 #include <memory>
 
 #include "record/csv_writer.hpp"
+#include "record/record_row.hpp"
 #include "sim/simulation.hpp"
 
 namespace loopsim {
 
+/// What a record holds: every Nth step's row (and always the final state),
+/// and which column groups (record_row.hpp; empty = all).
+struct RecordOptions {
+  long every = 1;
+  std::vector<std::string> groups;
+};
+
 class SimulationRecorder {
  public:
   /// Opens OUT (temporary name until finish()); refuses to overwrite unless `overwrite`.
-  SimulationRecorder(const Simulation& simulation, const std::filesystem::path& csv_path, bool overwrite);
+  SimulationRecorder(const Simulation& simulation, const std::filesystem::path& csv_path, bool overwrite,
+                     const RecordOptions& options = {});
 
-  /// Steps the simulation once and writes the row. Returns Simulation::step()'s result.
+  /// Steps the simulation once and writes the row (every Nth step). Returns Simulation::step()'s result.
   bool step(Simulation& simulation);
-  /// Commits the CSV under its final name and writes the JSON summary beside it.
-  void finish(const Simulation& simulation, const std::string& command_line);
+  /// Writes the final state's row, commits the CSV under its final name and
+  /// writes the JSON summary beside it. `stopped_by`: why the caller stopped
+  /// the run early (e.g. the energy watch), recorded as its divergence.
+  void finish(const Simulation& simulation, const std::string& command_line, const std::string& stopped_by = "");
 
   const std::filesystem::path& csvPath() const { return writer_->finalPath(); }
   std::filesystem::path summaryPath() const;
+  const std::vector<std::string>& columns() const { return rows_.columns(); }
 
  private:
+  RecordRowBuilder rows_;
   std::unique_ptr<CsvWriter> writer_;
-  std::vector<double> row_;
   std::filesystem::path summary_path_;
   bool overwrite_;
+  RecordOptions options_;
+  long steps_seen_ = 0;
+  long rows_written_ = 0;
 };
+
+/// Bytes of one row and of the whole record of `steps` steps, estimated from
+/// the column count (17 significant digits each).
+double estimatedRecordBytes(std::size_t columns, long steps, long every);
 
 /// The JSON summary's path for a CSV record: OUT.csv -> OUT.json, else OUT + ".json".
 std::filesystem::path summaryPathFor(const std::filesystem::path& csv_path);
 
-/// Columns of a record for this simulation (t, q…, v…, tau…, vdot…, lambda…, then statistics).
+/// The files a scene was read from (the YAML file and its models): outputs must not be one of them.
+std::vector<std::filesystem::path> sceneInputFiles(const Scene& scene);
+
+/// The statistics and timing columns that end a full record row.
+std::vector<std::string> recordStatisticsColumns();
+
+/// Columns of a full record for this simulation (t, q…, v…, tau…, vdot…, lambda…, statistics, timing).
 std::vector<std::string> recordColumns(const Simulation& simulation);
 
 }  // namespace loopsim

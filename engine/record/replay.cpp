@@ -1,11 +1,15 @@
 #include "record/replay.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "model/errors.hpp"
 #include "record/csv_reader.hpp"
 #include "record/file_hash.hpp"
+#include "record/record_row.hpp"
 #include "record/record_summary.hpp"
 #include "record/recorder.hpp"
 #include "record/state_columns.hpp"
@@ -30,6 +34,9 @@ std::string formatDouble(double x) {
 }  // namespace
 
 ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
+  // Name the file the user gave before the summary derived from it.
+  std::error_code ec;
+  if (!std::filesystem::exists(record, ec)) throw ModelError(record.string(), "", "no such record file");
   const std::filesystem::path summary_path = summaryOf(record);
   const RecordSummary summary = readRecordSummary(summary_path);
   ReplayReport report;
@@ -54,45 +61,85 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   scene.time_constant = summary.time_constant;
   scene.projection = summary.projection;
   Simulation sim(scene);
+  report.verified = verify;
+  if (!verify) {
+    for (long k = 0; k < summary.steps; ++k) {
+      ++report.steps;
+      if (!sim.step()) break;
+    }
+    return report;
+  }
 
-  CsvTable table;
-  std::vector<int> q_cols, v_cols;
-  if (verify) {
-    const std::filesystem::path csv = record.extension() == ".json" ? std::filesystem::path(summary.csv) : record;
-    table = readCsv(csv);
-    for (const auto& name : configurationColumns(sim.model())) q_cols.push_back(table.requireColumn(name));
-    for (const auto& name : velocityColumns(sim.model(), "v")) v_cols.push_back(table.requireColumn(name));
-    if (static_cast<long>(table.rows.size()) != summary.steps) {
-      throw ModelError(table.file, "", "has " + std::to_string(table.rows.size()) + " rows, the summary says " +
-                                           std::to_string(summary.steps) + " steps");
+  const std::filesystem::path csv = record.extension() == ".json" ? std::filesystem::path(summary.csv) : record;
+  const CsvTable table = readCsv(csv);
+  RecordRowBuilder rows(sim, summary.layout.groups);
+  auto fail = [&](long row, const std::string& what) {
+    report.verified = false;
+    report.first_mismatch_row = row;
+    report.mismatch = what;
+    return report;
+  };
+  // The header must be exactly what this scene and layout produce: a deleted,
+  // renamed or reordered column is a difference too.
+  const std::vector<std::string>& expected = rows.columns();
+  for (std::size_t c = 0; c < std::max(expected.size(), table.columns.size()); ++c) {
+    const std::string have = c < table.columns.size() ? table.columns[c] : "(none)";
+    const std::string want = c < expected.size() ? expected[c] : "(none)";
+    if (have != want) {
+      return fail(-1, "header column " + std::to_string(c + 1) + ": recorded '" + have + "', the scene produces '" +
+                          want + "'");
     }
   }
-  report.verified = verify;
-  for (long row = 0; row < summary.steps; ++row) {
-    if (verify) {
-      const auto& recorded = table.rows[static_cast<std::size_t>(row)];
-      auto compare = [&](const VectorX& x, const std::vector<int>& cols) {
-        for (std::size_t k = 0; k < cols.size(); ++k) {
-          const double r = recorded[static_cast<std::size_t>(cols[k])];
-          if (std::bit_cast<std::uint64_t>(r) != std::bit_cast<std::uint64_t>(x[static_cast<Eigen::Index>(k)])) {
-            report.verified = false;
-            report.first_mismatch_row = row;
-            report.mismatch = "row " + std::to_string(row) + " (t = " + formatDouble(sim.time()) + "): " +
-                              table.columns[static_cast<std::size_t>(cols[k])] + " recorded " + formatDouble(r) +
-                              " replayed " + formatDouble(x[static_cast<Eigen::Index>(k)]);
-            return false;
-          }
-        }
-        return true;
-      };
-      if (!compare(sim.q(), q_cols) || !compare(sim.v(), v_cols)) return report;
-      ++report.rows_compared;
+  if (static_cast<long>(table.rows.size()) != summary.layout.rows) {
+    return fail(-1, "the CSV has " + std::to_string(table.rows.size()) + " rows, the summary says " +
+                        std::to_string(summary.layout.rows));
+  }
+
+  // Every column but the wall-clock ones, bit for bit (nan equals nan: the
+  // final row's step columns).
+  std::size_t next_row = 0;
+  auto compare = [&]() {
+    const auto replayed = rows.row();
+    if (next_row >= table.rows.size()) {
+      report.verified = false;
+      report.first_mismatch_row = static_cast<long>(next_row);
+      report.mismatch = "the replay has more rows than the record (" + std::to_string(table.rows.size()) + ")";
+      return false;
     }
-    if (!sim.step()) {
-      ++report.steps;
-      break;
+    const auto& recorded = table.rows[next_row];
+    for (std::size_t c = 0; c < replayed.size(); ++c) {
+      if (rows.isTimingColumn(c)) continue;
+      const double r = recorded[c], x = replayed[c];
+      if (std::bit_cast<std::uint64_t>(r) == std::bit_cast<std::uint64_t>(x) || (std::isnan(r) && std::isnan(x))) {
+        continue;
+      }
+      report.verified = false;
+      report.first_mismatch_row = static_cast<long>(next_row);
+      report.mismatch = "row " + std::to_string(next_row) + " (line " + std::to_string(table.line_numbers[next_row]) +
+                        ", t = " + formatDouble(replayed[0]) + "): " + table.columns[c] + " recorded " +
+                        formatDouble(r) + " replayed " + formatDouble(x);
+      return false;
     }
+    ++next_row;
+    ++report.rows_compared;
+    return true;
+  };
+  bool running = true;
+  for (long k = 0; k < summary.steps && running; ++k) {
+    const bool write = k % summary.layout.every == 0;
+    if (write) rows.beforeStep(sim);
+    running = sim.step();
     ++report.steps;
+    if (write) {
+      rows.afterStep(sim);
+      if (!compare()) return report;
+    }
+  }
+  rows.finalState(sim);
+  if (!compare()) return report;
+  if (next_row != table.rows.size()) {
+    return fail(static_cast<long>(next_row), "the record has " + std::to_string(table.rows.size() - next_row) +
+                                                 " more rows than the replay");
   }
   return report;
 }

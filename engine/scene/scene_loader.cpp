@@ -5,6 +5,7 @@
 
 #include "model/errors.hpp"
 #include "scene/name_suggestion.hpp"
+#include "scene/run_length.hpp"
 #include "scene/scene_parsing.hpp"
 #include "solvers/registry.hpp"
 
@@ -155,12 +156,17 @@ void parseSolver(const YamlValue& v, Scene& scene) {
   if (v.has("soft_weight")) s.soft_weight = v["soft_weight"].positiveNumber();
 }
 
-/// kkt, or the first registered solver that can run the scene.
+/// Above this many dofs the dense kkt (O(nv³) per step, nv² memory) is the
+/// wrong default: the sparse ltl is tried first (until an `auto` solver exists).
+constexpr int kDenseSolverMaxDofs = 300;
+
+/// kkt (ltl for big models), or the first registered solver that can run the scene.
 std::string chooseSolver(const Scene& scene) {
   std::string reasons;
-  std::vector<std::string> order = {"kkt"};
+  const std::string first = scene.model->nv > kDenseSolverMaxDofs ? "ltl" : "kkt";
+  std::vector<std::string> order = {first};
   for (const auto& s : solverRegistry()) {
-    if (s.name != "kkt") order.push_back(s.name);
+    if (s.name != first) order.push_back(s.name);
   }
   for (const std::string& name : order) {
     if (findSolver(name) == nullptr) continue;
@@ -213,7 +219,8 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
 
   if (doc.has("dt")) scene.dt = doc["dt"].positiveNumber();
   if (doc.has("duration")) scene.duration = doc["duration"].positiveNumber();
-  if (scene.dt > scene.duration) doc["dt"].fail("dt is longer than the duration");
+  validateRunLength(scene.dt, scene.duration, doc.file(), doc.has("dt") ? doc["dt"].where() : "dt (default)",
+                    doc.has("duration") ? doc["duration"].where() : "duration (default)");
   if (doc.has("stabilization")) {
     const YamlValue s = doc["stabilization"];
     s.requireMap({"time_constant"});
@@ -273,6 +280,7 @@ Scene loadSceneString(const std::string& text, const std::string& name_for_error
                      "YAML syntax error: " + e.msg);
   }
   try {
+    scene_yaml::rejectDuplicateKeys(root, name_for_errors);
     return parse(YamlValue(root, name_for_errors, ""), text, base_dir);
   } catch (const YAML::Exception& e) {
     // Conversions are checked before yaml-cpp sees them; anything left is still reported with its place.

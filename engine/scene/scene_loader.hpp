@@ -42,7 +42,7 @@
 //   dt: 0.001
 //   duration: 10
 //   solver: {name: kkt, mu: 1e8, tolerance: 1e-10, max_iterations: 100, warm_start: true, soft_weight: 1e6}
-//                                      # or solver: kkt; default: kkt, or the first registered solver
+//                                      # or solver: kkt; default: kkt (ltl above 300 dofs), or the first registered solver
 //                                      # with every capability the scene needs
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables
 //   projection: false                  # post-step projection onto the constraint manifold

@@ -140,6 +140,10 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
   if (!models.node().IsDefined() && !bodies.node().IsDefined()) {
     doc.fail("a scene needs 'models' or 'bodies'");
   }
+  // An empty list is a scene with nothing to simulate, almost surely a mistake.
+  const std::size_t given = (models.node().IsSequence() ? models.size() : 1) * models.node().IsDefined() +
+                            (bodies.node().IsSequence() ? bodies.size() : 1) * bodies.node().IsDefined();
+  if (given == 0) (models.node().IsDefined() ? models : bodies).fail("is empty: a scene needs at least one model or body");
   if (models.node().IsDefined()) {
     models.requireSequence();
     for (std::size_t i = 0; i < models.size(); ++i) {

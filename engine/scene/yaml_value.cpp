@@ -17,6 +17,29 @@ std::string YamlValue::where() const {
 
 void YamlValue::fail(const std::string& message) const { throw ModelError(file_, where(), message); }
 
+void rejectDuplicateKeys(const YAML::Node& node, const std::string& file, const std::string& path) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) rejectDuplicateKeys(node[i], file, path + "[" + std::to_string(i) + "]");
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::vector<std::pair<std::string, int>> seen;  // key, line (small maps: a linear scan is fine)
+  for (const auto& kv : node) {
+    if (!kv.first.IsScalar()) continue;  // requireMap reports non-scalar keys
+    const std::string key = kv.first.Scalar();
+    const int line = kv.first.Mark().line + 1;
+    for (const auto& [other, other_line] : seen) {
+      if (other == key) {
+        const std::string where = (path.empty() ? key : path + "." + key) + " (line " + std::to_string(line) + ")";
+        throw ModelError(file, where, "duplicate key '" + key + "' (first given on line " + std::to_string(other_line) +
+                                          "); give each key once");
+      }
+    }
+    seen.emplace_back(key, line);
+    rejectDuplicateKeys(kv.second, file, path.empty() ? key : path + "." + key);
+  }
+}
+
 std::string YamlValue::valueText() const {
   if (!node_.IsDefined()) return "nothing";
   if (node_.IsNull()) return "null";

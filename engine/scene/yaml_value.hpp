@@ -61,4 +61,9 @@ class YamlValue {
   std::string path_;
 };
 
+/// yaml-cpp keeps the first of two equal keys in a map and drops the other
+/// without a word: this walks the whole document and fails on any repeated
+/// key, naming both lines.
+void rejectDuplicateKeys(const YAML::Node& node, const std::string& file, const std::string& path = "");
+
 }  // namespace loopsim::scene_yaml

@@ -1,5 +1,8 @@
 #include "sim/controller.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -31,7 +34,8 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
       feedforward_(VectorX::Zero(model.nv)),
       data_(model),
       position_error_(VectorX::Zero(model.nv)),
-      zero_nv_(VectorX::Zero(model.nv)) {
+      zero_nv_(VectorX::Zero(model.nv)),
+      saturated_per_dof_(static_cast<std::size_t>(model.nv), 0) {
   const std::string element = std::string("controller '") + controllerKindName(spec.kind) + "'";
   auto fail = [&](const std::string& why) { throw ModelError(model.source_file, element, why); };
   if (q0.size() != model.nq) fail("initial configuration has size " + std::to_string(q0.size()) + ", expected " + std::to_string(model.nq));
@@ -70,7 +74,32 @@ void Controller::hold(const ConstraintSet& constraints, const Eigen::Ref<const V
                      "hold: configuration has size " + std::to_string(q.size()) + ", expected " + std::to_string(model_.nq));
   }
   if (spec_.feedforward == ControllerSpec::Feedforward::Hold) {
-    HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_);  // throws before any change
+    // Least effort relative to each motor's effort limit: minimise Σ (τ_i / limit_i)²
+    // (dofs without a limit weigh as the strongest limited motor), so that the
+    // holding torques respect the limits the controller saturates at whenever
+    // some split of the load can.
+    HoldingSettings settings;
+    double strongest = 0.0;
+    for (int i = 0; i < model_.nv; ++i) {
+      const double limit = model_.effort_limit[i];
+      if (limit > 0.0 && std::isfinite(limit)) strongest = std::max(strongest, limit);
+    }
+    if (strongest > 0.0) {
+      settings.effort_weights = VectorX::Constant(model_.nv, 1.0 / (strongest * strongest));
+      for (int i = 0; i < model_.nv; ++i) {
+        const double limit = model_.effort_limit[i];
+        if (limit > 0.0 && std::isfinite(limit)) settings.effort_weights[i] = 1.0 / (limit * limit);
+      }
+    }
+    HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_, settings);  // throws before any change
+    for (int i = 0; i < model_.nv; ++i) {
+      const double limit = model_.effort_limit[i];
+      if (limit > 0.0 && std::isfinite(limit) && std::abs(holding.tau[i]) > limit) {
+        spdlog::warn("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}: the controller "
+                     "saturates there and the pose will not be held exactly",
+                     holding.tau[i], dofName(model_, i), limit);
+      }
+    }
     feedforward_ = holding.tau;
     holding_ = std::move(holding);
   }
@@ -119,6 +148,16 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
     }
   }
   tau.array() *= actuated_mask_.array();
+  // Effort limits: the model's motors cannot push harder (0 or inf: no limit given).
+  bool saturated = false;
+  for (int i = 0; i < model_.nv; ++i) {
+    const double limit = model_.effort_limit[i];
+    if (!(limit > 0.0) || !std::isfinite(limit) || !(std::abs(tau[i]) > limit)) continue;  // NaN passes through
+    tau[i] = std::copysign(limit, tau[i]);
+    ++saturated_per_dof_[static_cast<std::size_t>(i)];
+    saturated = true;
+  }
+  if (saturated) ++saturated_calls_;
 }
 
 }  // namespace loopsim

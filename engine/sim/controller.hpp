@@ -13,6 +13,9 @@
 // not sag to build them up. hold() sets it (Simulation calls it at start on the
 // consistent initial pose; a GUI calls it again when it moves the pose).
 // τ is zero on every dof of an unactuated joint. compute() never allocates.
+// τ is also clamped to the model's effort limit (finite and > 0) on every
+// actuated dof: a motor cannot exceed it. Saturated dofs are counted for the
+// run summary.
 #include <vector>
 
 #include "constraints/constraint_set.hpp"
@@ -50,6 +53,9 @@ class Controller {
   /// (pd_hold, sinusoid), 0 elsewhere (size nv). Implicit damping integrates
   /// this part of τ implicitly.
   VectorX derivativeGains() const;
+  /// How many compute() calls clamped τ on each dof (size nv), and on any dof.
+  const std::vector<long>& saturatedCallsPerDof() const { return saturated_per_dof_; }
+  long saturatedCalls() const { return saturated_calls_; }
 
  private:
   const Model& model_;
@@ -63,6 +69,8 @@ class Controller {
   Data data_;                        // RNEA workspace (gravity compensation)
   VectorX position_error_;           // q0 ⊖ q, size nv
   VectorX zero_nv_;
+  std::vector<long> saturated_per_dof_;
+  long saturated_calls_ = 0;
 };
 
 /// "none", "pd_hold", "gravity_compensation", "sinusoid".

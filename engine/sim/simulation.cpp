@@ -70,6 +70,7 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
                                                                      : VectorX::Zero(scene_.model->nv)),
       joint_damping_(damping_diagonal_ - derivative_gains_),
       tau_effective_(VectorX::Zero(scene_.model->nv)),
+      step_gains_(VectorX::Zero(scene_.model->nv)),
       statistics_(constraints_->dimension(),
                   options.timing_samples > 0 ? options.timing_samples : defaultTimingSamples(scene_)) {
   if (!(options.violation_threshold > 0.0)) {
@@ -123,6 +124,20 @@ RunSummary Simulation::summary() const {
   return statistics_.summary(e, terms.phi.data(), terms.phidot.data());
 }
 
+bool Simulation::saturatedDofs() {
+  step_gains_.setZero();
+  const Model& model = *scene_.model;
+  bool any = false;
+  for (int i = 0; i < model.nv; ++i) {
+    const double limit = model.effort_limit[i];
+    if (derivative_gains_[i] != 0.0 && limit > 0.0 && std::isfinite(limit) && std::abs(tau_applied_[i]) == limit) {
+      step_gains_[i] = derivative_gains_[i];
+      any = true;
+    }
+  }
+  return any;
+}
+
 bool Simulation::bookCurrentState(const ConstraintData& terms) {
   if (state_booked_) return true;
   state_booked_ = true;
@@ -143,9 +158,15 @@ bool Simulation::step() {
   tau_damping_ = -model.damping.cwiseProduct(v_);
   tau_total_ = tau_applied_ + data_.passive;
 
+  // A dof the controller saturated at its effort limit has a constant τ over
+  // the step: its kd is not integrated implicitly this step (nor booked below).
+  const bool saturated = saturatedDofs();
+  if (saturated) solver_->setAddedInertia(dt * (damping_diagonal_ - step_gains_));
+
   const Clock::time_point solve_start = Clock::now();
   const SolveStats solve = solver_->solve(q_, v_, tau_total_, {}, vdot_, lambda_);
   const Clock::time_point solve_end = Clock::now();
+  if (saturated) solver_->setAddedInertia(dt * damping_diagonal_);
 
   // The solve has evaluated φ, J v at this state, the one the previous step
   // produced: book its violation now (no kinematics pass of our own) and stop
@@ -156,7 +177,7 @@ bool Simulation::step() {
   // The forces the step integrated: with implicit damping the damping and the
   // derivative terms act at the end-of-step velocity v + dt·v̇ (before projection).
   tau_effective_ = tau_applied_;
-  tau_effective_.noalias() -= dt * derivative_gains_.cwiseProduct(vdot_);
+  tau_effective_.noalias() -= dt * (derivative_gains_ - step_gains_).cwiseProduct(vdot_);
   tau_damping_.noalias() -= dt * joint_damping_.cwiseProduct(vdot_);
 
   v_previous_ = v_;

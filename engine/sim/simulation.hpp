@@ -93,6 +93,9 @@ class Simulation {
 
  private:
   const ConstraintData& currentTerms() const;
+  /// Marks (step_gains_) the implicitly damped dofs the controller saturated at
+  /// their effort limit this step; true when there is one.
+  bool saturatedDofs();
   /// Books the violation of the current state once; false on divergence.
   bool bookCurrentState(const ConstraintData& terms);
 
@@ -119,6 +122,7 @@ class Simulation {
   VectorX derivative_gains_;   // the controller's part of D (implicit), else 0
   VectorX joint_damping_;      // the joints' part of D (implicit), else 0
   VectorX tau_effective_;      // the applied force the step actually integrated
+  VectorX step_gains_;         // kd of the dofs saturated this step (not implicit this step)
 
   StepRecord last_step_;
   mutable EnergyTerms energy_;

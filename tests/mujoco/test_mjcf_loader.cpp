@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -489,6 +491,28 @@ TEST(MjcfDigitReference, SharedDigitV3) {
     EXPECT_TRUE(ours.constraints[c].placement1.isApprox(twin.load().constraints[c].placement1, 1e-12));
     EXPECT_TRUE(ours.constraints[c].placement2.isApprox(twin.load().constraints[c].placement2, 1e-12));
   }
+}
+
+// MuJoCo's default warning handler appends to MUJOCO_LOG.TXT in the working
+// directory and prints to stdout; once loopsim has loaded an MJCF, its
+// messages go through our logger instead.
+TEST(MjcfLoader, MujocoWarningsGoThroughOurLoggerNotIntoFiles) {
+  const fs::path previous = fs::current_path();
+  const fs::path dir = fs::temp_directory_path() / ("loopsim_mujoco_log_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::current_path(dir);
+  (void)loadMjcf(testData("chain.xml"));
+  testing::internal::CaptureStdout();
+  mju_warning("loopsim test warning");
+  const std::string out = testing::internal::GetCapturedStdout();
+  fs::current_path(previous);
+  // The message reached spdlog (whose default sink in this test binary is stdout; the app's is stderr),
+  // not MuJoCo's own printf ("WARNING: ...").
+  EXPECT_NE(out.find("[warning] MuJoCo: loopsim test warning"), std::string::npos) << out;
+  EXPECT_EQ(out.find("WARNING: loopsim test warning"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "MUJOCO_LOG.TXT"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

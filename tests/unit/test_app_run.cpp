@@ -62,7 +62,7 @@ TEST(AppRun, OverridesDtAndSolverAndRejectsBadValues) {
 
   out = runLoopsim("run " + scenePath("four_bar.yaml") + " --dt -1 --quiet");
   EXPECT_EQ(out.exit_code, 1) << out.text;
-  EXPECT_TRUE(contains(out.text, "--dt: must be > 0")) << out.text;
+  EXPECT_TRUE(contains(out.text, "--dt: must be a finite number > 0")) << out.text;
 
   out = runLoopsim("run " + scenePath("four_bar.yaml") + " --solver kktt --quiet");
   EXPECT_EQ(out.exit_code, 1) << out.text;

@@ -3,7 +3,9 @@
 // its final name; nothing is overwritten without being asked.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <unistd.h>
 
@@ -48,11 +50,11 @@ class Records : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Records `steps` steps and commits.
-  std::filesystem::path record(int steps) {
+  std::filesystem::path record(int steps, const RecordOptions& options = {}) {
     const Scene scene = loadScene(scene_path_);
     Simulation sim(scene);
     const auto csv = dir_ / "run.csv";
-    SimulationRecorder recorder(sim, csv, false);
+    SimulationRecorder recorder(sim, csv, false, options);
     for (int k = 0; k < steps; ++k) EXPECT_TRUE(recorder.step(sim));
     recorder.finish(sim, "test");
     return csv;
@@ -69,7 +71,7 @@ TEST_F(Records, ReplayVerifyIsBitIdentical) {
   ASSERT_TRUE(std::filesystem::exists(summaryPathFor(csv)));
   const ReplayReport report = replayRecord(csv, true);
   EXPECT_TRUE(report.verified) << report.mismatch;
-  EXPECT_EQ(report.rows_compared, 100);
+  EXPECT_EQ(report.rows_compared, 101);  // 100 steps and the final state
   EXPECT_EQ(report.steps, 100);
 }
 
@@ -107,11 +109,12 @@ TEST_F(Records, EvalReproducesTheRecordedAccelerations) {
   EXPECT_EQ(evaluateStates(scene, csv, out, options), 60);
   const CsvTable recorded = readCsv(csv);
   const CsvTable evaluated = readCsv(out);
-  ASSERT_EQ(evaluated.rows.size(), recorded.rows.size());
+  // The record's last row is the final state (no step from it): not evaluated.
+  ASSERT_EQ(evaluated.rows.size() + 1, recorded.rows.size());
   int compared = 0;
   for (const auto& name : velocityColumns(*scene.model, "vdot")) {
     const int rc = recorded.requireColumn(name), ec = evaluated.requireColumn(name);
-    for (std::size_t r = 0; r < recorded.rows.size(); ++r) {
+    for (std::size_t r = 0; r < evaluated.rows.size(); ++r) {
       EXPECT_EQ(recorded.rows[r][static_cast<std::size_t>(rc)], evaluated.rows[r][static_cast<std::size_t>(ec)])
           << name << " row " << r;
       ++compared;
@@ -151,10 +154,10 @@ TEST_F(Records, ExistingRecordsAreNotOverwritten) {
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("refusing to overwrite"), std::string::npos) << e.what();
   }
-  SimulationRecorder recorder(sim, csv, true);  // --force
+  SimulationRecorder recorder(sim, csv, true);  // --overwrite
   recorder.step(sim);
   recorder.finish(sim, "test");
-  EXPECT_EQ(readCsv(csv).rows.size(), 1u);
+  EXPECT_EQ(readCsv(csv).rows.size(), 2u);  // one step and the final state
 }
 
 TEST(CsvReader, BadCellsNameLineAndColumn) {
@@ -168,4 +171,116 @@ TEST(CsvReader, BadCellsNameLineAndColumn) {
     EXPECT_NE(std::string(e.what()).find("'abc'"), std::string::npos) << e.what();
   }
   std::filesystem::remove(path);
+}
+
+namespace {
+
+// Rewrites one cell (row index, column name) of a CSV with `edit` applied to its text.
+void editCell(const std::filesystem::path& csv, std::size_t row, const std::string& column,
+              const std::function<std::string(const std::string&)>& edit) {
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  in.close();
+  const CsvTable table = readCsv(csv);
+  const int c = table.requireColumn(column);
+  std::string& line = lines[row + 1];
+  std::size_t start = 0;
+  for (int k = 0; k < c; ++k) start = line.find(',', start) + 1;
+  const std::size_t end = std::min(line.find(',', start), line.size());
+  line.replace(start, end - start, edit(line.substr(start, end - start)));
+  std::ofstream out(csv);
+  for (const auto& l : lines) out << l << '\n';
+}
+
+std::string nudged(const std::string& text) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.17g", std::nextafter(std::stod(text), 1e300));
+  return buffer;
+}
+
+}  // namespace
+
+TEST_F(Records, ReplayVerifyCatchesATamperedValueInEveryColumnGroup) {
+  for (const std::string column : {"t", "tau:crank_joint", "vdot:crank_joint", "lambda:loop:x", "kinetic_energy",
+                                   "energy_balance", "iterations", "solver_residual", "v:rocker_joint"}) {
+    const auto csv = record(30);
+    editCell(csv, 12, column, nudged);
+    const ReplayReport report = replayRecord(csv, true);
+    EXPECT_FALSE(report.verified) << column;
+    EXPECT_EQ(report.first_mismatch_row, 12) << column;
+    EXPECT_NE(report.mismatch.find(": " + column + " recorded"), std::string::npos) << report.mismatch;
+    std::filesystem::remove(csv);
+    std::filesystem::remove(summaryPathFor(csv));
+  }
+}
+
+TEST_F(Records, ReplayVerifyIgnoresOnlyTheWallClockColumns) {
+  const auto csv = record(30);
+  editCell(csv, 5, "timing:solve_us", [](const std::string&) { return std::string("123456"); });
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_TRUE(report.verified) << report.mismatch;
+}
+
+TEST_F(Records, ReplayVerifyCatchesADeletedColumn) {
+  const auto csv = record(10);
+  // Drop the column "vdot:crank_joint" from the header and every row.
+  const CsvTable table = readCsv(csv);
+  const int c = table.requireColumn("vdot:crank_joint");
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  in.close();
+  std::ofstream out(csv);
+  for (std::string line : lines) {
+    std::size_t start = 0;
+    for (int k = 0; k < c; ++k) start = line.find(',', start) + 1;
+    line.erase(start, line.find(',', start) + 1 - start);
+    out << line << '\n';
+  }
+  out.close();
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_FALSE(report.verified);
+  EXPECT_EQ(report.mismatch, "header column " + std::to_string(c + 1) + ": recorded '" + table.columns[c + 1] +
+                                 "', the scene produces 'vdot:crank_joint'");
+}
+
+TEST_F(Records, TheLastRowIsTheFinalState) {
+  const auto csv = record(50);
+  const CsvTable table = readCsv(csv);
+  ASSERT_EQ(table.rows.size(), 51u);
+  EXPECT_DOUBLE_EQ(table.rows.back()[0], 50 * 0.002);
+  EXPECT_TRUE(std::isnan(table.rows.back()[static_cast<std::size_t>(table.requireColumn("tau:crank_joint"))]));
+  EXPECT_TRUE(std::isfinite(table.rows.back()[static_cast<std::size_t>(table.requireColumn("q:crank_joint"))]));
+  editCell(csv, 50, "q:crank_joint", nudged);
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_FALSE(report.verified);
+  EXPECT_EQ(report.first_mismatch_row, 50);
+}
+
+TEST_F(Records, RecordEveryNthStepAndColumnGroupsReplay) {
+  const auto csv = record(100, {.every = 7, .groups = {"v", "q"}});
+  const CsvTable table = readCsv(csv);
+  EXPECT_EQ(table.rows.size(), 16u);  // steps 0, 7, ..., 98 and the final state
+  EXPECT_EQ(table.columns.front(), "t");
+  for (const auto& name : table.columns) {
+    EXPECT_TRUE(name == "t" || name.rfind("q:", 0) == 0 || name.rfind("v:", 0) == 0) << name;
+  }
+  EXPECT_DOUBLE_EQ(table.rows[1][0], 7 * 0.002);
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_TRUE(report.verified) << report.mismatch;
+  EXPECT_EQ(report.rows_compared, 16);
+}
+
+TEST_F(Records, UnknownColumnGroupIsRefused) {
+  const Scene scene = loadScene(scene_path_);
+  Simulation sim(scene);
+  try {
+    SimulationRecorder recorder(sim, dir_ / "x.csv", false, {.every = 1, .groups = {"q", "lamda"}});
+    FAIL() << "expected a refusal";
+  } catch (const ModelError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--record-columns: unknown column group 'lamda' (did you mean 'lambda'?) (groups: q, v, tau, vdot, "
+              "lambda, stats, timing)");
+  }
 }

@@ -184,6 +184,22 @@ TEST(UrdfLoader, RootNamedWorldIsTheWorld) {
   EXPECT_EQ(m.source_file, "inline.urdf");
 }
 
+TEST(UrdfLoader, AMovingLinkNamedWorldIsADuplicateName) {
+  const std::string error = [] {
+    try {
+      loadUrdfString(R"(<robot name="r">
+      <link name="base"/>
+      <link name="world"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
+      <joint name="j" type="continuous"><parent link="base"/><child link="world"/></joint></robot>)",
+                     "inline.urdf");
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_EQ(error, "inline.urdf: link 'world': duplicate name");
+}
+
 TEST(UrdfLoader, TriangleInequalityWarnsOrFailsWhenStrict) {
   const Model m = loadUrdf(fixture("triangle.urdf"));
   EXPECT_TRUE(hasWarning(m, "triangle.urdf: link 'arm': principal moments"));
@@ -364,6 +380,16 @@ TEST(UrdfLoader, MimicAndUndefinedMaterialWarn) {
       "inline.urdf");
   EXPECT_TRUE(hasWarning(m, "inline.urdf: joint 'j1': <mimic joint='j0'> ignored"));
   EXPECT_TRUE(hasWarning(m, "material 'nowhere' undefined"));
+}
+
+TEST(UrdfLoader, SafetyControllerAndCalibrationWarn) {
+  const Model m = loadUrdfString(
+      armWith(kLimit + R"(<safety_controller soft_lower_limit="-0.5" soft_upper_limit="0.5" k_velocity="10"/>)"
+                       R"(<calibration rising="0.1"/>)"),
+      "inline.urdf");
+  EXPECT_TRUE(hasWarning(m, "inline.urdf: joint 'j1': <safety_controller> ignored (soft limits and their gains are "
+                            "not simulated)"));
+  EXPECT_TRUE(hasWarning(m, "inline.urdf: joint 'j1': <calibration> ignored"));
 }
 
 // ------------------------------------------------------------- shared models

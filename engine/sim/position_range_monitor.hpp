@@ -1,0 +1,43 @@
+#pragma once
+// Joint position limits are not simulated yet (no limit constraints): this
+// watches a run and reports every one-dof joint that leaves its model range
+// [lower, upper], once per joint (when it first left, and how far it went).
+// check() never allocates.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace loopsim {
+
+struct PositionRangeExcursion {
+  int joint = 0;
+  double first_time = 0.0;  // when it first left its range (s)
+  double max_excess = 0.0;  // furthest beyond the range over the run (m or rad)
+  double lower = 0.0, upper = 0.0;
+};
+
+class PositionRangeMonitor {
+ public:
+  explicit PositionRangeMonitor(const Model& model);
+
+  /// Checks q at time t. Returns the joints that left their range for the
+  /// first time at this call (usually none; valid until the next call).
+  std::span<const int> check(double t, const VectorX& q);
+
+  /// Joints that left their range, in the order they first did.
+  std::vector<PositionRangeExcursion> excursions() const;
+
+ private:
+  const Model& model_;
+  std::vector<int> limited_joints_;              // one-dof joints with a finite limit
+  std::vector<PositionRangeExcursion> state_;   // per limited joint
+  std::vector<int> order_;                       // indices into state_, in order of first exit (capacity reserved)
+  std::vector<int> newly_left_;                  // joints, at the last check (capacity reserved)
+};
+
+/// "joint 'knee' left its range [-1, 1] rad at t = 0.53 s, by up to 0.2 rad".
+std::string describeExcursion(const Model& model, const PositionRangeExcursion& excursion);
+
+}  // namespace loopsim

@@ -1,0 +1,57 @@
+#pragma once
+// Runs the built `loopsim` binary for the app tests: exit code, stdout and
+// stderr kept apart so a test can check the exact first line of an error.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace loopsim::test {
+
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out, err;
+  /// First line of stderr (without the newline).
+  std::string firstErrorLine() const { return err.substr(0, err.find('\n')); }
+  /// The first stderr line that starts with "loopsim: " (after any log lines, e.g. loader warnings).
+  std::string errorLine() const {
+    for (std::size_t at = 0; at < err.size();) {
+      const std::size_t end = err.find('\n', at);
+      const std::string line = err.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      if (line.rfind("loopsim: ", 0) == 0) return line;
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+    return "";
+  }
+};
+
+inline std::string readWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// Runs in the directory `scratch` (where stdout and stderr are captured);
+/// `arguments` go through the shell (quote paths with spaces yourself).
+inline ProcessResult runLoopsimProcess(const std::string& arguments, const std::filesystem::path& scratch) {
+  const auto out_file = scratch / "stdout.txt", err_file = scratch / "stderr.txt";
+  // Run inside `scratch`: a file the tool wrote into its working directory would show there.
+  const std::string command = "cd " + scratch.string() + " && " + std::string(LOOPSIM_BINARY) + " " + arguments + " >" + out_file.string() + " 2>" +
+                              err_file.string() + " </dev/null";
+  const int status = std::system(command.c_str());
+  ProcessResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = readWholeFile(out_file);
+  result.err = readWholeFile(err_file);
+  std::filesystem::remove(out_file);
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+}  // namespace loopsim::test

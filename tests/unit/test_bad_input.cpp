@@ -1,0 +1,365 @@
+// Bad input through the built binary, one test per case: the exact first line
+// of the message (stderr) and the exit code. Nothing is silently ignored,
+// guessed or misread.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "app_process.hpp"
+
+using loopsim::test::ProcessResult;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One actuated joint (crank_joint) and three revolute joints: crank, coupler, rocker.
+const char* kFourBar = R"(name: bad_input_four_bar
+models:
+  - generator: four_bar
+actuated: [crank_joint]
+controller: {type: pd_hold, kp: 10, kd: 1}
+dt: 0.001
+duration: 0.01
+)";
+
+const char* kFreeBox = R"(name: free_box
+bodies:
+  - {name: box, shape: box, size: [0.2, 0.2, 0.2], mass: 1.0}
+dt: 0.001
+duration: 0.01
+)";
+
+class BadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("loopsim_bad_input_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+  }
+  ProcessResult loopsim(const std::string& arguments) { return loopsim::test::runLoopsimProcess(arguments, dir_); }
+  ProcessResult eval(const std::string& scene_text, const std::string& states_text, const std::string& extra = "") {
+    return loopsim("eval " + write("scene.yaml", scene_text) + " --states " + write("states.csv", states_text) +
+                   " --out " + (dir_ / "out.csv").string() + " " + extra);
+  }
+  std::string file(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+const std::string kHeader = "t,q:crank_joint,q:coupler_joint,q:rocker_joint,v:crank_joint,v:coupler_joint,v:rocker_joint";
+const std::string kRow = "0,1,2,0.5,0,0,0";
+
+}  // namespace
+
+// ---- eval: columns -------------------------------------------------------
+
+TEST_F(BadInput, EvalMisspelledTauColumn) {
+  const ProcessResult r = eval(kFourBar, kHeader + ",tau:crank_jont\n" + kRow + ",1\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": line 1, column 8 'tau:crank_jont': unknown column (did you mean "
+                                    "'tau:crank_joint'?); eval reads t, q:…, v:… and tau:… columns of this scene's joints");
+}
+
+TEST_F(BadInput, EvalUnknownColumn) {
+  const ProcessResult r = eval(kFourBar, kHeader + ",tau:crank_joint,speed\n" + kRow + ",1,3\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": line 1, column 9 'speed': unknown column; eval reads t, q:…, v:… and tau:… "
+                                    "columns of this scene's joints");
+}
+
+TEST_F(BadInput, EvalDuplicateColumn) {
+  const ProcessResult r = eval(kFourBar, kHeader + ",tau:crank_joint,q:crank_joint\n" + kRow + ",1,3\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": line 1, column 9 'q:crank_joint': duplicate column (also column 2); give each "
+                                    "column once");
+}
+
+TEST_F(BadInput, EvalByteOrderMarkDoesNotHideTheFirstColumn) {
+  const ProcessResult r = eval(kFourBar, "\xEF\xBB\xBF" + kHeader + ",tau:crank_joint\n0.25,1,2,0.5,0,0,0,1\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string out = loopsim::test::readWholeFile(dir_ / "out.csv");
+  EXPECT_EQ(out.rfind("t,vdot:crank_joint", 0), 0u) << out;
+  EXPECT_NE(out.find("\n0.25,"), std::string::npos) << out;
+}
+
+TEST_F(BadInput, EvalMissingTauOfAnActuatedJoint) {
+  const ProcessResult r = eval(kFourBar, kHeader + "\n" + kRow + "\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": column 'tau:crank_joint': missing for the actuated joint 'crank_joint'; add it, "
+                                    "or pass --tau-default zero to evaluate with tau = 0");
+}
+
+TEST_F(BadInput, EvalTauDefaultZeroIsAnExplicitPrintedDecision) {
+  const ProcessResult r = eval(kFourBar, kHeader + "\n" + kRow + "\n", "--tau-default zero");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--tau-default zero: tau = 0 for the missing columns tau:crank_joint"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(BadInput, EvalNonUnitQuaternion) {
+  const std::string header =
+      "q:box_joint:x,q:box_joint:y,q:box_joint:z,q:box_joint:qx,q:box_joint:qy,q:box_joint:qz,q:box_joint:qw,"
+      "v:box_joint:wx,v:box_joint:wy,v:box_joint:wz,v:box_joint:vx,v:box_joint:vy,v:box_joint:vz";
+  const ProcessResult r = eval(kFreeBox, header + "\n0,0,1,0,0,0,1,0,0,0,0,0,0\n0,0,1,0,0,0,2,0,0,0,0,0,0\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": line 3, joint 'box_joint': quaternion [qx qy qz qw] has norm 2; it must be unit "
+                                    "(to 1e-6)");
+}
+
+TEST_F(BadInput, EvalNonFiniteResultNamesTheRow) {
+  const ProcessResult r =
+      eval(kFourBar, kHeader + ",tau:crank_joint\n" + kRow + ",0\n0,1,2,0.5,1e300,1e300,1e300,0\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("states.csv") +
+                                    ": line 3: the dynamics at this state are not finite (vdot or lambda is NaN or "
+                                    "Inf); check its values (velocities of 1e300 overflow)");
+  EXPECT_FALSE(fs::exists(dir_ / "out.csv"));
+}
+
+// ---- scenes --------------------------------------------------------------
+
+TEST_F(BadInput, SceneDuplicateKey) {
+  const ProcessResult r = loopsim("check " + write("dup.yaml", std::string(kFourBar) + "dt: 0.002\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("dup.yaml") +
+                                    ": dt (line 8): duplicate key 'dt' (first given on line 6); give each key once");
+}
+
+TEST_F(BadInput, SceneEmptyModels) {
+  const ProcessResult r = loopsim("run " + write("empty.yaml", "models: []\n") + " --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("empty.yaml") +
+                                    ": models (line 1): is empty: a scene needs at least one model or body");
+}
+
+TEST_F(BadInput, SceneAbsurdDuration) {
+  const ProcessResult r = loopsim("run " + write("long.yaml", "models:\n  - generator: four_bar\nduration: 1e300\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("long.yaml") +
+                                    ": duration (line 3): duration 1e+300 s at dt 0.001 s is 1e+303 steps; at most "
+                                    "1e+09 are allowed (shorten the duration or lengthen dt)");
+}
+
+TEST_F(BadInput, SceneTinyDt) {
+  const ProcessResult r =
+      loopsim("run " + write("tiny.yaml", "models:\n  - generator: four_bar\ndt: 1e-12\nduration: 10\n"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("tiny.yaml") +
+                                    ": duration (line 4): duration 10 s at dt 1e-12 s is 1e+13 steps; at most 1e+09 "
+                                    "are allowed (shorten the duration or lengthen dt)");
+}
+
+TEST_F(BadInput, CommandLineDurationOverflow) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --duration 1e16 --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --duration: duration 1e+16 s at dt 0.001 s is 1e+19 steps; at most "
+                                "1e+09 are allowed (shorten the duration or lengthen dt)");
+}
+
+TEST_F(BadInput, CommandLineDtLongerThanDuration) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --dt 1 --duration 0.5 --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --dt: dt is longer than the duration (dt 1 s, duration 0.5 s)");
+}
+
+TEST_F(BadInput, CommandLineNegativeDt) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --dt -1 --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --dt: must be a finite number > 0 (got -1)");
+}
+
+// ---- command line --------------------------------------------------------
+
+TEST_F(BadInput, UnknownCommandIsNamedAndTheCommandsListed) {
+  const ProcessResult r = loopsim("simulate x");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine().rfind("loopsim: error: unknown command 'simulate'; commands: info, run, ", 0), 0u)
+      << r.err;
+}
+
+TEST_F(BadInput, MisspelledCommandGetsASuggestion) {
+  const ProcessResult r = loopsim("rnu scene.yaml");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine().rfind("loopsim: error: unknown command 'rnu' (did you mean 'run'?); commands: ", 0), 0u)
+      << r.err;
+}
+
+TEST_F(BadInput, NoCommand) {
+  // Options but no command (plain `loopsim` alone is the default job, see the GUI tests).
+  const ProcessResult r = loopsim("--log-level warn");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine().rfind("loopsim: error: no command given; commands: info, run, ", 0), 0u) << r.err;
+}
+
+TEST_F(BadInput, MissingArgumentExitsWithOne) {
+  const ProcessResult r = loopsim("run");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: run: scene is required") << r.err;
+}
+
+TEST_F(BadInput, UnknownOptionExitsWithOne) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --force");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: run: The following argument was not expected: --force") << r.err;
+}
+
+TEST_F(BadInput, BadOptionValueExitsWithOne) {
+  const ProcessResult r = loopsim("--log-level loud solvers");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine().rfind("loopsim: error: solvers: --log-level: loud not in {", 0), 0u) << r.err;
+}
+
+TEST_F(BadInput, HelpAndVersionExitWithZero) {
+  const ProcessResult help = loopsim("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("Exit codes: 0 ok; 1 usage error or invalid input; 2 no display; 3 the simulation diverged; "
+                          "4 replay --verify found a difference"),
+            std::string::npos)
+      << help.out;
+  EXPECT_EQ(loopsim("run --help").exit_code, 0);
+  EXPECT_EQ(loopsim("--version").exit_code, 0);
+}
+
+TEST_F(BadInput, ListOptionsTakeCommasAndSpaces) {
+  const std::string scene = (fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / "four_bar.yaml").string();
+  for (const char* solvers : {"--solver kkt,ltl", "--solver 'kkt ltl'", "--solver kkt --solver ltl"}) {
+    const ProcessResult r =
+        loopsim("bench --scene " + scene + " " + solvers + " --samples 2 --iterations 1 --format csv");
+    EXPECT_EQ(r.exit_code, 0) << solvers << ": " << r.err;
+    EXPECT_NE(r.out.find("kkt"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ltl"), std::string::npos) << r.out;
+  }
+  const ProcessResult r = loopsim("bench --scene " + scene + " --solver kkt,ltll --samples 2 --iterations 1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --solver: unknown solver 'ltll' (did you mean 'ltl'?)");
+}
+
+// ---- model files, limits ---------------------------------------------------
+
+namespace {
+std::string testUrdf(const std::string& name) { return (fs::path(LOOPSIM_TEST_DATA_DIR) / "urdf" / name).string(); }
+std::string digitMjcf() { return (fs::path(LOOPSIM_ASSETS_DIR) / "robots" / "digit" / "digit.xml").string(); }
+}  // namespace
+
+TEST_F(BadInput, InfoAndCheckTakeMjcf) {
+  const std::string chain = (fs::path(LOOPSIM_TEST_DATA_DIR) / "mjcf" / "chain.xml").string();
+  for (const std::string command : {"info ", "check "}) {
+    const ProcessResult r = loopsim(command + chain);
+    EXPECT_EQ(r.exit_code, 0) << command << r.err;
+    EXPECT_NE(r.out.find("nv:"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(BadInput, InfoTakesAScene) {
+  const ProcessResult r = loopsim("info " + write("s.yaml", kFourBar));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("crank_joint"), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, FloatingOnAnMjcfIsRefused) {
+  const std::string chain = (fs::path(LOOPSIM_TEST_DATA_DIR) / "mjcf" / "chain.xml").string();
+  const ProcessResult r = loopsim("info --floating " + chain);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + chain + ": --floating: applies to URDF files only");
+}
+
+TEST_F(BadInput, UnknownFileTypeIsNamed) {
+  const ProcessResult r = loopsim("check " + write("robot.txt", "hello"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("robot.txt") +
+                                    ": unknown file type '.txt' (expected a scene .yaml/.yml, a URDF .urdf or an MJCF "
+                                    ".xml)");
+}
+
+TEST_F(BadInput, RunOnAModelRunsItAsAOneModelScene) {
+  const ProcessResult r = loopsim("run " + testUrdf("two_link_arm.urdf") + " --duration 0.01");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("is a model, not a scene: running it as a one-model scene"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("Steps              : 10\n"), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, ReplayOfAMissingCsvNamesTheCsv) {
+  const ProcessResult r = loopsim("replay " + file("nope.csv"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("nope.csv") + ": no such record file");
+}
+
+TEST_F(BadInput, RecordOptionsWithoutRecordAreRefused) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --record-every 10 --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --record-every: applies to --record, which is not given");
+}
+
+TEST_F(BadInput, EffortLimitsSaturateAndAreReported) {
+  // A PD hold with a huge kd on fast joints asks for ~1e4 N·m; shoulder (effort 20 N·m) and slide (50 N)
+  // clamp (the slide, lighter, slows below its limit after 6 steps; unclamped, that kd would be unstable).
+  const std::string scene = write("arm.yaml", "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") +
+                                                  "\ninitial:\n  v: {shoulder: 5.0, slide: 1.0}\n"
+                                                  "actuated: [shoulder, slide]\ncontroller: {type: pd_hold, kp: 0, kd: 1.0e4}\n"
+                                                  "dt: 0.001\nduration: 0.01\n");
+  const ProcessResult r = loopsim("run " + scene + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Effort saturation  : 10 of 10 steps clamped at the effort limit (shoulder 10, slide 6)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(BadInput, JointsLeavingTheirRangeAreReportedOncePerJoint) {
+  // Shoulder limited to [-1.5, 1.5], started at 1.4 rad/s towards its upper limit with no controller.
+  const std::string scene = write("arm.yaml", "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") +
+                                                  "\ninitial:\n  q: {shoulder: 1.45}\n  v: {shoulder: 5.0}\n"
+                                                  "dt: 0.001\nduration: 0.2\n");
+  const ProcessResult r = loopsim("run " + scene);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string warning = "joint 'shoulder' left its position range at t = ";
+  const auto first = r.err.find(warning);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(warning, first + 1), std::string::npos) << "reported once:\n" << r.err;
+  EXPECT_NE(r.out.find("joint 'shoulder' left its range [-1.5, 1.5] rad at t = "), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, InfoTakesTheShippedDigitMjcf) {
+  const ProcessResult r = loopsim("info " + digitMjcf());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("nv:"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir_ / "MUJOCO_LOG.TXT"));
+}
+
+TEST_F(BadInput, UnstablePdIsCaughtBeforeItOverflows) {
+  // kp·dt²/m well above 4 on light links: explicit PD pumps energy every step.
+  const std::string scene = write("unstable.yaml", R"(models:
+  - generator: pendulum_chain
+    params: {links: 3, weld_tip: false}
+initial:
+  v: {link_1_joint: 0.5}
+actuated: all
+controller: {type: pd_hold, kp: 2000, kd: 0}
+dt: 0.01
+duration: 5
+)");
+  const ProcessResult r = loopsim("run " + scene + " --quiet --record " + file("unstable.csv"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  // The record keeps the run up to the stop, and its summary says why it stopped.
+  const std::string summary = loopsim::test::readWholeFile(dir_ / "unstable.json");
+  EXPECT_NE(summary.find("\"message\": \"diverged at t = 0.04 s (step 4): kinetic energy grew from "), std::string::npos)
+      << summary;
+  EXPECT_EQ(loopsim("replay " + file("unstable.csv") + " --verify").exit_code, 0);
+  EXPECT_EQ(r.errorLine().rfind("loopsim: diverged at t = 0.04 s (step 4): kinetic energy grew from ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("; likely cause: the PD gains (kp 2000, kd 0) on joint 'link_"), std::string::npos) << r.err;
+}
