@@ -35,7 +35,8 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
       data_(model),
       position_error_(VectorX::Zero(model.nv)),
       zero_nv_(VectorX::Zero(model.nv)),
-      saturated_per_dof_(static_cast<std::size_t>(model.nv), 0) {
+      saturated_per_dof_(static_cast<std::size_t>(model.nv), 0),
+      saturated_now_(VectorX::Zero(model.nv)) {
   const std::string element = std::string("controller '") + controllerKindName(spec.kind) + "'";
   auto fail = [&](const std::string& why) { throw ModelError(model.source_file, element, why); };
   if (q0.size() != model.nq) fail("initial configuration has size " + std::to_string(q0.size()) + ", expected " + std::to_string(model.nq));
@@ -74,29 +75,12 @@ void Controller::hold(const ConstraintSet& constraints, const Eigen::Ref<const V
                      "hold: configuration has size " + std::to_string(q.size()) + ", expected " + std::to_string(model_.nq));
   }
   if (spec_.feedforward == ControllerSpec::Feedforward::Hold) {
-    // Least effort relative to each motor's effort limit: minimise Σ (τ_i / limit_i)²
-    // (dofs without a limit weigh as the strongest limited motor), so that the
-    // holding torques respect the limits the controller saturates at whenever
-    // some split of the load can.
-    HoldingSettings settings;
-    double strongest = 0.0;
-    for (int i = 0; i < model_.nv; ++i) {
-      const double limit = model_.effort_limit[i];
-      if (limit > 0.0 && std::isfinite(limit)) strongest = std::max(strongest, limit);
-    }
-    if (strongest > 0.0) {
-      settings.effort_weights = VectorX::Constant(model_.nv, 1.0 / (strongest * strongest));
-      for (int i = 0; i < model_.nv; ++i) {
-        const double limit = model_.effort_limit[i];
-        if (limit > 0.0 && std::isfinite(limit)) settings.effort_weights[i] = 1.0 / (limit * limit);
-      }
-    }
-    HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_, settings);  // throws before any change
+    HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_);  // throws before any change
     for (int i = 0; i < model_.nv; ++i) {
       const double limit = model_.effort_limit[i];
       if (limit > 0.0 && std::isfinite(limit) && std::abs(holding.tau[i]) > limit) {
-        spdlog::warn("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}: the controller "
-                     "saturates there and the pose will not be held exactly",
+        spdlog::warn("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}; the holding "
+                     "feed-forward is applied in full there (only the PD correction saturates at the limit)",
                      holding.tau[i], dofName(model_, i), limit);
       }
     }
@@ -148,12 +132,17 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
     }
   }
   tau.array() *= actuated_mask_.array();
-  // Effort limits: the model's motors cannot push harder (0 or inf: no limit given).
+  // Effort limits (0 or inf: no limit given): the control effort beyond the
+  // holding feed-forward saturates at the model's limit; the feed-forward that
+  // holds the pose is applied in full (hold() warns when it exceeds a limit).
   bool saturated = false;
+  saturated_now_.setZero();
   for (int i = 0; i < model_.nv; ++i) {
     const double limit = model_.effort_limit[i];
-    if (!(limit > 0.0) || !std::isfinite(limit) || !(std::abs(tau[i]) > limit)) continue;  // NaN passes through
-    tau[i] = std::copysign(limit, tau[i]);
+    const double correction = tau[i] - feedforward_[i];
+    if (!(limit > 0.0) || !std::isfinite(limit) || !(std::abs(correction) > limit)) continue;  // NaN passes through
+    tau[i] = feedforward_[i] + std::copysign(limit, correction);
+    saturated_now_[i] = 1.0;
     ++saturated_per_dof_[static_cast<std::size_t>(i)];
     saturated = true;
   }

@@ -13,9 +13,10 @@
 // not sag to build them up. hold() sets it (Simulation calls it at start on the
 // consistent initial pose; a GUI calls it again when it moves the pose).
 // τ is zero on every dof of an unactuated joint. compute() never allocates.
-// τ is also clamped to the model's effort limit (finite and > 0) on every
-// actuated dof: a motor cannot exceed it. Saturated dofs are counted for the
-// run summary.
+// The control effort beyond the holding feed-forward is clamped to the model's
+// effort limit (finite and > 0) on every actuated dof; the feed-forward itself
+// is applied in full (hold() warns where it exceeds a limit). Saturated dofs
+// are counted for the run summary.
 #include <vector>
 
 #include "constraints/constraint_set.hpp"
@@ -56,6 +57,8 @@ class Controller {
   /// How many compute() calls clamped τ on each dof (size nv), and on any dof.
   const std::vector<long>& saturatedCallsPerDof() const { return saturated_per_dof_; }
   long saturatedCalls() const { return saturated_calls_; }
+  /// 1 on the dofs the last compute() saturated, 0 elsewhere (size nv).
+  const VectorX& saturatedNow() const { return saturated_now_; }
 
  private:
   const Model& model_;
@@ -70,6 +73,7 @@ class Controller {
   VectorX position_error_;           // q0 ⊖ q, size nv
   VectorX zero_nv_;
   std::vector<long> saturated_per_dof_;
+  VectorX saturated_now_;
   long saturated_calls_ = 0;
 };
 

@@ -126,11 +126,10 @@ RunSummary Simulation::summary() const {
 
 bool Simulation::saturatedDofs() {
   step_gains_.setZero();
-  const Model& model = *scene_.model;
+  const VectorX& saturated = controller_->saturatedNow();
   bool any = false;
-  for (int i = 0; i < model.nv; ++i) {
-    const double limit = model.effort_limit[i];
-    if (derivative_gains_[i] != 0.0 && limit > 0.0 && std::isfinite(limit) && std::abs(tau_applied_[i]) == limit) {
+  for (int i = 0; i < scene_.model->nv; ++i) {
+    if (derivative_gains_[i] != 0.0 && saturated[i] != 0.0) {
       step_gains_[i] = derivative_gains_[i];
       any = true;
     }

@@ -14,17 +14,7 @@ ProxLtlSolver::ProxLtlSolver(const ConstraintSet& constraints, const SolverSetti
       damped_delassus_llt_(constraints.dimension()),
       lambda_(VectorX::Zero(constraints.dimension())),
       lambda_prev_(VectorX::Zero(constraints.dimension())) {
-  const std::string element = "solver 'prox-ltl'";
-  const std::string& file = constraints.model().source_file;
-  if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
-    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
-  }
-  if (!(settings.tolerance >= 0.0)) {
-    throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));
-  }
-  if (settings.max_iterations < 1) {
-    throw ModelError(file, element, "max_iterations must be >= 1, got " + std::to_string(settings.max_iterations));
-  }
+  requireProximalSettings(constraints, settings, "prox-ltl");
 }
 
 SolveStats ProxLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

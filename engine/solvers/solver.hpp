@@ -91,6 +91,11 @@ class ConstrainedSolver {
   VectorX added_inertia_;  // diag(d) added to M, see setAddedInertia
 };
 
+/// Throws ModelError naming the solver when μ is not positive and finite, the
+/// tolerance negative or max_iterations < 1 (the proximal / augmented-Lagrangian solvers).
+void requireProximalSettings(const ConstraintSet& constraints, const SolverSettings& settings,
+                             std::string_view solver);
+
 /// "world constraints, internal loops, couplings, exact, direct" style summary.
 std::string describeCapabilities(const SolverCapabilities& caps);
 

@@ -12,17 +12,7 @@ ConstrainedAbaSolver::ConstrainedAbaSolver(const ConstraintSet& constraints, con
     : ConstrainedSolver(constraints, settings),
       tree_(constraints, added_inertia_, "solver 'constrained-aba'"),
       lambda_(VectorX::Zero(constraints.dimension())) {
-  const std::string element = "solver 'constrained-aba'";
-  const std::string& file = constraints.model().source_file;
-  if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
-    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
-  }
-  if (!(settings.tolerance >= 0.0)) {
-    throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));
-  }
-  if (settings.max_iterations < 1) {
-    throw ModelError(file, element, "max_iterations must be >= 1, got " + std::to_string(settings.max_iterations));
-  }
+  requireProximalSettings(constraints, settings, "constrained-aba");
 }
 
 SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

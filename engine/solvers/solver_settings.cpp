@@ -1,0 +1,25 @@
+// Checks of the settings shared by the proximal and augmented-Lagrangian solvers.
+#include <cmath>
+#include <string>
+
+#include "model/errors.hpp"
+#include "solvers/solver.hpp"
+
+namespace loopsim {
+
+void requireProximalSettings(const ConstraintSet& constraints, const SolverSettings& settings,
+                             std::string_view solver) {
+  const std::string element = "solver '" + std::string(solver) + "'";
+  const std::string& file = constraints.model().source_file;
+  if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
+    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
+  }
+  if (!(settings.tolerance >= 0.0)) {
+    throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));
+  }
+  if (settings.max_iterations < 1) {
+    throw ModelError(file, element, "max_iterations must be >= 1, got " + std::to_string(settings.max_iterations));
+  }
+}
+
+}  // namespace loopsim
