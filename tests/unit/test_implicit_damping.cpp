@@ -3,7 +3,9 @@
 // derivative gains, as MuJoCo's Euler integrator does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 
 #include <filesystem>
@@ -147,25 +149,40 @@ TEST(ImplicitDamping, ExplicitSceneReproducesARecordOfTheExplicitEngine) {
   ASSERT_EQ(record.rows.size(), 300u);
   std::vector<int> vdot_cols;
   for (const auto& name : velocityColumns(*scene.model, "vdot")) vdot_cols.push_back(record.requireColumn(name));
-  Simulation sim(scene);
   // A row holds the state before its step and the v̇ that step computed.
-  int mismatches = 0;
   auto at = [](const std::vector<double>& row, int column) { return row[static_cast<std::size_t>(column)]; };
-  for (const auto& row : record.rows) {
-    for (std::size_t k = 0; k < q_cols.size(); ++k) mismatches += sim.q()[static_cast<Eigen::Index>(k)] != at(row, q_cols[k]);
-    for (std::size_t k = 0; k < v_cols.size(); ++k) mismatches += sim.v()[static_cast<Eigen::Index>(k)] != at(row, v_cols[k]);
-    ASSERT_TRUE(sim.step());
-    for (std::size_t k = 0; k < vdot_cols.size(); ++k) {
-      mismatches += sim.vdot()[static_cast<Eigen::Index>(k)] != at(row, vdot_cols[k]);
+  auto compare = [&](Simulation& sim, int& mismatches, double& deviation) {
+    mismatches = 0;
+    deviation = 0.0;
+    auto check = [&](double value, double recorded) {
+      mismatches += value != recorded;
+      deviation = std::max(deviation, std::abs(value - recorded) / std::max(1.0, std::abs(recorded)));
+    };
+    for (const auto& row : record.rows) {
+      for (std::size_t k = 0; k < q_cols.size(); ++k) check(sim.q()[static_cast<Eigen::Index>(k)], at(row, q_cols[k]));
+      for (std::size_t k = 0; k < v_cols.size(); ++k) check(sim.v()[static_cast<Eigen::Index>(k)], at(row, v_cols[k]));
+      if (!sim.step()) return;
+      for (std::size_t k = 0; k < vdot_cols.size(); ++k) check(sim.vdot()[static_cast<Eigen::Index>(k)], at(row, vdot_cols[k]));
     }
-  }
+  };
+  Simulation sim(scene);
+  int mismatches = 0;
+  double deviation = 0.0;
+  compare(sim, mismatches, deviation);
+  std::printf("[explicit damping] %d of %zu recorded values differ; largest relative deviation %.3g\n", mismatches,
+              record.rows.size() * (q_cols.size() + 2 * v_cols.size()), deviation);
+  // Another instruction set rounds differently: agreement to round-off on
+  // every CPU, and bit for bit where the record was made (an AVX-512
+  // -march=native build).
+  EXPECT_LE(deviation, 1e-12);
+#if defined(__AVX512F__)
   EXPECT_EQ(mismatches, 0) << "values differing from the explicit engine's record";
+#endif
 
-  // And the implicit default does differ (the check above is not vacuous).
-  const Scene implicit = loadSceneString(text.str(), "explicit_damped_arm.yaml", dir);
-  Simulation other(implicit);
-  for (std::size_t r = 0; r < record.rows.size(); ++r) other.step();
-  EXPECT_NE(other.v()[0], record.rows.back()[static_cast<std::size_t>(v_cols[0])]);
+  // And the implicit default differs far beyond round-off (the check above can fail).
+  Simulation other(loadSceneString(text.str(), "explicit_damped_arm.yaml", dir));
+  compare(other, mismatches, deviation);
+  EXPECT_GT(deviation, 1e-6);
 }
 
 }  // namespace
