@@ -1,5 +1,7 @@
 #include "bench/delassus_benchmark.hpp"
 
+#include "bench/case_grid.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -93,15 +95,12 @@ std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOption
 }
 
 std::string formatDelassusTable(const std::vector<BenchResult>& results) {
-  std::vector<std::string> columns, cases;
-  std::map<std::pair<std::string, std::string>, std::string> cells;
+  CaseGrid grid;
   std::map<std::string, double> floor;
   for (const auto& r : results) {
     if (r.solver == "aba") floor[r.case_name] = r.median_us;
   }
   for (const auto& r : results) {
-    if (std::find(columns.begin(), columns.end(), r.solver) == columns.end()) columns.push_back(r.solver);
-    if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
     char cell[64];
     if (!r.note.empty()) {
       std::snprintf(cell, sizeof cell, "n/a");
@@ -110,28 +109,9 @@ std::string formatDelassusTable(const std::vector<BenchResult>& results) {
     } else {
       std::snprintf(cell, sizeof cell, "%.2f", r.median_us);
     }
-    cells[{r.case_name, r.solver}] = cell;
+    grid.set(r.case_name, r.solver, cell);
   }
-  std::size_t case_width = 4;
-  for (const auto& c : cases) case_width = std::max(case_width, c.size());
-  auto pad = [](const std::string& x, std::size_t w) { return x + std::string(w > x.size() ? w - x.size() : 0, ' '); };
-  std::vector<std::size_t> widths;
-  for (const auto& column : columns) {
-    std::size_t w = column.size();
-    for (const auto& c : cases) w = std::max(w, cells[{c, column}].size());
-    widths.push_back(w);
-  }
-  std::string out = pad("case", case_width);
-  for (std::size_t k = 0; k < columns.size(); ++k) out += "  " + pad(columns[k], widths[k]);
-  out += "\n";
-  for (const auto& c : cases) {
-    out += pad(c, case_width);
-    for (std::size_t k = 0; k < columns.size(); ++k) {
-      const auto it = cells.find({c, columns[k]});
-      out += "  " + pad(it == cells.end() ? "-" : it->second, widths[k]);
-    }
-    out += "\n";
-  }
+  std::string out = grid.format();
   out += "Delassus J M⁻¹ Jᵀ at q: median µs per evaluation incl. kinematics; xR = ratio to ABA (v = 0, τ = 0)\n";
   return out;
 }

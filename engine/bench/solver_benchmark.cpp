@@ -1,5 +1,7 @@
 #include "bench/solver_benchmark.hpp"
 
+#include "bench/case_grid.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -250,13 +252,10 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
   // One row per case, one column per solver (and mode for iterative ones).
   // Cells: median µs, the median per-round ratio to ABA in the same case
   // (± its IQR), then the mean iterations of iterative solvers run to tolerance.
-  std::vector<std::string> columns, cases;
-  std::map<std::pair<std::string, std::string>, std::string> cells;
+  CaseGrid grid;
   for (const auto& r : results) {
     const std::string column = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" ? r.solver
                                                                                                 : r.solver + " " + r.mode;
-    if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
-    if (std::find(cases.begin(), cases.end(), r.case_name) == cases.end()) cases.push_back(r.case_name);
     char cell[96];
     if (!r.note.empty()) {
       std::snprintf(cell, sizeof cell, "n/a");
@@ -270,28 +269,9 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
         std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " (%.1f it)", r.mean_iterations);
       }
     }
-    cells[{r.case_name, column}] = cell;
+    grid.set(r.case_name, column, cell);
   }
-  std::size_t case_width = 4;
-  for (const auto& c : cases) case_width = std::max(case_width, c.size());
-  std::vector<std::size_t> widths;
-  for (const auto& column : columns) {
-    std::size_t w = column.size();
-    for (const auto& c : cases) w = std::max(w, cells[{c, column}].size());
-    widths.push_back(w);
-  }
-  auto pad = [](const std::string& x, std::size_t w) { return x + std::string(w > x.size() ? w - x.size() : 0, ' '); };
-  std::string out = pad("case", case_width);
-  for (std::size_t k = 0; k < columns.size(); ++k) out += "  " + pad(columns[k], widths[k]);
-  out += "\n";
-  for (const auto& c : cases) {
-    out += pad(c, case_width);
-    for (std::size_t k = 0; k < columns.size(); ++k) {
-      const auto it = cells.find({c, columns[k]});
-      out += "  " + pad(it == cells.end() ? "-" : it->second, widths[k]);
-    }
-    out += "\n";
-  }
+  std::string out = grid.format();
   out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms; xR+-S = median\n"
          "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n";
   return out;
