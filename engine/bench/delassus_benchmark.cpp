@@ -1,6 +1,7 @@
 #include "bench/delassus_benchmark.hpp"
 
 #include "bench/case_grid.hpp"
+#include "bench/percentile.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,14 +17,6 @@
 namespace loopsim {
 
 namespace {
-
-double percentile(std::vector<double> x, double p) {
-  std::sort(x.begin(), x.end());
-  const double pos = p * static_cast<double>(x.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, x.size() - 1);
-  return x[lo] + (pos - static_cast<double>(lo)) * (x[hi] - x[lo]);
-}
 
 template <class Evaluate>
 std::pair<double, double> timeRounds(const std::vector<VectorX>& qs, const BenchOptions& options, Evaluate&& evaluate) {

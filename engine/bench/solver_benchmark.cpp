@@ -1,6 +1,7 @@
 #include "bench/solver_benchmark.hpp"
 
 #include "bench/case_grid.hpp"
+#include "bench/percentile.hpp"
 
 #include <algorithm>
 #include <array>
@@ -61,14 +62,6 @@ std::vector<State> sampleStates(const Scene& scene, const ConstraintSet& set, co
   }
   spdlog::set_level(log_level);
   return states;
-}
-
-double percentile(std::vector<double> x, double p) {
-  std::sort(x.begin(), x.end());
-  const double pos = p * static_cast<double>(x.size() - 1);
-  const auto lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, x.size() - 1);
-  return x[lo] + (pos - static_cast<double>(lo)) * (x[hi] - x[lo]);
 }
 
 // One timed column of the table: a solver in one mode (or the ABA floor).

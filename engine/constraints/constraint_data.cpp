@@ -1,6 +1,5 @@
 #include "constraints/constraint_data.hpp"
 
-#include "algorithms/jacobians.hpp"
 #include "algorithms/kinematics.hpp"
 
 namespace loopsim {
@@ -16,7 +15,6 @@ ConstraintData::ConstraintData(const ConstraintSet& set)
       K2(set.size(), ConstraintRows::Zero()),
       oMa(set.size()),
       oMb(set.size()),
-      body_jacobian(Matrix6X::Zero(6, set.model().nv)),
       zero_nv(VectorX::Zero(set.model().nv)) {}
 
 namespace {

@@ -25,7 +25,6 @@ struct ConstraintData {
   std::vector<SE3> oMa, oMb;  // frame A and B placements in the world
 
   // Workspace.
-  Matrix6X body_jacobian;  // 6 x nv
   VectorX zero_nv;
 };
 
