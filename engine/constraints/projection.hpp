@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "constraints/constraint_data.hpp"
-#include "solvers/ltl_factorization.hpp"
+#include "solvers/joint_space/ltl_factorization.hpp"
 
 namespace loopsim {
 

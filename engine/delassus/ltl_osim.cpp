@@ -5,7 +5,7 @@
 // evaluates h and the free acceleration, here at v = 0 and τ = 0: that RNEA
 // pass is part of this algorithm's measured cost.
 #include "delassus/delassus_algorithms.hpp"
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 
 namespace loopsim::detail {
 

@@ -4,15 +4,15 @@
 
 #include "model/errors.hpp"
 #include "scene/name_suggestion.hpp"
-#include "solvers/kkt_solver.hpp"
-#include "solvers/ltl_solver.hpp"
-#include "solvers/prox_ltl_solver.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
+#include "solvers/joint_space/ltl_solver.hpp"
+#include "solvers/joint_space/prox_ltl_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
 #include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
 #include "solvers/recursive/pv_soft_solver.hpp"
 #include "solvers/recursive/pv_solver.hpp"
-#include "solvers/soft_ltl_solver.hpp"
+#include "solvers/joint_space/soft_ltl_solver.hpp"
 
 namespace loopsim {
 

@@ -23,12 +23,12 @@
 #include "constraints/projection.hpp"
 #include "model/errors.hpp"
 #include "scene/generators.hpp"
-#include "solvers/kkt_solver.hpp"
-#include "solvers/ltl_factorization.hpp"
-#include "solvers/ltl_solver.hpp"
-#include "solvers/prox_ltl_solver.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
+#include "solvers/joint_space/ltl_factorization.hpp"
+#include "solvers/joint_space/ltl_solver.hpp"
+#include "solvers/joint_space/prox_ltl_solver.hpp"
 #include "solvers/registry.hpp"
-#include "solvers/soft_ltl_solver.hpp"
+#include "solvers/joint_space/soft_ltl_solver.hpp"
 #include "test_models.hpp"
 
 using namespace loopsim;

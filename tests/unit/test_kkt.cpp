@@ -11,7 +11,7 @@
 #include "constraints/projection.hpp"
 #include "model/errors.hpp"
 #include "sim_test_scenes.hpp"
-#include "solvers/kkt_solver.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
 #include "solvers/registry.hpp"
 
 using namespace loopsim;

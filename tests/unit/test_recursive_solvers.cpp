@@ -14,14 +14,14 @@
 
 #include "allocation_counter.hpp"
 #include "model/errors.hpp"
-#include "solvers/kkt_solver.hpp"
-#include "solvers/prox_ltl_solver.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
+#include "solvers/joint_space/prox_ltl_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
 #include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
 #include "solvers/recursive/pv_soft_solver.hpp"
 #include "solvers/recursive/pv_solver.hpp"
-#include "solvers/soft_ltl_solver.hpp"
+#include "solvers/joint_space/soft_ltl_solver.hpp"
 #include "solvers/registry.hpp"
 #include "tree_test_cases.hpp"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "algorithms/joint_motion.hpp"
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
-#include "solvers/kkt_solver.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
 
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 
 #include "algorithms/dynamics.hpp"
 #include "algorithms/kinematics.hpp"

@@ -1,4 +1,4 @@
-#include "solvers/ltl_solver.hpp"
+#include "solvers/joint_space/ltl_solver.hpp"
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "solvers/soft_ltl_solver.hpp"
+#include "solvers/joint_space/soft_ltl_solver.hpp"
 
 #include <cmath>
 #include <string>

@@ -21,7 +21,7 @@
 // null(Jᵀ)); v̇ and Jᵀλ are.
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 #include "solvers/solver.hpp"
 
 namespace loopsim {

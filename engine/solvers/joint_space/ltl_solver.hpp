@@ -7,7 +7,7 @@
 // sets only: a rank-deficient set throws ModelError naming dependent rows.
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 #include "solvers/solver.hpp"
 
 namespace loopsim {

@@ -1,4 +1,4 @@
-#include "solvers/ltl_factorization.hpp"
+#include "solvers/joint_space/ltl_factorization.hpp"
 
 #include <cmath>
 #include <utility>

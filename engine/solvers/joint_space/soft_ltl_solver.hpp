@@ -17,7 +17,7 @@
 // as W → ∞ the solution tends to the hard one (kkt).
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 #include "solvers/solver.hpp"
 
 namespace loopsim {

@@ -1,4 +1,4 @@
-#include "solvers/prox_ltl_solver.hpp"
+#include "solvers/joint_space/prox_ltl_solver.hpp"
 
 #include <cmath>
 #include <limits>

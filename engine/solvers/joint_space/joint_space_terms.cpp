@@ -1,4 +1,4 @@
-#include "solvers/joint_space_terms.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 
 #include <Eigen/QR>
 #include <algorithm>
