@@ -68,9 +68,10 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
   }
 }
 
-void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
-                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  const int nb = model_.nbodies();
+void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                          const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                          std::span<const Force> fext) {
+  const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
   // terms need, as forwardKinematics(q, v, 0) would.
@@ -78,25 +79,30 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
   data.v[0].setZero();
   data.a[0].setZero();
   for (int i = 1; i < nb; ++i) {
-    const int p = model_.parent[i];
-    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model_, i, q);
+    const int p = model.parent[i];
+    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
     data.oMi[i] = data.oMi[p] * liMi;
-    detail::writeMotionSubspace(model_, i, data.S);
-    detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
+    detail::writeMotionSubspace(model, i, data.S);
+    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(data.S.middleCols<NV>(model_.idx_v[i]) * v.segment<NV>(model_.idx_v[i]));
+      const Motion vJ(data.S.middleCols<NV>(model.idx_v[i]) * v.segment<NV>(model.idx_v[i]));
       data.v[i] = liMi.actInv(data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
     data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
-    const Inertia& I = model_.body_inertias[i];
+    const Inertia& I = model.body_inertias[i];
     data.Ia[i] = I.matrix();
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.pa[i] -= fext[i];
-    solved[i] = false;
   }
-  data.a_gf[0] = worldAcceleration();
+  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
   data.u = tau;
+}
+
+void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
+  articulatedFirstPass(model_, data, q, v, tau, fext);
+  std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
@@ -131,25 +137,14 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
   const int p = model_.parent[i];
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
-    using MatrixNV = Eigen::Matrix<double, NV, NV>;
     using VectorNV = Eigen::Matrix<double, NV, 1>;
     const int iv = model_.idx_v[i];
-    const auto S = data.S.middleCols<NV>(iv);
-    auto U = data.U.middleCols<NV>(iv);
-    const Matrix6& Ia = data.Ia[i];
-    U.noalias() = Ia * S;
     // Line 7: D_i = S_iᵀ H_i^A S_i, plus armature and the per-step added inertia.
-    MatrixNV D = S.transpose() * U;
-    D.diagonal() += model_.armature.segment<NV>(iv) + added_inertia_.segment<NV>(iv);
-    auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
-    // Through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba)
-    // D mixes O(1) and O(w) eigenvalues, and only a backward-stable inverse
-    // keeps U D⁻¹ Uᵀ's error at ε w instead of ε w cond(D).
-    if constexpr (NV == 1) {
-      Dinv(0, 0) = 1.0 / D(0, 0);
-    } else {
-      Dinv = D.llt().solve(MatrixNV::Identity());
-    }
+    factorJoint<NV>(model_, data, i, added_inertia_);
+    const auto S = data.S.middleCols<NV>(iv);
+    const auto U = data.U.middleCols<NV>(iv);
+    const Matrix6& Ia = data.Ia[i];
+    const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data.u.segment<NV>(iv);
     if (bias) u -= S.transpose() * data.pa[i].toVector();  // τ_i - S_iᵀ p_i^A
     const Vector6 c = data.c[i].toVector();

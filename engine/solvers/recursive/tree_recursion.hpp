@@ -133,6 +133,37 @@ class TreeRecursion {
   VectorX delta_u_;
 };
 
+/// Pass 1 of ABA-style recursions in body frames (paper 000 Alg. 1 lines 1-5,
+/// paper 001 §IV-C1): placements liMi / oMi, S, velocities v_i, c_i = v_i ×
+/// S_i q̇_i, data.a = the velocity-product accelerations (v̇ = 0, what the
+/// constraint terms need), Ia = H_i, pa = v ×* H v - f_ext (ABA's sign),
+/// a_gf[0] = -g and u = τ. Shared by TreeRecursion and the loop solvers. No allocation.
+void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                          const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
+                          std::span<const Force> fext);
+
+/// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
+/// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).
+/// Through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba,
+/// lcaba) D mixes O(1) and O(μ) eigenvalues, and only a backward-stable
+/// inverse keeps U D⁻¹ Uᵀ's error at ε μ instead of ε μ cond(D). No allocation.
+template <int NV>
+void factorJoint(const Model& model, Data& data, int i, const VectorX& added_inertia) {
+  using MatrixNV = Eigen::Matrix<double, NV, NV>;
+  const int iv = model.idx_v[i];
+  const auto S = data.S.template middleCols<NV>(iv);
+  auto U = data.U.template middleCols<NV>(iv);
+  U.noalias() = data.Ia[i] * S;
+  MatrixNV D = S.transpose() * U;
+  D.diagonal() += model.armature.template segment<NV>(iv) + added_inertia.template segment<NV>(iv);
+  auto Dinv = data.Dinv[i].template topLeftCorner<NV, NV>();
+  if constexpr (NV == 1) {
+    Dinv(0, 0) = 1.0 / D(0, 0);
+  } else {
+    Dinv = D.llt().solve(MatrixNV::Identity());
+  }
+}
+
 /// In-place dense Cholesky of the lower triangle of A (A = G Gᵀ, G lower).
 /// Returns min pivot² / max diagonal (the collapse test of choleskyCollapsed),
 /// 0 when a pivot is not positive. No allocation.
