@@ -7,6 +7,7 @@
 #include "solvers/joint_space/kkt_solver.hpp"
 #include "solvers/joint_space/ltl_solver.hpp"
 #include "solvers/joint_space/prox_ltl_solver.hpp"
+#include "solvers/loops/lcaba_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
 #include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
@@ -72,6 +73,10 @@ const std::vector<SolverInfo>& solverRegistry() {
       entry<ProxPvSolver>("prox-pv",
                           "dual proximal point on PV's recursion (paper 001 Alg. 4-6 for world constraints): "
                           "one Cholesky of L_0 + μ⁻¹I at the root, keeps PV's m³ root solve; redundant sets"),
+      entry<LcabaSolver>("lcaba",
+                         "loop-constrained ABA (paper 001 Alg. 1-3): augmented Lagrangian, links eliminated in a "
+                         "minimum-degree order with loop-coupling inertias, reduced two-sweep after the first "
+                         "iteration; internal loops, world constraints, redundant sets; no couplings"),
   };
   return registry;
 }

@@ -1,0 +1,287 @@
+#include "solvers/loops/lcaba_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "algorithms/joint_motion.hpp"
+#include "model/errors.hpp"
+#include "solvers/recursive/tree_recursion.hpp"
+
+// Frames and signs: every link quantity lives in its link's frame (paper
+// 001's box is frame-free). H_{i,i} is data.Ia[i]; the force f_i is kept as
+// ABA's bias p_i = -f_i in data.pa[i], so the paper's "f += x" is "pa -= x";
+// a coupling H_{j,k} maps k's acceleration (k's frame) to a force in j's
+// frame. a is ABA's a_gf (gravity as an acceleration of the world).
+
+namespace loopsim {
+
+namespace {
+
+// X*_{p←i} M: the columns of M are forces in i's frame, moved to p's frame.
+Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
+  Matrix6 out;
+  for (int k = 0; k < 6; ++k) out.col(k) = liMi.act(Force(Vector6(M.col(k)))).toVector();
+  return out;
+}
+
+}  // namespace
+
+LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+    : ConstrainedSolver(constraints, settings),
+      ordering_(constraints),
+      data_(constraints.model()),
+      cdata_(constraints),
+      coupling_(ordering_.slotCount(), Matrix6::Zero()),
+      neighbour_S_(Matrix6X::Zero(6, ordering_.neighbourColumns())),
+      neighbour_SDinv_(Matrix6X::Zero(6, 6 * std::max(1, ordering_.maxNeighbours()))),
+      constraint_coupling_(constraints.size()),
+      target_(VectorX::Zero(constraints.dimension())),
+      lambda_(VectorX::Zero(constraints.dimension())),
+      delta_force_(constraints.model().nbodies(), Force(Vector6::Zero())),
+      delta_a_(constraints.model().nbodies(), Motion(Vector6::Zero())),
+      delta_u_(VectorX::Zero(constraints.model().nv)) {
+  requireProximalSettings(constraints, settings, "lcaba");
+  for (int c = 0; c < constraints.size(); ++c) {
+    const Constraint& con = constraints[c];
+    if (con.kind == ConstraintKind::Coupling) {
+      throw ModelError(model().source_file, "solver 'lcaba'",
+                       "does not support joint couplings (constraint '" + con.name +
+                           "'); the joint-space ones (kkt, ltl, prox-ltl) do");
+    }
+    if (con.body2 != 0) {
+      constraint_coupling_[c] = {con.body2, ordering_.slotOf(con.body1, con.body2), con.body1 > con.body2};
+    }
+  }
+}
+
+// K¹ and K² are 6 x 6 with the constraint's rows on top and zeros below
+// (ConstraintData never writes past dimension()), so the products below run
+// on fixed 6-vectors whose padding rows stay zero.
+void LcabaSolver::addConstraintTerms() {
+  const double mu = settings_.mu;
+  const Motion& a0 = data_.a_gf[0];
+  for (int c = 0; c < constraints_.size(); ++c) {
+    const Constraint& con = constraints_[c];
+    const int dim = con.dimension(), row = constraints_.rowOffset(c);
+    const ConstraintRows& K1 = cdata_.K1[c];
+    const ConstraintRows& K2 = cdata_.K2[c];
+    const int b1 = con.body1, b2 = con.body2;
+    // The target on a_gf: K¹a₁ + K²a₂ = k_link with a = a_gf - X a_gf,0
+    // (for a world end a₂ = 0: eq. 35's -μ K a_0 lands here).
+    Vector6 gravity_terms = K1 * data_.oMi[b1].actInv(a0).toVector();
+    if (b2 != 0) gravity_terms.noalias() += K2 * data_.oMi[b2].actInv(a0).toVector();
+    Vector6 g = Vector6::Zero();  // μ k - λ_paper = μ t + λ
+    for (int r = 0; r < dim; ++r) {
+      target_[row + r] = cdata_.k_link[row + r] + gravity_terms[r];
+      g[r] = mu * target_[row + r] + lambda_[row + r];
+    }
+    // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
+    data_.Ia[b1].noalias() += mu * K1.transpose() * K1;
+    data_.pa[b1] = Force(data_.pa[b1].toVector() - K1.transpose() * g);
+    if (b2 == 0) continue;  // §IV-A: the world is no neighbour
+    data_.Ia[b2].noalias() += mu * K2.transpose() * K2;
+    data_.pa[b2] = Force(data_.pa[b2].toVector() - K2.transpose() * g);
+    addCoupling(constraint_coupling_[c], mu * K1.transpose() * K2);  // line 9: H₁₂ += μK¹ᵀK²
+  }
+}
+
+void LcabaSolver::eliminate(const EliminationStep& step) {
+  const Model& m = model();
+  const int i = step.body, p = step.parent;
+  detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    using MatrixG = Eigen::Matrix<double, 6, NV>;
+    const int iv = m.idx_v[i];
+    // Line 12 (§IV-C2): U_i = H_{i,i} S_i, D_i⁻¹ (armature and added inertia in D_i), u_i = τ_i + S_iᵀ f_i.
+    factorJoint<NV>(m, data_, i, added_inertia_);
+    const auto S = data_.S.middleCols<NV>(iv);
+    const auto U = data_.U.middleCols<NV>(iv);
+    const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();
+    auto u = data_.u.segment<NV>(iv);
+    u.noalias() -= S.transpose() * data_.pa[i].toVector();
+    const MatrixG UDinv = U * Dinv;
+    const SE3& liMi = data_.liMi[i];
+
+    // Lines 13-19, eq. 30d: H_{j,k} -= (H_{j,i} S_i) D_i⁻¹ (H_{k,i} S_i)ᵀ over j, k ∈ N_i.
+    const int n = static_cast<int>(step.neighbours.size());
+    for (int a = 0; a < n; ++a) {
+      auto G = neighbour_S_.middleCols<NV>(step.column + a * NV);
+      G.noalias() = coupling(step.neighbours[a]).transpose() * S;
+      neighbour_SDinv_.middleCols<NV>(a * NV).noalias() = G * Dinv;
+    }
+    for (int a = 0, pair = 0; a < n; ++a) {
+      const auto G_a = neighbour_S_.middleCols<NV>(step.column + a * NV);
+      const auto GD_a = neighbour_SDinv_.middleCols<NV>(a * NV);
+      data_.Ia[step.neighbours[a].body].noalias() -= GD_a * G_a.transpose();
+      for (int b = a + 1; b < n; ++b, ++pair) {
+        addCoupling(step.neighbour_pairs[pair],
+                    -GD_a * neighbour_S_.middleCols<NV>(step.column + b * NV).transpose());
+      }
+    }
+    // Eqs. 30c, 30e, 34: with P_i = I - U_i D_i⁻¹ S_iᵀ, H_{π(i),j} += X* P_i H_{i,j}
+    // (on H_{π(i),π(i)} symmetrised when π(i) ∈ N_i) and f_j -= (P_i H_{i,j})ᵀ a_b,i
+    // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known (-g) and
+    // joins a_b,i, as in §IV-A.
+    const Vector6 a_known =
+        p == 0 ? (liMi.actInv(data_.a_gf[0]) + data_.c[i]).toVector() : data_.c[i].toVector();
+    for (int a = 0; a < n; ++a) {
+      const int j = step.neighbours[a].body;
+      const auto G_a = neighbour_S_.middleCols<NV>(step.column + a * NV);
+      const Matrix6 PH = coupling(step.neighbours[a]) - UDinv * G_a.transpose();
+      data_.pa[j] = Force(data_.pa[j].toVector() + PH.transpose() * a_known +
+                          neighbour_SDinv_.middleCols<NV>(a * NV) * u);
+      if (p == 0) continue;
+      const Matrix6 B = forcesToParent(liMi, PH);
+      if (j == p) {
+        data_.Ia[p] += B + B.transpose();  // eq. 34 (Alg. 1 lines 20-21)
+      } else {
+        addCoupling(step.parent_couplings[a], B);
+      }
+    }
+    if (p == 0) return;
+    // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
+    const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
+    data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
+    const Vector6 pa_art = data_.pa[i].toVector() + Ia_art * data_.c[i].toVector() + UDinv * u;
+    data_.pa[p] += liMi.act(Force(pa_art));
+  });
+}
+
+void LcabaSolver::rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot) {
+  const Model& m = model();
+  const int i = step.body;
+  detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    const int iv = m.idx_v[i];
+    // Line 25: u_i -= (H̄_{i,N_i} S_i)ᵀ ā_{N_i}; line 26 (§IV-C4): v̇_i, a_i.
+    const Motion a_pre = data_.liMi[i].actInv(data_.a_gf[step.parent]) + data_.c[i];
+    Eigen::Matrix<double, NV, 1> rhs =
+        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+    for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
+      rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
+                       data_.a_gf[step.neighbours[a].body].toVector();
+    }
+    auto qdd = vdot.segment<NV>(iv);
+    qdd.noalias() = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
+    data_.a_gf[i] = a_pre + Motion(data_.S.middleCols<NV>(iv) * qdd);
+  });
+}
+
+double LcabaSolver::updateMultipliers() {
+  const double mu = settings_.mu;
+  double residual = 0.0;
+  for (int c = 0; c < constraints_.size(); ++c) {
+    const Constraint& con = constraints_[c];
+    const int dim = con.dimension(), row = constraints_.rowOffset(c);
+    const ConstraintRows& K1 = cdata_.K1[c];
+    const ConstraintRows& K2 = cdata_.K2[c];
+    // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
+    Vector6 error = K1 * data_.a_gf[con.body1].toVector();
+    if (con.body2 != 0) error.noalias() += K2 * data_.a_gf[con.body2].toVector();
+    for (int r = 0; r < dim; ++r) {
+      error[r] -= target_[row + r];
+      residual = std::max(residual, std::abs(error[r]));
+      lambda_[row + r] -= mu * error[r];  // line 8 (eq. 33): λ_paper += μΔk
+    }
+    // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
+    const Vector6 g = mu * error;
+    delta_force_[con.body1] = Force(delta_force_[con.body1].toVector() + K1.transpose() * g);
+    if (con.body2 != 0) delta_force_[con.body2] = Force(delta_force_[con.body2].toVector() + K2.transpose() * g);
+  }
+  return residual;
+}
+
+double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
+  const Model& m = model();
+  const auto& steps = ordering_.steps();
+  // Alg. 2 lines 1-6: Δu_i = S_iᵀΔf_i, Δf_j -= (H_{j,i}S_i) D_i⁻¹ Δu_i (j ∈ N_i),
+  // Δf_π(i) += Δf_i - U_i D_i⁻¹ Δu_i (ABA's signs: Δp = -Δf).
+  for (const EliminationStep& step : steps) {
+    const int i = step.body, p = step.parent;
+    detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = m.idx_v[i];
+      auto du = delta_u_.segment<NV>(iv);
+      if (!step.carries_force_change) {
+        du.setZero();
+        return;
+      }
+      const Vector6 dp = delta_force_[i].toVector();
+      du.noalias() = -(data_.S.middleCols<NV>(iv).transpose() * dp);
+      const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
+      for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
+        const int j = step.neighbours[a].body;
+        delta_force_[j] =
+            Force(delta_force_[j].toVector() + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
+      }
+      if (p != 0) delta_force_[p] += data_.liMi[i].act(Force(Vector6(dp + data_.U.middleCols<NV>(iv) * Dinv_du)));
+      delta_force_[i] = Force(Vector6::Zero());
+    });
+  }
+  // Lines 7-12: Δa_0 = 0; Δu_i -= (H̄ S)ᵀΔā_N; Δv̇_i = D_i⁻¹Δu_i - (U_i D_i⁻¹)ᵀΔa_π(i); Δa_i.
+  double step_norm = 0.0;
+  delta_a_[0] = Motion(Vector6::Zero());
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const EliminationStep& step = *it;
+    const int i = step.body;
+    detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = m.idx_v[i];
+      const Motion da_pre = data_.liMi[i].actInv(delta_a_[step.parent]);
+      Eigen::Matrix<double, NV, 1> rhs =
+          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * da_pre.toVector();
+      for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
+        rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
+                         delta_a_[step.neighbours[a].body].toVector();
+      }
+      const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
+      vdot.segment<NV>(iv) += dqdd;
+      step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
+      delta_a_[i] = da_pre + Motion(data_.S.middleCols<NV>(iv) * dqdd);
+      data_.a_gf[i] = data_.a_gf[i] + delta_a_[i];
+    });
+  }
+  return step_norm;
+}
+
+SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                              const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                              Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
+  const auto& steps = ordering_.steps();
+  if (!settings_.warm_start) lambda_.setZero();
+
+  // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
+  // constraint terms (lines 4-10); the neighbour sets are the bind-time ordering's.
+  articulatedFirstPass(model(), data_, q, v, tau, fext);
+  evaluateConstraints(constraints_, data_, q, v, cdata_);
+  for (Matrix6& h : coupling_) h.setZero();
+  addConstraintTerms();
+  for (const EliminationStep& step : steps) eliminate(step);  // backward sweep, lines 11-23
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) rollout(*it, vdot);  // lines 24-26
+
+  SolveStats stats;
+  stats.iterations = 1;
+  stats.converged = constraints_.dimension() == 0;
+  double previous_residual = std::numeric_limits<double>::infinity();
+  double step_norm = std::numeric_limits<double>::infinity();  // ‖v̇ᵏ - v̇ᵏ⁻¹‖∞: none yet
+  while (constraints_.dimension() > 0) {
+    const double residual = updateMultipliers();  // Alg. 3 lines 5-8
+    stats.residual = residual;
+    if (std::min(step_norm, residual) <= settings_.tolerance) {  // line 9
+      stats.converged = true;
+      break;
+    }
+    if (stats.iterations >= settings_.max_iterations || residual >= previous_residual) break;
+    previous_residual = residual;
+    step_norm = reducedSweeps(vdot);  // lines 11-12
+    ++stats.iterations;
+  }
+  // The last force change was not swept: Δf stays zero between solves.
+  for (Force& f : delta_force_) f = Force(Vector6::Zero());
+  lambda = lambda_;
+  return stats;
+}
+
+}  // namespace loopsim

@@ -1,0 +1,83 @@
+#pragma once
+// `lcaba`: the loop-constrained articulated body algorithm (paper 001 §IV,
+// Alg. 1-3): the augmented-Lagrangian method on Gauss' principle, each inner
+// problem solved by non-serial dynamic programming over the spanning tree.
+//
+// Iteration k minimises the augmented Lagrangian over v̇ (paper 001 eq. 7a
+// with the erratum's μAᵀA). Every constraint adds μ K¹ᵀK¹ and μ K²ᵀK² to its
+// links' inertias, the coupling μ K¹ᵀK² between them (eq. 22) and the forces
+// K¹ᵀ(μ t + λᵏ), K²ᵀ(μ t + λᵏ) (eq. 25; loopsim's λ is -λ_paper, and t, the
+// target on ABA's gravity-shifted accelerations a_gf, absorbs eq. 35's
+// -μ K a_0 for world ends). Links are then eliminated leaf by leaf in the
+// minimum-degree order fixed at bind time (elimination_ordering.hpp): each
+// elimination is ABA's articulated-body step plus the coupling updates of
+// eqs. 30c-30e and 34 among the link's neighbours. λ follows eq. 33,
+// λᵏ⁺¹ = λᵏ + μ (t - K¹a₁ - K²a₂). The inertias do not depend on λ, so
+// iterations after the first run Alg. 2's reduced two-sweep on the force
+// change alone, reusing the factorisation.
+//
+// Stopping (Alg. 3 line 9): ‖v̇ᵏ - v̇ᵏ⁻¹‖∞ or ‖J v̇ - k‖∞ below the tolerance
+// (converged), max_iterations primal solves, or a residual that stops
+// decreasing (round-off floor; not converged). The returned λ is λᵏ⁺¹ of the
+// last primal solve, so M v̇ + h = τ + Jᵀλ holds exactly and only J v̇ = k is
+// approximate. Redundant sets converge in v̇ and Jᵀλ. Warm start: λ⁰ is the
+// previous solve's λ. Accuracy falls as μ grows far beyond J M⁻¹ Jᵀ's scale
+// (the penalty enters the articulated inertias; paper 001 §VI, Fig. 11).
+#include <vector>
+
+#include "constraints/constraint_data.hpp"
+#include "model/data.hpp"
+#include "solvers/loops/elimination_ordering.hpp"
+#include "solvers/solver.hpp"
+
+namespace loopsim {
+
+class LcabaSolver final : public ConstrainedSolver {
+ public:
+  /// Throws ModelError on joint couplings or bad mu / tolerance / max_iterations.
+  LcabaSolver(const ConstraintSet& constraints, const SolverSettings& settings);
+
+  std::string_view name() const override { return "lcaba"; }
+  SolverCapabilities capabilities() const override { return staticCapabilities(); }
+  static SolverCapabilities staticCapabilities() { return {true, true, false, true, false, true}; }
+
+  SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                   const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
+                   Eigen::Ref<VectorX> lambda) override;
+
+  const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
+  const EliminationOrdering& ordering() const { return ordering_; }
+
+ private:
+  void addConstraintTerms();                             // Alg. 1 lines 4-10
+  void eliminate(const EliminationStep& step);           // Alg. 1 lines 12-23
+  void rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot);  // Alg. 1 lines 25-26
+  double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
+  double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2; returns ‖Δv̇‖∞
+
+  Matrix6 coupling(const CouplingRef& ref) const {
+    return ref.transposed ? Matrix6(coupling_[ref.slot].transpose()) : coupling_[ref.slot];
+  }
+  void addCoupling(const CouplingRef& ref, const Matrix6& h) {
+    if (ref.transposed) {
+      coupling_[ref.slot] += h.transpose();
+    } else {
+      coupling_[ref.slot] += h;
+    }
+  }
+
+  EliminationOrdering ordering_;
+  Data data_;            // kinematics, Ia = H_{i,i}, pa = -f_i (ABA's sign), U, D⁻¹, u, a_gf
+  ConstraintData cdata_;  // K¹, K², k_link
+  std::vector<Matrix6> coupling_;   // H_{j,k}, one per slot of the ordering
+  Matrix6X neighbour_S_;            // (H̄_{i,N_i} S_i)ᵀ blocks: H_{j,i} S_i in j's frame
+  Matrix6X neighbour_SDinv_;        // workspace: H_{j,i} S_i D_i⁻¹ for one step
+  std::vector<CouplingRef> constraint_coupling_;  // H_{body1,body2} per constraint (slot -1: world)
+  VectorX target_;       // t: K¹ a_gf,1 + K² a_gf,2 = t
+  VectorX lambda_;       // global row order; the warm start
+  std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between uses
+  std::vector<Motion> delta_a_;
+  VectorX delta_u_;
+};
+
+}  // namespace loopsim
