@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <new>
 #include <random>
@@ -17,6 +18,8 @@
 #include "algorithms/integrator.hpp"
 #include "algorithms/jacobians.hpp"
 #include "allocation_counter.hpp"
+#include "scene/scene_loader.hpp"
+#include "solvers/loops/lcaba_solver.hpp"
 #include "test_models.hpp"
 
 namespace {
@@ -166,5 +169,31 @@ TEST(Allocation, AlgorithmsDoNotAllocateAfterDataConstruction) {
   for (const Call& call : calls) {
     call.run();  // warm-up (e.g. lazily initialised statics)
     EXPECT_EQ(countAllocations(call.run), 0) << call.name;
+  }
+}
+
+// lcaba (paper 001 Alg. 1-3) preallocates its ordering, coupling blocks and
+// sweeps at bind time: the first solve and the reduced sweeps touch no heap, on internal loops (one and two Digits, the worst-case
+// coupling) and on world constraints.
+TEST(Allocation, LcabaSolveDoesNotAllocate) {
+  const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
+  for (const char* file : {"four_bar.yaml", "coupled_worst_case.yaml", "digit_standing.yaml", "two_digits_box.yaml",
+                           "atlas_standing.yaml"}) {
+    const Scene scene = loadScene(scenes / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    SolverSettings settings;
+    settings.mu = 1e4;
+    settings.tolerance = 1e-12;
+    settings.warm_start = false;  // so that every solve runs the reduced sweeps
+    LcabaSolver lcaba(set, settings);
+    lcaba.setAddedInertia(VectorX::Constant(scene.model->nv, 0.01));
+    const int nv = scene.model->nv;
+    const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
+    const std::vector<Force> fext(scene.model->nbodies(), Force(Vector3(1, 2, 3), Vector3(4, 5, 6)));
+    VectorX vdot(nv), lambda(set.dimension());
+    lcaba.solve(scene.q0, v, tau, fext, vdot, lambda);
+    SolveStats stats;
+    EXPECT_EQ(countAllocations([&] { stats = lcaba.solve(scene.q0, v, tau, fext, vdot, lambda); }), 0) << file;
+    EXPECT_GT(stats.iterations, 1) << file << ": the reduced sweeps ran";
   }
 }

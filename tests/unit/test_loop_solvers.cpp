@@ -1,0 +1,438 @@
+// The loop solvers (paper 001 §IV) against the references, on random
+// constraint-consistent states (fixed seeds) of every scene they support:
+//   - lcaba equals kkt on v̇ (relative error <= 1e-7 at tolerance 1e-12) and on
+//     Jᵀλ, on the internal-loop scenes and the world-constraint robot scenes,
+//     with and without a per-step added inertia; samples whose Delassus
+//     condition estimate exceeds 1e10 are skipped and counted (few allowed).
+//     Each compared sample must have constraints that matter (ABA without them
+//     differs from kkt), so a solver that ignored them would fail.
+//   - The minimum-degree ordering on paper 001's Fig. 4 mechanism.
+//   - Redundant sets: lcaba reaches prox-ltl's v̇ and Jᵀλ.
+//   - Warm start, the iteration cap, bad settings, couplings refused.
+//   - (No allocation inside solve(): test_allocation.cpp.)
+//   - Every scene lcaba accepts runs a second under the simulation without
+//     diverging (the 10 s runs are `loopsim run SCENE --solver lcaba`).
+#include <gtest/gtest.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "algorithms/dynamics.hpp"
+#include "model/errors.hpp"
+#include "model/model_builder.hpp"
+#include "sim/simulation.hpp"
+#include "solvers/joint_space/kkt_solver.hpp"
+#include "solvers/joint_space/prox_ltl_solver.hpp"
+#include "solvers/loops/lcaba_solver.hpp"
+#include "solvers/recursive/constrained_aba_solver.hpp"
+#include "solvers/registry.hpp"
+#include "tree_test_cases.hpp"
+
+using namespace loopsim;
+using namespace loopsim::test;
+
+namespace {
+
+// Every scene lcaba supports: internal loops, then world constraints only.
+const std::vector<std::pair<std::string, double>> kLcabaScenes = {
+    {"four_bar.yaml", 0.3},           {"cycle.yaml", 0.1},          {"chain_of_loops.yaml", 0.1},
+    {"coupled_worst_case.yaml", 0.1}, {"favourable_branching.yaml", 0.1}, {"ladder.yaml", 0.1},
+    {"spatial_chain.yaml", 0.1},      {"long_stem.yaml", 0.1},       {"digit_standing.yaml", 0.05},
+    {"digit_box.yaml", 0.05},         {"two_digits_box.yaml", 0.05}, {"atlas_standing.yaml", 0.05},
+    {"go1_standing.yaml", 0.05}};
+
+// Quiet projections: makeConsistent logs every correction at info level.
+struct QuietLog {
+  spdlog::level::level_enum saved = spdlog::get_level();
+  explicit QuietLog(spdlog::level::level_enum level = spdlog::level::warn) { spdlog::set_level(level); }
+  ~QuietLog() { spdlog::set_level(saved); }
+};
+
+// A consistent state near q0; samples the projection cannot close (off the
+// assembly branch) are drawn again and counted.
+TreeState sampleConsistent(const TreeCase& c, std::mt19937& rng, int& redrawn) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    try {
+      return sampleTreeState(c, rng);
+    } catch (const ModelError&) {
+      ++redrawn;
+    }
+  }
+  throw ModelError("", c.name, "no consistent state near q0 in 50 draws");
+}
+
+SolverSettings tightSettings(double mu) {
+  SolverSettings s;
+  s.mu = mu;
+  s.tolerance = 1e-12;
+  s.warm_start = false;
+  s.max_iterations = 200;
+  return s;
+}
+
+// μ for the agreement tests. The augmented Lagrangian puts μ K ᵀK into the
+// articulated inertias, so each inner solve carries ε κ round-off with κ ~
+// 1 + μ λ_max(J M⁻¹ Jᵀ) (as constrained-aba); 1e4 converges in a few
+// iterations and keeps v̇ well inside 1e-7. AccuracyAcrossMu reports others.
+constexpr double kAgreementMu = 1e4;
+
+struct SceneAgreement {
+  int compared = 0, skipped = 0, redrawn = 0, max_iterations = 0, min_iterations = 1 << 30;
+  double max_vdot = 0.0, max_force = 0.0, max_residual = 0.0, min_constraint_effect = 1e300;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------ lcaba vs kkt
+
+TEST(LoopSolvers, LcabaAgreesWithKktOnEveryLoopScene) {
+  const QuietLog quiet;
+  unsigned seed = 12000;
+  int total_compared = 0, total_skipped = 0;
+  for (const auto& [file, noise] : kLcabaScenes) {
+    const TreeCase c = sceneCase(file, noise);
+    std::mt19937 rng(seed++);
+    SceneAgreement agg;
+    for (int sample = 0; sample < 6; ++sample) {
+      const TreeState s = sampleConsistent(c, rng, agg.redrawn);
+      const ConstraintSet set(c.model, s.constraints);
+      KktSolver kkt(set, {});
+      LcabaSolver lcaba(set, tightSettings(kAgreementMu));
+      const bool added = sample % 2 == 1;
+      if (added) {
+        const VectorX d = randomVector(rng, c.model.nv, 0.5).cwiseAbs();
+        kkt.setAddedInertia(d);
+        lcaba.setAddedInertia(d);
+      }
+      const int m = set.dimension(), nv = c.model.nv;
+      VectorX vdot_ref(nv), lambda_ref(m), vdot(nv), lambda(m);
+      kkt.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+      if (delassusCondition(kkt.delassus()) > 1e10) {
+        ++agg.skipped;
+        continue;
+      }
+      const SolveStats stats = lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+      const std::string where = c.name + ", sample " + std::to_string(sample) + (added ? ", added inertia" : "");
+
+      // The constraints must matter here: ABA alone is far from kkt.
+      Data data(c.model);
+      const double effect = relativeError(aba(c.model, data, s.q, s.v, s.tau, s.fext), vdot_ref);
+      ASSERT_GT(lambda_ref.lpNorm<Eigen::Infinity>(), 1e-3) << where;
+      if (!added) {
+        EXPECT_GT(effect, 1e-3) << where << ": the constraints barely change v̇";
+      }
+
+      const MatrixX& J = kkt.constraintData().J;
+      const double e_vdot = relativeError(vdot, vdot_ref);
+      const double e_force = relativeError(J.transpose() * lambda, J.transpose() * lambda_ref);
+      // ‖J v̇ - k‖∞ relative to the magnitude of its terms (|J||v̇| + |k|): the
+      // dense product's own round-off is ~1e-16 of that.
+      const VectorX& k = kkt.constraintData().k;
+      const double scale = (J.cwiseAbs() * vdot.cwiseAbs() + k.cwiseAbs()).lpNorm<Eigen::Infinity>();
+      const double residual = (J * vdot - k).lpNorm<Eigen::Infinity>() / std::max(1.0, scale);
+      EXPECT_LE(e_vdot, 1e-7) << where << ", " << stats.iterations << " iterations";
+      EXPECT_LE(e_force, 1e-6) << where;
+      EXPECT_TRUE(stats.converged) << where << ", residual " << stats.residual;
+      EXPECT_LE(residual, 1e-11) << where;
+      ++agg.compared;
+      agg.max_vdot = std::max(agg.max_vdot, e_vdot);
+      agg.max_force = std::max(agg.max_force, e_force);
+      agg.max_residual = std::max(agg.max_residual, residual);
+      agg.max_iterations = std::max(agg.max_iterations, stats.iterations);
+      agg.min_iterations = std::min(agg.min_iterations, stats.iterations);
+      if (!added) agg.min_constraint_effect = std::min(agg.min_constraint_effect, effect);
+    }
+    std::printf("[lcaba vs kkt, μ %.0e, %s] %d compared, %d skipped (condition > 1e10), %d redrawn off-branch;\n"
+                "  max rel. error v̇ %.3g, Jᵀλ %.3g, max relative ‖J v̇ - k‖∞ %.3g, iterations %d-%d, m_c %d;"
+                " min rel. distance of ABA from kkt %.3g\n",
+                kAgreementMu, c.name.c_str(), agg.compared, agg.skipped, agg.redrawn, agg.max_vdot, agg.max_force,
+                agg.max_residual, agg.min_iterations, agg.max_iterations,
+                EliminationOrdering(ConstraintSet(c.model, c.constraints)).maxNeighbours(),
+                agg.min_constraint_effect);
+    EXPECT_GE(agg.compared, 5) << c.name;
+    total_compared += agg.compared;
+    total_skipped += agg.skipped;
+  }
+  EXPECT_LE(total_skipped * 10, total_compared);
+}
+
+// ------------------------------------------------------------ the ordering
+
+namespace {
+
+// Paper 001 Fig. 4: links 1-2-3, then three branches from 3 (4-5-6, 7-8,
+// 9-10-11) and two cut joints, 6-8 and 8-11. Revolute joints on alternating
+// axes, 0.3 m links; the connects are closed at q = 0.
+GeneratedMechanism figure4Mechanism() {
+  ModelBuilder builder("paper001_fig4");
+  const Inertia link(1.0, Vector3(0.0, 0.0, 0.15), 0.01 * Matrix3::Identity());
+  int body = 0;
+  auto add = [&](int parent, int index) {
+    JointSpec j;
+    j.axis = index % 2 == 0 ? Vector3::UnitX() : Vector3::UnitY();
+    const SE3 placement(Matrix3::Identity(), parent == 0 ? Vector3::Zero() : Vector3(0.05 * (index % 3), 0.0, 0.3));
+    return builder.addBody(parent, "joint_" + std::to_string(index), j, placement, link, "link_" + std::to_string(index));
+  };
+  body = add(0, 1);
+  body = add(body, 2);
+  const int three = add(body, 3);
+  const int six = add(add(add(three, 4), 5), 6);
+  const int eight = add(add(three, 7), 8);
+  const int eleven = add(add(add(three, 9), 10), 11);
+  GeneratedMechanism mech;
+  mech.model = std::move(builder).build();
+  mech.q0 = VectorX::Zero(mech.model.nq);
+  Data data(mech.model);
+  forwardKinematics(mech.model, data, mech.q0);
+  for (const auto& [a, b] : {std::pair{six, eight}, std::pair{eight, eleven}}) {
+    Constraint c;
+    c.name = "cut_" + std::to_string(a) + "_" + std::to_string(b);
+    c.kind = ConstraintKind::Connect;
+    c.body1 = a;
+    c.placement1 = SE3(Matrix3::Identity(), Vector3(0.0, 0.0, 0.3));
+    c.body2 = b;
+    c.placement2 = data.oMi[b].inverse() * data.oMi[a] * c.placement1;
+    mech.constraints.push_back(c);
+  }
+  return mech;
+}
+
+}  // namespace
+
+TEST(LoopSolvers, MinimumDegreeOrderingOnPaperFigure4) {
+  const GeneratedMechanism mech = figure4Mechanism();
+  const ConstraintSet set(mech.model, mech.constraints);
+  const EliminationOrdering ordering(set);
+  std::vector<int> order;
+  for (const EliminationStep& step : ordering.steps()) order.push_back(step.body);
+  // Leaves 6 and 11 (one neighbour, 8) go before 8 (two): every link is then
+  // eliminated with at most one neighbour (§IV-B); 8 before 7, and 7 meets
+  // the coupling with its own parent 3 (eq. 34).
+  ASSERT_EQ(order.size(), 11u);
+  EXPECT_EQ(ordering.maxNeighbours(), 1);
+  const auto position = [&](int body) { return std::find(order.begin(), order.end(), body) - order.begin(); };
+  EXPECT_LT(position(6), position(8));
+  EXPECT_LT(position(11), position(8));
+  EXPECT_LT(position(8), position(7));
+  EXPECT_EQ(std::vector<int>(order.end() - 3, order.end()), (std::vector<int>{3, 2, 1}));
+  const EliminationStep& seven = ordering.steps()[position(7)];
+  ASSERT_EQ(seven.neighbours.size(), 1u);
+  EXPECT_EQ(seven.neighbours[0].body, seven.parent);
+  // A tree without internal loops is eliminated in ABA's order.
+  const GeneratedMechanism humanoid = humanoidTree();
+  const EliminationOrdering tree(ConstraintSet(humanoid.model, humanoid.constraints));
+  for (std::size_t k = 0; k < tree.steps().size(); ++k) {
+    EXPECT_EQ(tree.steps()[k].body, humanoid.model.nbodies() - 1 - static_cast<int>(k));
+  }
+  EXPECT_EQ(tree.maxNeighbours(), 0);
+
+  // And lcaba solves it like kkt (eq. 34 and the neighbour couplings on a small case).
+  std::mt19937 rng(404);
+  double worst = 0.0;
+  for (int sample = 0; sample < 5; ++sample) {
+    const TreeCase c{"fig. 4", mech.model, mech.constraints, mech.q0, 0.3, {}};
+    int redrawn = 0;
+    const QuietLog quiet;
+    const TreeState s = sampleConsistent(c, rng, redrawn);
+    const ConstraintSet state_set(mech.model, s.constraints);
+    KktSolver kkt(state_set, {});
+    LcabaSolver lcaba(state_set, tightSettings(kAgreementMu));
+    VectorX vdot_ref(mech.model.nv), vdot(mech.model.nv), lambda_ref(6), lambda(6);
+    kkt.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+    lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+    worst = std::max(worst, relativeError(vdot, vdot_ref));
+  }
+  std::printf("[lcaba vs kkt, paper 001 Fig. 4 mechanism] order");
+  for (int b : order) std::printf(" %d", b);
+  std::printf("; max rel. error v̇ %.3g\n", worst);
+  EXPECT_LE(worst, 1e-7);
+}
+
+// ----------------------------------------------------------- redundant sets
+
+TEST(LoopSolvers, LcabaReachesProxLtlOnRedundantSets) {
+  const QuietLog quiet;
+  double max_vdot = 0.0, max_force = 0.0;
+  int max_iterations = 0;
+  std::vector<TreeCase> cases = {sceneCase("redundant_four_bar.yaml", 0.3), sceneCase("atlas_point_feet.yaml", 0.05)};
+  {
+    // Digit with one leg loop closed twice: a rank-deficient internal loop.
+    TreeCase digit = sceneCase("digit_standing.yaml", 0.05);
+    for (const Constraint& c : digit.constraints) {
+      if (c.body2 != 0) {
+        Constraint copy = c;
+        copy.name += "_copy";
+        digit.constraints.push_back(copy);
+        break;
+      }
+    }
+    digit.name += ", a loop closed twice";
+    cases.push_back(digit);
+  }
+  unsigned seed = 77;
+  for (const TreeCase& c : cases) {
+    std::mt19937 rng(seed++);
+    for (int sample = 0; sample < 4; ++sample) {
+      int redrawn = 0;
+      const TreeState s = sampleConsistent(c, rng, redrawn);
+      const ConstraintSet set(c.model, s.constraints);
+      const int m = set.dimension(), nv = c.model.nv;
+      ProxLtlSolver prox(set, tightSettings(1e8));
+      LcabaSolver lcaba(set, tightSettings(kAgreementMu));
+      VectorX vdot_ref(nv), lambda_ref(m), vdot(nv), lambda(m);
+      prox.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+      const SolveStats stats = lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+      const MatrixX& J = prox.terms().constraintData().J;
+      const std::string where = c.name + ", sample " + std::to_string(sample);
+      const double e_vdot = relativeError(vdot, vdot_ref);
+      const double e_force = relativeError(J.transpose() * lambda, J.transpose() * lambda_ref);
+      EXPECT_LE(e_vdot, 1e-7) << where << ", " << stats.iterations << " iterations";
+      EXPECT_LE(e_force, 1e-6) << where;
+      EXPECT_TRUE(stats.converged) << where;
+      max_vdot = std::max(max_vdot, e_vdot);
+      max_force = std::max(max_force, e_force);
+      max_iterations = std::max(max_iterations, stats.iterations);
+    }
+  }
+  std::printf("[lcaba (μ %.0e) vs prox-ltl (μ 1e8), redundant sets] max rel. error v̇ %.3g, Jᵀλ %.3g, max iterations %d\n",
+              kAgreementMu, max_vdot, max_force, max_iterations);
+}
+
+// ------------------------------------------------------- μ, warm start, cap
+
+TEST(LoopSolvers, LcabaAccuracyAndIterationsAcrossMu) {
+  // Reported (the default μ = 1e8 included); asserted only finite and converged.
+  const QuietLog quiet;
+  for (const char* file : {"four_bar.yaml", "coupled_worst_case.yaml", "digit_standing.yaml", "two_digits_box.yaml"}) {
+    const TreeCase c = sceneCase(file, 0.05);
+    std::mt19937 rng(31);
+    int redrawn = 0;
+    const TreeState s = sampleConsistent(c, rng, redrawn);
+    const ConstraintSet set(c.model, s.constraints);
+    KktSolver kkt(set, {});
+    const int m = set.dimension(), nv = c.model.nv;
+    VectorX vdot_ref(nv), lambda_ref(m), vdot(nv), lambda(m);
+    kkt.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+    std::printf("[lcaba, %s] rel. error v̇ (iterations) at tolerance 1e-12 / the default 1e-10:", c.name.c_str());
+    for (double mu : {1e2, 1e4, 1e6, 1e8}) {
+      SolverSettings tight = tightSettings(mu), standard;
+      standard.mu = mu;
+      standard.warm_start = false;
+      LcabaSolver a(set, tight), b(set, standard);
+      const SolveStats st = a.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+      const double e_tight = relativeError(vdot, vdot_ref);
+      EXPECT_TRUE(vdot.allFinite());
+      const SolveStats sd = b.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+      std::printf(" μ %.0e: %.2g (%d) / %.2g (%d)", mu, e_tight, st.iterations, relativeError(vdot, vdot_ref),
+                  sd.iterations);
+      EXPECT_TRUE(vdot.allFinite());
+    }
+    std::printf("\n");
+  }
+}
+
+TEST(LoopSolvers, LcabaWarmStartIterationCapAndSettings) {
+  const QuietLog quiet;
+  const TreeCase c = sceneCase("digit_standing.yaml", 0.05);
+  std::mt19937 rng(12);
+  int redrawn = 0;
+  const TreeState s = sampleConsistent(c, rng, redrawn);
+  const ConstraintSet set(c.model, s.constraints);
+  SolverSettings settings = tightSettings(1e3);
+  settings.warm_start = true;
+  LcabaSolver lcaba(set, settings);
+  VectorX vdot(c.model.nv), lambda(set.dimension());
+  const SolveStats cold = lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+  const SolveStats warm = lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+  std::printf("[lcaba, digit standing, μ 1e3, tolerance 1e-12] cold %d iterations (residual %.2e), warm %d (%.2e)\n",
+              cold.iterations, cold.residual, warm.iterations, warm.residual);
+  EXPECT_TRUE(cold.converged);
+  EXPECT_LT(warm.iterations, cold.iterations);
+  settings.max_iterations = 1;
+  settings.warm_start = false;
+  LcabaSolver one(set, settings);
+  const SolveStats capped = one.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+  EXPECT_EQ(capped.iterations, 1);
+  EXPECT_FALSE(capped.converged);
+  EXPECT_GT(capped.residual, 1e-12);
+  for (auto bad : {std::pair{"mu", -1.0}, std::pair{"tolerance", -1.0}, std::pair{"max_iterations", 0.0}}) {
+    SolverSettings b;
+    if (std::string(bad.first) == "mu") b.mu = bad.second;
+    if (std::string(bad.first) == "tolerance") b.tolerance = bad.second;
+    if (std::string(bad.first) == "max_iterations") b.max_iterations = static_cast<int>(bad.second);
+    try {
+      LcabaSolver refused(set, b);
+      FAIL() << "expected a ModelError for " << bad.first;
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad.first), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("lcaba"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(LoopSolvers, LcabaEqualsConstrainedAbaOnWorldConstraints) {
+  // Without internal loops LCABA is constrainedABA (§IV-A): same iterates.
+  const QuietLog quiet;
+  for (const TreeCase& c : treeCases()) {
+    std::mt19937 rng(8);
+    const TreeState s = sampleTreeState(c, rng);
+    const ConstraintSet set(c.model, s.constraints);
+    const SolverSettings settings = tightSettings(kAgreementMu);
+    LcabaSolver lcaba(set, settings);
+    ConstrainedAbaSolver reference(set, settings);
+    VectorX vdot(c.model.nv), vdot_ref(c.model.nv), lambda(set.dimension()), lambda_ref(set.dimension());
+    const SolveStats a = lcaba.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+    const SolveStats b = reference.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+    EXPECT_LE(relativeError(vdot, vdot_ref), 1e-9) << c.name;
+    EXPECT_NEAR(a.iterations, b.iterations, 1) << c.name;
+  }
+}
+
+TEST(LoopSolvers, LcabaRegisteredAndRefusesCouplings) {
+  const SolverInfo* info = findSolver("lcaba");
+  ASSERT_NE(info, nullptr);
+  EXPECT_TRUE(info->capabilities.internal_loops);
+  EXPECT_TRUE(info->capabilities.world_constraints);
+  EXPECT_TRUE(info->capabilities.redundant);
+  EXPECT_TRUE(info->capabilities.iterative);
+  EXPECT_FALSE(info->capabilities.couplings);
+  const Scene geared = loadScene(scenesDir() / "geared_chain.yaml");
+  const ConstraintSet set(*geared.model, geared.constraints);
+  try {
+    makeSolver("lcaba", set);
+    FAIL() << "expected a ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("joint couplings"), std::string::npos) << e.what();
+  }
+  try {
+    LcabaSolver direct(set, {});
+    FAIL() << "expected a ModelError";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find(geared.constraints.front().name), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------- simulation
+
+TEST(LoopSolvers, EveryLcabaSceneRunsASecond) {
+  const QuietLog quiet(spdlog::level::err);  // the Digits' holding torques beyond effort limits are known (scenes/README)
+  for (const auto& [file, noise] : kLcabaScenes) {
+    Scene scene = loadScene(scenesDir() / file);
+    scene.solver = "lcaba";
+    checkSolverForScene(scene, scene.solver);
+    Simulation sim(scene);
+    const long steps = std::lround(1.0 / scene.dt);
+    for (long k = 0; k < steps && sim.step(); ++k) {
+    }
+    ASSERT_FALSE(sim.diverged()) << file << ": " << sim.divergence()->message();
+    const RunSummary s = sim.summary();
+    std::printf("[lcaba, %s, 1 s] max |φ| %.2e, max |J v| %.2e, mean iterations %.2f, unconverged %ld\n",
+                scene.name.c_str(), s.max_position_violation, s.max_velocity_violation, s.mean_iterations,
+                s.unconverged_solves);
+    EXPECT_LT(s.max_position_violation, scene.projection ? 1e-8 : 1e-2) << file;
+  }
+}
