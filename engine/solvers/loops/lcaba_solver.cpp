@@ -19,10 +19,13 @@ namespace loopsim {
 
 namespace {
 
-// X*_{p←i} M: the columns of M are forces in i's frame, moved to p's frame.
+// X*_{p←i} M: the columns of M are forces in i's frame, moved to p's frame
+// (f_p = R f, n_p = R n + t × f_p), blockwise as SE3::act does for one force.
 Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
   Matrix6 out;
-  for (int k = 0; k < 6; ++k) out.col(k) = liMi.act(Force(Vector6(M.col(k)))).toVector();
+  out.bottomRows<3>().noalias() = liMi.R * M.bottomRows<3>();
+  out.topRows<3>().noalias() = liMi.R * M.topRows<3>();
+  out.topRows<3>().noalias() += skew(liMi.t) * out.bottomRows<3>();
   return out;
 }
 
