@@ -8,6 +8,7 @@
 #include "solvers/joint_space/ltl_solver.hpp"
 #include "solvers/joint_space/prox_ltl_solver.hpp"
 #include "solvers/loops/lcaba_solver.hpp"
+#include "solvers/loops/prox_bbo_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
 #include "solvers/recursive/prox_pv_solver.hpp"
 #include "solvers/recursive/pv_early_solver.hpp"
@@ -77,6 +78,10 @@ const std::vector<SolverInfo>& solverRegistry() {
                          "loop-constrained ABA (paper 001 Alg. 1-3): augmented Lagrangian, links eliminated in a "
                          "minimum-degree order with loop-coupling inertias, reduced two-sweep after the first "
                          "iteration; internal loops, world constraints, redundant sets; no couplings"),
+      entry<ProxBboSolver>("prox-bbo",
+                           "proximal BBO (paper 001 Alg. 4-6): dual proximal point, multipliers eliminated "
+                           "early at their loop roots (Cholesky of L_RR), world-reaching ones at the world, "
+                           "factors reused by the reduced two-sweep; internal loops, redundant sets; no couplings"),
   };
   return registry;
 }

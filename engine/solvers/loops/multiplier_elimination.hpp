@@ -1,0 +1,59 @@
+#pragma once
+// proxBBO's elimination graph, built once at bind time (paper 001 §V-A,
+// eqs. 47-50, Alg. 4 lines 3-7, 9-10 and 14).
+//
+// The multipliers are nodes too: link i supports the set N_i = LS(i) of
+// constraints with an end in its subtree that are still active. Links are
+// eliminated children first (the spanning-tree order 𝒮_τ); a constraint is
+// eliminated early, at its loop root τ_j, the deepest link supporting both
+// its ends (R_i: the constraints rooted at i; U_i = N_i - R_i travel on to
+// the parent, eq. 47). Constraints with an end on the world, and loops whose
+// two ends only meet at the world, are solved there (§IV-A: a_0 is known).
+//
+// Each link's constraint rows K̄_{i,N_i} are stacked in one row block, R_i's
+// first, then U_i's; `parent_row` says where a carried constraint's rows land
+// in the parent's block (eq. 46c adds there).
+#include <utility>
+#include <vector>
+
+#include "constraints/constraint_set.hpp"
+
+namespace loopsim {
+
+struct MultiplierBlock {
+  int constraint = 0;
+  int row = 0;  // first row inside the link's stacked block
+  int dim = 0;
+  int parent_row = -1;  // carried blocks: first row inside the parent's block (-1: the parent is the world)
+};
+
+struct LinkMultipliers {
+  int rows_begin = 0;                   // first row of the link's block in the stacked storage
+  std::vector<MultiplierBlock> rooted;  // R_i, rows [0, rooted_rows)
+  std::vector<MultiplierBlock> carried;  // U_i, rows [rooted_rows, rooted_rows + carried_rows)
+  int rooted_rows = 0, carried_rows = 0;
+};
+
+class MultiplierElimination {
+ public:
+  explicit MultiplierElimination(const ConstraintSet& set);
+
+  const LinkMultipliers& link(int body) const { return links_[body]; }
+  /// Constraints solved at the world, with their rows' offsets in the world block.
+  const std::vector<MultiplierBlock>& world() const { return world_; }
+  int worldRows() const { return world_rows_; }
+  /// Pairs (j, j'), j <= j', whose L block the sweeps touch (zeroed per solve).
+  const std::vector<std::pair<int, int>>& coupledPairs() const { return coupled_pairs_; }
+  int stackedRows() const { return stacked_rows_; }
+  int maxRootedRows() const { return max_rooted_rows_; }
+  /// m_b: the most constraints a link supports (paper 001 eq. 53).
+  int maxSupported() const { return max_supported_; }
+
+ private:
+  std::vector<LinkMultipliers> links_;
+  std::vector<MultiplierBlock> world_;
+  std::vector<std::pair<int, int>> coupled_pairs_;
+  int world_rows_ = 0, stacked_rows_ = 0, max_rooted_rows_ = 0, max_supported_ = 0;
+};
+
+}  // namespace loopsim
