@@ -20,6 +20,7 @@
 #include "allocation_counter.hpp"
 #include "scene/scene_loader.hpp"
 #include "solvers/loops/lcaba_solver.hpp"
+#include "solvers/loops/prox_bbo_solver.hpp"
 #include "test_models.hpp"
 
 namespace {
@@ -172,10 +173,11 @@ TEST(Allocation, AlgorithmsDoNotAllocateAfterDataConstruction) {
   }
 }
 
-// lcaba (paper 001 Alg. 1-3) preallocates its ordering, coupling blocks and
-// sweeps at bind time: the first solve and the reduced sweeps touch no heap, on internal loops (one and two Digits, the worst-case
-// coupling) and on world constraints.
-TEST(Allocation, LcabaSolveDoesNotAllocate) {
+// lcaba and prox-bbo (paper 001 Alg. 1-6) preallocate their elimination
+// graphs, coupling blocks, factors and sweeps at bind time: the first solve
+// and the reduced sweeps touch no heap, on internal loops (one and two
+// Digits, the worst-case coupling) and on world constraints.
+TEST(Allocation, LoopSolversDoNotAllocate) {
   const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
   for (const char* file : {"four_bar.yaml", "coupled_worst_case.yaml", "digit_standing.yaml", "two_digits_box.yaml",
                            "atlas_standing.yaml"}) {
@@ -186,14 +188,19 @@ TEST(Allocation, LcabaSolveDoesNotAllocate) {
     settings.tolerance = 1e-12;
     settings.warm_start = false;  // so that every solve runs the reduced sweeps
     LcabaSolver lcaba(set, settings);
-    lcaba.setAddedInertia(VectorX::Constant(scene.model->nv, 0.01));
+    settings.mu = 1e3;  // several proximal iterations
+    ProxBboSolver bbo(set, settings);
     const int nv = scene.model->nv;
     const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
     const std::vector<Force> fext(scene.model->nbodies(), Force(Vector3(1, 2, 3), Vector3(4, 5, 6)));
     VectorX vdot(nv), lambda(set.dimension());
-    lcaba.solve(scene.q0, v, tau, fext, vdot, lambda);
-    SolveStats stats;
-    EXPECT_EQ(countAllocations([&] { stats = lcaba.solve(scene.q0, v, tau, fext, vdot, lambda); }), 0) << file;
-    EXPECT_GT(stats.iterations, 1) << file << ": the reduced sweeps ran";
+    for (ConstrainedSolver* solver : {static_cast<ConstrainedSolver*>(&lcaba), static_cast<ConstrainedSolver*>(&bbo)}) {
+      solver->setAddedInertia(VectorX::Constant(nv, 0.01));
+      solver->solve(scene.q0, v, tau, fext, vdot, lambda);
+      SolveStats stats;
+      EXPECT_EQ(countAllocations([&] { stats = solver->solve(scene.q0, v, tau, fext, vdot, lambda); }), 0)
+          << solver->name() << ", " << file;
+      EXPECT_GT(stats.iterations, 1) << solver->name() << ", " << file << ": the reduced sweeps ran";
+    }
   }
 }
