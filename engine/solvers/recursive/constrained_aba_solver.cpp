@@ -53,6 +53,8 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
     tree_.reducedSweeps(tree_.delta_force, vdot);
     ++stats.iterations;
   }
+  // The last force change was not swept: reducedSweeps expects it zero.
+  for (Force& f : tree_.delta_force) f = Force(Vector6::Zero());
   for (int r = 0; r < m; ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
   return stats;
 }
