@@ -19,7 +19,9 @@ struct CsvTable {
   int requireColumn(const std::string& name) const;
 };
 
-/// Errors name the file, the line and the offending text.
-CsvTable readCsv(const std::filesystem::path& path);
+/// Errors name the file, the line and the offending text. With threads > 1
+/// the rows are parsed in contiguous parts on that many threads; the table
+/// and the error (the first bad line in file order) are the same.
+CsvTable readCsv(const std::filesystem::path& path, int threads = 1);
 
 }  // namespace loopsim
