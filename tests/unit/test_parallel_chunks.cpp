@@ -1,6 +1,6 @@
 // parallel/: contiguous splits cover a range exactly once, in order; a
-// fork-join reports the lowest part's error; readCsv on N threads gives the
-// one-thread table and the same first error.
+// fork-join and the worker pool report the lowest part's error; readCsv on N
+// threads gives the one-thread table and the same first error.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 
 #include "model/errors.hpp"
 #include "parallel/parallel_chunks.hpp"
+#include "parallel/worker_pool.hpp"
 #include "record/csv_reader.hpp"
 
 using namespace loopsim;
@@ -50,6 +51,27 @@ TEST(ParallelChunks, EveryItemRunsOnceAndTheLowestPartsErrorIsRethrown) {
     EXPECT_STREQ(e.what(), "part 1");
   }
   EXPECT_THROW(forEachChunk(0, 1, 0, [](int, Chunk) {}), std::invalid_argument);
+}
+
+TEST(WorkerPool, EveryPartRunsOncePerRunAndErrorsReachTheCaller) {
+  WorkerPool pool(3);
+  ASSERT_EQ(pool.size(), 3);
+  std::vector<std::atomic<int>> runs(3);
+  for (int r = 0; r < 500; ++r) {
+    pool.run([&](int k) { ++runs[static_cast<std::size_t>(k)]; });
+  }
+  for (const auto& n : runs) EXPECT_EQ(n.load(), 500);
+  try {
+    pool.run([](int k) {
+      if (k >= 1) throw std::runtime_error("part " + std::to_string(k));
+    });
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "part 1");
+  }
+  pool.run([&](int k) { ++runs[static_cast<std::size_t>(k)]; });  // still usable after an error
+  EXPECT_EQ(runs[2].load(), 501);
+  EXPECT_THROW(WorkerPool(0), std::invalid_argument);
 }
 
 TEST(ParallelCsv, ThreadsGiveTheSameTableAndTheSameFirstError) {
