@@ -44,7 +44,7 @@ Command registerEvalCommand(CLI::App& parent) {
                 "writes OUT, identical to a single-process run; every rank reads the states file");
   sub->footer(
       "Every state is evaluated on its own: iterative solvers start cold (lambda = 0) at each state, so a row's "
-      "result never depends on the other rows, the thread count or the MPI split.");
+      "result never depends on the other rows, the thread count or the MPI split.\n");
   return {sub, [options, threads] {
             if (options->mpi && !mpiSupported()) {
               throw ModelError("", "--mpi", "this loopsim was built without MPI support (CMake option LOOPSIM_MPI "

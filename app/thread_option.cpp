@@ -15,7 +15,7 @@ CLI::Option* addThreadsOption(CLI::App* sub, int& threads, const std::string& de
         int value = 0;
         const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) return "";
-        return "--threads must be a whole number >= 1 (got '" + text + "'; default: all " +
+        return "must be a whole number >= 1 (got '" + text + "'; default: all " +
                std::to_string(hardwareThreads()) + " cores)";
       },
       "N>=1");
