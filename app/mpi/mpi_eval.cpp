@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exit_codes.hpp"
@@ -153,10 +154,12 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
 
   // 2. This rank's shard, on its threads.
   const Chunk shard = chunkOf(0, evaluation->rowCount(), ranks, rank);
-  EvaluatedRows part;
+  std::vector<std::string> text;  // this shard's output lines, in order
+  EvalRun part;
   error.clear();
   try {
-    part = evaluation->evaluate(shard.begin, shard.end, options.threads);
+    part = evaluation->evaluate(shard.begin, shard.end, options.threads,
+                                [&text](std::string_view lines) { text.emplace_back(lines); });
     if (part.failure) evaluation->raise(*part.failure);
   } catch (const std::exception& e) {
     error = e.what();
@@ -168,11 +171,11 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   const long mine = part.count;
   MPI_Reduce(&mine, &count, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank != 0) {
-    sendText(part.csv, 0);
+    sendText(text, 0);
     return kExitOk;
   }
-  for (const std::string& piece : part.csv) writer->writeRows(piece);
-  part.csv.clear();
+  for (const std::string& piece : text) writer->writeRows(piece);
+  text.clear();
   for (int from = 1; from < ranks; ++from) writer->writeRows(receiveText(from));
   writer->commit();
   std::printf("evaluated %ld states -> %s (%d MPI ranks x %d threads)\n", count, out_csv.c_str(), ranks,

@@ -8,13 +8,18 @@
 #include "sim/controller.hpp"
 #include "sim/implicit_damping.hpp"
 #include "record/recorder.hpp"
-#include "parallel/parallel_chunks.hpp"
 #include "scene/name_suggestion.hpp"
 #include "solvers/registry.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -137,42 +142,103 @@ void StateEvaluation::raise(const EvalFailure& failure) const {
   throw ModelError(table_.file, failure.element, failure.message);
 }
 
-EvaluatedRows StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads) const {
-  std::vector<EvaluatedRows> parts(static_cast<std::size_t>(threads));
-  forEachChunk(begin, end, threads,
-               [&](int k, Chunk chunk) { parts[static_cast<std::size_t>(k)] = evaluatePart(chunk.begin, chunk.end); });
-  // Joined in input order; the first part that failed holds the first failing row.
-  EvaluatedRows all;
-  for (auto& part : parts) {
-    for (auto& piece : part.csv) all.csv.push_back(std::move(piece));
-    all.count += part.count;
-    if (part.failure) {
-      all.failure = std::move(part.failure);
-      break;
-    }
+// One worker's solver, workspace and vectors; it reads only the shared const
+// model, constraint set and table.
+struct StateEvaluation::Workspace {
+  Workspace(const StateEvaluation& e, const Model& model)
+      : solver(makeSolver(e.solver_name_, *e.set_, e.settings_)), data(model), q(model.nq), v(model.nv),
+        tau(model.nv), vdot(model.nv), lambda(e.set_->dimension()), out(e.out_columns_.size()) {
+    solver->setAddedInertia(e.added_inertia_);
   }
-  return all;
+  std::unique_ptr<ConstrainedSolver> solver;
+  Data data;
+  VectorX q, v, tau, vdot, lambda;
+  std::vector<double> out;
+};
+
+struct StateEvaluation::Block {
+  std::string csv;
+  long count = 0;
+  std::optional<EvalFailure> failure;
+  std::exception_ptr error;  // anything else a worker threw
+  bool done = false;
+};
+
+EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const {
+  if (threads < 1) throw std::invalid_argument("StateEvaluation::evaluate: threads must be >= 1");
+  // Blocks small enough that every thread gets several, large enough that
+  // handing them out costs nothing.
+  const std::size_t rows = end - begin;
+  const std::size_t block_rows = std::clamp<std::size_t>(rows / (8 * static_cast<std::size_t>(threads)), 1, 256);
+  const std::size_t blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<Block> slots(blocks);
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    std::unique_ptr<Workspace> workspace;
+    while (!stop) {
+      const std::size_t b = next++;
+      if (b >= blocks) return;
+      Block block;
+      try {
+        if (!workspace) workspace = std::make_unique<Workspace>(*this, *scene_.model);
+        const std::size_t first = begin + b * block_rows;
+        evaluateRows(*workspace, first, std::min(end, first + block_rows), block);
+      } catch (...) {
+        block.error = std::current_exception();
+      }
+      block.done = true;
+      {
+        const std::lock_guard lock(mutex);
+        slots[b] = std::move(block);
+      }
+      finished.notify_one();
+    }
+  };
+
+  EvalRun run;
+  std::exception_ptr error;
+  {
+    std::vector<std::jthread> workers;
+    for (int k = 0; k < threads; ++k) workers.emplace_back(work);
+    // The calling thread hands the blocks over in input order as they are done.
+    try {
+      for (std::size_t b = 0; b < blocks; ++b) {
+        Block block;
+        {
+          std::unique_lock lock(mutex);
+          finished.wait(lock, [&] { return slots[b].done; });
+          block = std::move(slots[b]);
+        }
+        if (block.error) std::rethrow_exception(block.error);
+        sink(block.csv);
+        run.count += block.count;
+        if (block.failure) {
+          run.failure = std::move(block.failure);
+          break;
+        }
+      }
+    } catch (...) {
+      error = std::current_exception();  // a worker's, or the sink's (a full disk)
+    }
+    stop = true;
+  }  // the workers finish their block and are joined
+  if (error) std::rethrow_exception(error);
+  return run;
 }
 
-// One thread's rows: its own solver, workspace and vectors; it reads only the
-// shared const model, constraint set and table.
-EvaluatedRows StateEvaluation::evaluatePart(std::size_t begin, std::size_t end) const {
+void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t end, Block& out) const {
   const Model& model = *scene_.model;
-  auto solver = makeSolver(solver_name_, *set_, settings_);
-  solver->setAddedInertia(added_inertia_);
-  Data data(model);
-  VectorX q(model.nq), v(model.nv), tau(model.nv), vdot(model.nv), lambda(set_->dimension());
-  std::vector<double> out(out_columns_.size());
-  EvaluatedRows result;
-  std::string& csv = result.csv.emplace_back();
-  csv.reserve((end - begin) * out.size() * 24);
+  out.csv.reserve((end - begin) * w.out.size() * 24);
   for (std::size_t r = begin; r < end; ++r) {
     const auto& row = table_.rows[r];
-    for (int k = 0; k < model.nq; ++k) q[k] = row[static_cast<std::size_t>(cols_.q[static_cast<std::size_t>(k)])];
+    for (int k = 0; k < model.nq; ++k) w.q[k] = row[static_cast<std::size_t>(cols_.q[static_cast<std::size_t>(k)])];
     for (int k = 0; k < model.nv; ++k) {
-      v[k] = row[static_cast<std::size_t>(cols_.v[static_cast<std::size_t>(k)])];
+      w.v[k] = row[static_cast<std::size_t>(cols_.v[static_cast<std::size_t>(k)])];
       const int tc = cols_.tau[static_cast<std::size_t>(k)];
-      tau[k] = tc >= 0 ? row[static_cast<std::size_t>(tc)] : 0.0;
+      w.tau[k] = tc >= 0 ? row[static_cast<std::size_t>(tc)] : 0.0;
     }
     std::string line = "line " + std::to_string(table_.line_numbers[r]);
     if (isRecordFinalState(row, cols_.tau)) {
@@ -180,27 +246,32 @@ EvaluatedRows StateEvaluation::evaluatePart(std::size_t begin, std::size_t end) 
                    line);
       continue;
     }
-    auto fail = [&](std::string message) {
-      result.failure = EvalFailure{r, std::move(line), std::move(message)};
-      return result;
-    };
-    if (!q.allFinite() || !v.allFinite() || !tau.allFinite()) return fail("state has a NaN or Inf value");
-    if (std::string message = nonUnitQuaternion(model, q, line); !message.empty()) return fail(std::move(message));
-    passiveForces(model, data, q, v);
-    tau += data.passive;
-    solver->solve(q, v, tau, {}, vdot, lambda);
-    if (!vdot.allFinite() || !lambda.allFinite()) {
-      return fail("the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
-                  "check its values (velocities of 1e300 overflow)");
+    std::string message;
+    if (!w.q.allFinite() || !w.v.allFinite() || !w.tau.allFinite()) {
+      message = "state has a NaN or Inf value";
+    } else {
+      message = nonUnitQuaternion(model, w.q, line);
+    }
+    if (message.empty()) {
+      passiveForces(model, w.data, w.q, w.v);
+      w.tau += w.data.passive;
+      w.solver->solve(w.q, w.v, w.tau, {}, w.vdot, w.lambda);
+      if (!w.vdot.allFinite() || !w.lambda.allFinite()) {
+        message = "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
+                  "check its values (velocities of 1e300 overflow)";
+      }
+    }
+    if (!message.empty()) {
+      out.failure = EvalFailure{r, std::move(line), std::move(message)};
+      return;
     }
     std::size_t c = 0;
-    if (cols_.t >= 0) out[c++] = row[static_cast<std::size_t>(cols_.t)];
-    for (int k = 0; k < model.nv; ++k) out[c++] = vdot[k];
-    for (int k = 0; k < set_->dimension(); ++k) out[c++] = lambda[k];
-    CsvWriter::formatRow(out, csv);
-    ++result.count;
+    if (cols_.t >= 0) w.out[c++] = row[static_cast<std::size_t>(cols_.t)];
+    for (int k = 0; k < model.nv; ++k) w.out[c++] = w.vdot[k];
+    for (int k = 0; k < set_->dimension(); ++k) w.out[c++] = w.lambda[k];
+    CsvWriter::formatRow(w.out, out.csv);
+    ++out.count;
   }
-  return result;
 }
 
 long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
@@ -213,14 +284,13 @@ long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv,
   CsvWriter writer(out_csv, evaluation.outputColumns(), options.overwrite, evaluation.inputFiles());
   spdlog::debug("eval: read {} rows in {:.3f} s", evaluation.rowCount(), seconds(start));
   start = Clock::now();
-  const EvaluatedRows rows = evaluation.evaluate(0, evaluation.rowCount(), options.threads);
-  if (rows.failure) evaluation.raise(*rows.failure);
-  spdlog::debug("eval: evaluated {} states on {} threads in {:.3f} s", rows.count, options.threads, seconds(start));
-  start = Clock::now();
-  for (const std::string& piece : rows.csv) writer.writeRows(piece);
+  const EvalRun run = evaluation.evaluate(0, evaluation.rowCount(), options.threads,
+                                          [&writer](std::string_view lines) { writer.writeRows(lines); });
+  if (run.failure) evaluation.raise(*run.failure);
   writer.commit();
-  spdlog::debug("eval: wrote the output in {:.3f} s", seconds(start));
-  return rows.count;
+  spdlog::debug("eval: evaluated and wrote {} states on {} threads in {:.3f} s", run.count, options.threads,
+                seconds(start));
+  return run.count;
 }
 
 }  // namespace loopsim

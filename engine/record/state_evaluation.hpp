@@ -18,9 +18,11 @@
 // for bit; direct solvers reproduce it exactly.)
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record/csv_reader.hpp"
@@ -44,12 +46,14 @@ struct EvalFailure {
   std::string message;
 };
 
-/// Rows [begin, end) evaluated: their output lines, in input order.
-struct EvaluatedRows {
-  std::vector<std::string> csv;  // CSV lines as CsvWriter writes them, in pieces (one per thread), in order
-  long count = 0;   // rows evaluated (a record's final state is skipped)
-  std::optional<EvalFailure> failure;  // the first failing row in input order; `csv` is then incomplete
+/// What StateEvaluation::evaluate did.
+struct EvalRun {
+  long count = 0;  // rows evaluated (a record's final state is skipped)
+  std::optional<EvalFailure> failure;  // the first failing row in input order: the run stopped there
 };
+
+/// Receives output lines (CsvWriter's text, 17 significant digits) in input order.
+using EvalSink = std::function<void(std::string_view lines)>;
 
 /// An evaluation prepared once (scene, solver, the states read and their
 /// columns checked) and then run over any range of rows on any number of
@@ -65,10 +69,13 @@ class StateEvaluation {
   /// The states, scene and model files: what the output must never replace.
   std::vector<std::filesystem::path> inputFiles() const;
 
-  /// Evaluates rows [begin, end) split into `threads` contiguous parts, each on
-  /// its own thread with its own solver and workspace. The result is the same
-  /// for every thread count.
-  EvaluatedRows evaluate(std::size_t begin, std::size_t end, int threads) const;
+  /// Evaluates rows [begin, end) on `threads` worker threads, each with its
+  /// own solver and workspace, which take blocks of consecutive rows in turn
+  /// (a core slowed by other work holds up no fixed share). The output lines
+  /// go to `sink` in input order, on the calling thread, while the workers go
+  /// on. Stops at the first failing row in input order. What reaches the sink
+  /// is the same for every thread count.
+  EvalRun evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const;
 
   /// Throws the ModelError for a failure (naming the states file).
   [[noreturn]] void raise(const EvalFailure& failure) const;
@@ -78,7 +85,9 @@ class StateEvaluation {
     std::vector<int> q, v, tau;  // tau: -1 when absent (τ = 0)
     int t = -1;
   };
-  EvaluatedRows evaluatePart(std::size_t begin, std::size_t end) const;
+  struct Workspace;  // one worker's solver and vectors (state_evaluation.cpp)
+  struct Block;      // one block's output
+  void evaluateRows(Workspace& workspace, std::size_t begin, std::size_t end, Block& out) const;
 
   const Scene& scene_;
   std::vector<Constraint> constraints_;
