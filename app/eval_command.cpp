@@ -36,8 +36,8 @@ Command registerEvalCommand(CLI::App& parent) {
   sub->add_flag("--overwrite", options->overwrite, "Allow OUT to replace an existing regular file");
   CLI::Option* threads = addThreadsOption(
       sub, options->threads,
-      "Worker threads: the states are split into contiguous parts, one solver and workspace per thread; the output "
-      "is the one-thread output byte for byte");
+      "Worker threads, each with its own solver and workspace, taking blocks of consecutive states in turn; the "
+      "output is the one-thread output byte for byte");
   sub->add_flag("--mpi", options->mpi,
                 "Run as one rank of `mpirun -n K loopsim eval ... --mpi`: each rank evaluates a contiguous shard of "
                 "the states (with --threads threads, default: its node's cores / ranks on the node) and rank 0 "

@@ -1,7 +1,7 @@
 #pragma once
 // `loopsim eval --mpi` under `mpirun -n K`: every rank reads the scene and
-// the states, evaluates its contiguous shard of the rows (split like the
-// threads, parallel/parallel_chunks.hpp) on its own threads, and rank 0
+// the states, evaluates its contiguous shard of the rows (chunkOf in
+// parallel/parallel_chunks.hpp) on its own threads, and rank 0
 // receives the shards in rank order and writes the one output file; the
 // other ranks write nothing. The output is the single-process output byte
 // for byte. Compiled only with LOOPSIM_MPI (app/mpi/mpi_eval.cpp).

@@ -125,12 +125,19 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   // Rank 0 speaks for the job; the others' info lines would repeat it.
   if (rank != 0) spdlog::set_level(std::max(spdlog::get_level(), spdlog::level::warn));
 
-  // 1. Every rank reads the states; rank 0 also checks and opens the output.
+  // 1. Every rank reads the states, parsing only its shard's rows (the line
+  // scan still counts them all); then rank 0 checks and opens the output, in
+  // the order of a single-process run, so the same error comes first.
   std::unique_ptr<StateEvaluation> evaluation;
-  std::unique_ptr<CsvWriter> writer;
   std::string error;
   try {
-    evaluation = std::make_unique<StateEvaluation>(scene, states_csv, options);
+    evaluation = std::make_unique<StateEvaluation>(scene, states_csv, options, rank, ranks);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (const auto failure = firstError(mpi, error)) return stopOnError(mpi, *failure, true);
+  std::unique_ptr<CsvWriter> writer;
+  try {
     if (rank == 0) {
       writer = std::make_unique<CsvWriter>(out_csv, evaluation->outputColumns(), options.overwrite,
                                            evaluation->inputFiles());
@@ -138,7 +145,7 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   } catch (const std::exception& e) {
     error = e.what();
   }
-  if (const auto failure = firstError(mpi, error)) return stopOnError(mpi, *failure, true);
+  if (const auto failure = firstError(mpi, error)) return stopOnError(mpi, *failure, false);
 
   // The same rows everywhere: a states file that differs between nodes would shard garbage.
   const auto rows = static_cast<unsigned long long>(evaluation->rowCount());

@@ -105,12 +105,13 @@ struct Line {
   int number = 0;  // 1-based file line
 };
 
-// Parses data lines into rows; throws at the first bad one.
-void parseRows(const CsvTable& header, std::span<const Line> lines, std::vector<std::vector<double>>& rows,
-               std::vector<int>& numbers) {
+// Parses data lines into their rows; throws at the first bad one.
+void parseRows(const CsvTable& header, std::span<const Line> lines, std::span<std::vector<double>> rows) {
   const std::size_t columns = header.columns.size();
-  for (const Line& line : lines) {
-    std::vector<double> row(columns);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& line = lines[i];
+    std::vector<double>& row = rows[i];
+    row.resize(columns);
     std::string_view rest = line.text;
     std::size_t c = 0;
     const std::string where = "line " + std::to_string(line.number);
@@ -142,14 +143,12 @@ void parseRows(const CsvTable& header, std::span<const Line> lines, std::vector<
       throw ModelError(header.file, where, "has " + std::to_string(c) + " values, the header has " +
                                                std::to_string(columns));
     }
-    rows.push_back(std::move(row));
-    numbers.push_back(line.number);
   }
 }
 
 }  // namespace
 
-CsvTable readCsv(const std::filesystem::path& path, int threads) {
+CsvTable readCsv(const std::filesystem::path& path, int threads, int part, int parts) {
   CsvTable table;
   table.file = path.string();
   const FileBytes bytes(table.file);
@@ -179,24 +178,17 @@ CsvTable readCsv(const std::filesystem::path& path, int threads) {
   }
   std::erase_if(lines, [](const Line& l) { return l.number == 1 || l.text.empty() || l.text == "\r"; });
 
-  // Contiguous parts joined in order: forEachChunk rethrows the lowest part's
-  // error, which is the first bad line of the file.
-  const int parts = std::max(1, std::min(threads, static_cast<int>(lines.size() / 256) + 1));
-  std::vector<std::vector<std::vector<double>>> rows(static_cast<std::size_t>(parts));
-  std::vector<std::vector<int>> numbers(static_cast<std::size_t>(parts));
-  forEachChunk(0, lines.size(), parts, [&](int k, Chunk chunk) {
-    const auto i = static_cast<std::size_t>(k);
-    rows[i].reserve(chunk.size());
-    numbers[i].reserve(chunk.size());
-    parseRows(table, std::span(lines).subspan(chunk.begin, chunk.size()), rows[i], numbers[i]);
-  });
-  table.rows.reserve(lines.size());
   table.line_numbers.reserve(lines.size());
-  for (int k = 0; k < parts; ++k) {
-    for (auto& row : rows[static_cast<std::size_t>(k)]) table.rows.push_back(std::move(row));
-    const auto& n = numbers[static_cast<std::size_t>(k)];
-    table.line_numbers.insert(table.line_numbers.end(), n.begin(), n.end());
-  }
+  for (const Line& line : lines) table.line_numbers.push_back(line.number);
+  table.rows.resize(lines.size());
+  // Contiguous parts, each parsing into its own rows: forEachChunk rethrows
+  // the lowest part's error, which is the first bad line of the file (or shard).
+  const Chunk shard = chunkOf(0, lines.size(), parts, part);
+  const int pieces = std::max(1, std::min(threads, static_cast<int>(shard.size() / 256) + 1));
+  forEachChunk(shard.begin, shard.end, pieces, [&](int, Chunk chunk) {
+    parseRows(table, std::span(lines).subspan(chunk.begin, chunk.size()),
+              std::span(table.rows).subspan(chunk.begin, chunk.size()));
+  });
   return table;
 }
 

@@ -108,7 +108,7 @@ bool isRecordFinalState(const std::vector<double>& row, const std::vector<int>& 
 }  // namespace
 
 StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path& states_csv,
-                                 const EvalOptions& options)
+                                 const EvalOptions& options, int shard, int shards)
     : scene_(scene), constraints_(scene.constraints), states_csv_(states_csv) {
   const Model& model = *scene.model;
   if (!options.stabilization) {
@@ -125,7 +125,7 @@ StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path
                               scene.q0.size() == model.nq ? scene.q0 : neutral(model));
   added_inertia_ = scene.dt * implicitDampingDiagonal(scene, controller);
 
-  table_ = readCsv(states_csv, options.threads);
+  table_ = readCsv(states_csv, options.threads, shard, shards);
   cols_ = mapStateColumns<Columns>(table_, scene, *set_, options.tau_default_zero);
   if (cols_.t >= 0) out_columns_.push_back("t");
   for (const auto& name : velocityColumns(model, "vdot")) out_columns_.push_back(name);

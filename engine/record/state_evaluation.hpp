@@ -61,8 +61,10 @@ using EvalSink = std::function<void(std::string_view lines)>;
 class StateEvaluation {
  public:
   /// Throws ModelError for an unusable solver, an unreadable states file or
-  /// bad columns.
-  StateEvaluation(const Scene& scene, const std::filesystem::path& states_csv, const EvalOptions& options);
+  /// bad columns. With shards > 1 only the rows of chunkOf(0, rowCount(),
+  /// shards, shard) are read (an MPI rank's): evaluate only those.
+  StateEvaluation(const Scene& scene, const std::filesystem::path& states_csv, const EvalOptions& options,
+                  int shard = 0, int shards = 1);
 
   std::size_t rowCount() const { return table_.rows.size(); }
   const std::vector<std::string>& outputColumns() const { return out_columns_; }

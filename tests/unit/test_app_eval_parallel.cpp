@@ -184,6 +184,20 @@ TEST_F(EvalParallel, MpiTwoRanksEqualOneProcess) {
               "evaluated " + std::to_string(stateCount(states)) + " states -> " + out.string() + " (2 MPI ranks x 1 threads)\n");
     EXPECT_TRUE(readWholeFile(out) == one) << solver << ": mpirun -n 2 differs from one process";
   }
+  // A bad row in rank 1's shard: rank 0 reports it, nothing is written, mpirun fails.
+  editRows(states, {{250, "nan"}});
+  const auto bad_out = dir_ / "mpi_bad.csv";
+  const std::string command = "cd " + dir_.string() +
+                              " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
+                              std::string(LOOPSIM_TEST_MPIEXEC) + " --oversubscribe -n 2 " + LOOPSIM_BINARY +
+                              " eval " + scenePath("atlas_standing.yaml") + " --states " + states.string() +
+                              " --out " + bad_out.string() + " --mpi >mpi_stdout.txt 2>mpi_stderr.txt";
+  EXPECT_NE(std::system(command.c_str()), 0);
+  const std::string err = readWholeFile(dir_ / "mpi_stderr.txt");
+  EXPECT_NE(err.find("loopsim: error: " + states.string() + ": line 252: state has a NaN or Inf value"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(std::filesystem::exists(bad_out));
 }
 #else
 TEST_F(EvalParallel, MpiWithoutMpiSupportIsAClearError) {

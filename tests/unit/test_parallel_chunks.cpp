@@ -94,6 +94,20 @@ TEST(ParallelCsv, ThreadsGiveTheSameTableAndTheSameFirstError) {
     EXPECT_EQ(many.line_numbers, one.line_numbers) << threads;
   }
   EXPECT_EQ(one.line_numbers.back(), 2009);
+  // An MPI rank's shard: only its rows are parsed, the line numbers are whole.
+  for (int part : {0, 1, 2}) {
+    const CsvTable shard = readCsv(path, 2, part, 3);
+    const Chunk mine = chunkOf(0, one.rows.size(), 3, part);
+    ASSERT_EQ(shard.rows.size(), one.rows.size());
+    EXPECT_EQ(shard.line_numbers, one.line_numbers);
+    for (std::size_t r = 0; r < one.rows.size(); ++r) {
+      if (r >= mine.begin && r < mine.end) {
+        EXPECT_EQ(shard.rows[r], one.rows[r]);
+      } else {
+        EXPECT_TRUE(shard.rows[r].empty());
+      }
+    }
+  }
 
   // Two bad lines in different parts: every thread count names the first.
   std::ifstream in(path);
