@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -118,8 +119,16 @@ bool mpiSupported() { return true; }
 
 int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& states_csv,
                           const std::filesystem::path& out_csv, EvalOptions options, bool threads_given) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  const auto seconds = [&start] {
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    start = Clock::now();
+    return s;
+  };
   const MpiSession mpi;
   const int rank = mpi.rank(), ranks = mpi.size();
+  spdlog::debug("eval --mpi: rank {} of {}: MPI started in {:.3f} s", rank, ranks, seconds());
   // Ranks sharing a node share its cores.
   if (!threads_given) options.threads = std::max(1, hardwareThreads() / mpi.ranksOnThisNode());
   // Rank 0 speaks for the job; the others' info lines would repeat it.
@@ -159,6 +168,8 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
                                                        "); every rank must see the same states file");
   }
 
+  spdlog::debug("eval --mpi: rank {}: read in {:.3f} s", rank, seconds());
+
   // 2. This rank's shard, on its threads.
   const Chunk shard = chunkOf(0, evaluation->rowCount(), ranks, rank);
   std::vector<std::string> text;  // this shard's output lines, in order
@@ -173,6 +184,9 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   }
   if (const auto failure = firstError(mpi, error)) return stopOnError(mpi, *failure, false);
 
+  spdlog::debug("eval --mpi: rank {}: evaluated rows {}-{} on {} threads in {:.3f} s", rank, shard.begin, shard.end,
+                options.threads, seconds());
+
   // 3. Rank 0 writes its shard, then every other rank's, in rank order.
   long count = 0;
   const long mine = part.count;
@@ -185,6 +199,7 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   text.clear();
   for (int from = 1; from < ranks; ++from) writer->writeRows(receiveText(from));
   writer->commit();
+  spdlog::debug("eval --mpi: gathered and wrote in {:.3f} s", seconds());
   std::printf("evaluated %ld states -> %s (%d MPI ranks x %d threads)\n", count, out_csv.c_str(), ranks,
               options.threads);
   return kExitOk;
