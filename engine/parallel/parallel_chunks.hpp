@@ -1,7 +1,8 @@
 #pragma once
-// Contiguous splits of [0, n) and a fork-join over them: the one way batch
-// work (eval's states, bench's rounds, MPI ranks) is divided, so that a
-// split is the same wherever it is computed.
+// Contiguous splits of [0, n) and a fork-join over them: how batch work is
+// divided (the CSV reader's rows, bench's timed passes, eval's MPI shards), so
+// that a split is the same wherever it is computed (an MPI rank parses exactly
+// the rows it then evaluates).
 #include <cstddef>
 #include <functional>
 

@@ -163,35 +163,34 @@ TEST_F(EvalParallel, BadThreadCountsAreRefused) {
 
 #ifdef LOOPSIM_TEST_MPIEXEC
 TEST_F(EvalParallel, MpiTwoRanksEqualOneProcess) {
-  if (std::system((std::string(LOOPSIM_TEST_MPIEXEC) + " --version >/dev/null 2>&1").c_str()) != 0) {
-    GTEST_SKIP() << "mpirun (" << LOOPSIM_TEST_MPIEXEC << ") does not run here";
+  // Root in CI: OpenMPI refuses it without these. `timeout`: a stuck job must not hang the suite.
+  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
+                             std::string(LOOPSIM_TEST_MPIEXEC) + " --oversubscribe -n 2 ";
+  if (std::system((mpirun + "true >/dev/null 2>&1").c_str()) != 0) {
+    GTEST_SKIP() << LOOPSIM_TEST_MPIEXEC << " cannot start 2 processes here (not installed, or no loopback)";
   }
   const auto states = recordStates("atlas_standing.yaml", 301, 0.001);  // an odd row count: unequal shards
   const std::string single = eval("atlas_standing.yaml", states, "--threads 1", "single.csv");
   for (const std::string solver : {"kkt", "prox-ltl"}) {
-    const std::string one = solver == "kkt" ? single : eval("atlas_standing.yaml", states, "--solver " + solver + " --threads 1", "single_" + solver + ".csv");
+    const std::string one =
+        solver == "kkt" ? single
+                        : eval("atlas_standing.yaml", states, "--solver " + solver + " --threads 1", "single_prox.csv");
     const auto out = dir_ / ("mpi_" + solver + ".csv");
-    // Root in CI: OpenMPI refuses it without these. `timeout`: a stuck job must not hang the suite.
-    const std::string command = "cd " + dir_.string() +
-                                " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                                "timeout 120 " + std::string(LOOPSIM_TEST_MPIEXEC) +
-                                " --oversubscribe -n 2 " + LOOPSIM_BINARY + " eval " + scenePath("atlas_standing.yaml") +
-                                " --states " + states.string() + " --out " + out.string() + " --solver " + solver +
-                                " --mpi >mpi_stdout.txt 2>mpi_stderr.txt";
+    const std::string command = "cd " + dir_.string() + " && " + mpirun + LOOPSIM_BINARY + " eval " +
+                                scenePath("atlas_standing.yaml") + " --states " + states.string() + " --out " +
+                                out.string() + " --solver " + solver + " --mpi >mpi_stdout.txt 2>mpi_stderr.txt";
     const int status = std::system(command.c_str());
     ASSERT_EQ(status, 0) << readWholeFile(dir_ / "mpi_stderr.txt");
-    EXPECT_EQ(readWholeFile(dir_ / "mpi_stdout.txt"),
-              "evaluated " + std::to_string(stateCount(states)) + " states -> " + out.string() + " (2 MPI ranks x 1 threads)\n");
+    EXPECT_EQ(readWholeFile(dir_ / "mpi_stdout.txt"), "evaluated " + std::to_string(stateCount(states)) +
+                                                          " states -> " + out.string() + " (2 MPI ranks x 1 threads)\n");
     EXPECT_TRUE(readWholeFile(out) == one) << solver << ": mpirun -n 2 differs from one process";
   }
   // A bad row in rank 1's shard: rank 0 reports it, nothing is written, mpirun fails.
   editRows(states, {{250, "nan"}});
   const auto bad_out = dir_ / "mpi_bad.csv";
-  const std::string command = "cd " + dir_.string() +
-                              " && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 " +
-                              std::string(LOOPSIM_TEST_MPIEXEC) + " --oversubscribe -n 2 " + LOOPSIM_BINARY +
-                              " eval " + scenePath("atlas_standing.yaml") + " --states " + states.string() +
-                              " --out " + bad_out.string() + " --mpi >mpi_stdout.txt 2>mpi_stderr.txt";
+  const std::string command = "cd " + dir_.string() + " && " + mpirun + LOOPSIM_BINARY + " eval " +
+                              scenePath("atlas_standing.yaml") + " --states " + states.string() + " --out " +
+                              bad_out.string() + " --mpi >mpi_stdout.txt 2>mpi_stderr.txt";
   EXPECT_NE(std::system(command.c_str()), 0);
   const std::string err = readWholeFile(dir_ / "mpi_stderr.txt");
   EXPECT_NE(err.find("loopsim: error: " + states.string() + ": line 252: state has a NaN or Inf value"),
