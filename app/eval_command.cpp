@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "model/errors.hpp"
 #include "mpi_eval.hpp"
@@ -41,7 +42,8 @@ Command registerEvalCommand(CLI::App& parent) {
   sub->add_flag("--mpi", options->mpi,
                 "Run as one rank of `mpirun -n K loopsim eval ... --mpi`: each rank evaluates a contiguous shard of "
                 "the states (with --threads threads, default: its node's cores / ranks on the node) and rank 0 "
-                "writes OUT, identical to a single-process run; every rank reads the states file");
+                "writes OUT, identical to a single-process run; every rank reads the states file" +
+                    std::string(mpiSupported() ? "" : " (not in this build: CMake option LOOPSIM_MPI was OFF)"));
   sub->footer(
       "Every state is evaluated on its own: iterative solvers start cold (lambda = 0) at each state, so a row's "
       "result never depends on the other rows, the thread count or the MPI split.\n");
