@@ -1,4 +1,4 @@
-// `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
+// `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--format table|csv|json]`
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "scene/name_suggestion.hpp"
 #include "scene/scene_loader.hpp"
 #include "solvers/registry.hpp"
+#include "thread_option.hpp"
 
 namespace loopsim::app {
 
@@ -40,6 +41,7 @@ Command registerBenchCommand(CLI::App& parent) {
     std::string format = "table";
     bool delassus = true;
     bool scaling = false;
+    int threads = 1;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -53,6 +55,10 @@ Command registerBenchCommand(CLI::App& parent) {
                 "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
                 "exponents (paper 000 Fig. 4)");
   sub->add_flag("!--no-delassus", options->delassus, "Skip the Delassus table (J M⁻¹ Jᵀ by each algorithm)");
+  addThreadsOption(sub, options->threads,
+                   "Solver table: each timed pass's states split over N threads, one solver and workspace each; cells "
+                   "are then wall µs per state (1 / throughput) and ratios are taken at the same N. --threads 1 times "
+                   "one core's latency (the Delassus table and --scaling always run on one thread)");
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
@@ -71,6 +77,7 @@ Command registerBenchCommand(CLI::App& parent) {
             bench.samples = options->samples;
             bench.rounds = options->rounds;
             bench.solvers = options->solvers;
+            bench.threads = options->threads;
             if (options->scaling) {
               const auto points = benchmarkScaling(bench, options->solvers);
               std::fputs(formatScaling(points, fitScaling(points)).c_str(), stdout);

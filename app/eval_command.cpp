@@ -1,12 +1,16 @@
-// `loopsim eval SCENE --states IN.csv [--solver NAME] [--no-stabilization] --out OUT.csv`
+// `loopsim eval SCENE --states IN.csv [--solver NAME] [--no-stabilization] [--threads N] [--mpi] --out OUT.csv`
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
+#include "model/errors.hpp"
+#include "mpi_eval.hpp"
 #include "record/state_evaluation.hpp"
 #include "record_commands.hpp"
 #include "scene/scene_loader.hpp"
+#include "thread_option.hpp"
 
 namespace loopsim::app {
 
@@ -15,6 +19,8 @@ Command registerEvalCommand(CLI::App& parent) {
     std::string scene, states, out, solver;
     bool no_stabilization = false;
     bool overwrite = false;
+    bool mpi = false;
+    int threads = 1;
     std::string tau_default;
   };
   auto options = std::make_shared<Options>();
@@ -29,7 +35,23 @@ Command registerEvalCommand(CLI::App& parent) {
                   "'zero': actuated joints without a tau: column get tau = 0 (else that is an error)")
       ->check(CLI::IsMember({"zero"}));
   sub->add_flag("--overwrite", options->overwrite, "Allow OUT to replace an existing regular file");
-  return {sub, [options] {
+  CLI::Option* threads = addThreadsOption(
+      sub, options->threads,
+      "Worker threads, each with its own solver and workspace, taking blocks of consecutive states in turn; the "
+      "output is the one-thread output byte for byte");
+  sub->add_flag("--mpi", options->mpi,
+                "Run as one rank of `mpirun -n K loopsim eval ... --mpi`: each rank evaluates a contiguous shard of "
+                "the states (with --threads threads, default: its node's cores / ranks on the node) and rank 0 "
+                "writes OUT, identical to a single-process run; every rank reads the states file" +
+                    std::string(mpiSupported() ? "" : " (not in this build: CMake option LOOPSIM_MPI was OFF)"));
+  sub->footer(
+      "Every state is evaluated on its own: iterative solvers start cold (lambda = 0) at each state, so a row's "
+      "result never depends on the other rows, the thread count or the MPI split.\n");
+  return {sub, [options, threads] {
+            if (options->mpi && !mpiSupported()) {
+              throw ModelError("", "--mpi", "this loopsim was built without MPI support (CMake option LOOPSIM_MPI "
+                                            "is OFF: install libopenmpi-dev and rebuild)");
+            }
             Scene scene = loadScene(options->scene);
             if (!options->solver.empty()) checkSolverForScene(scene, options->solver);
             EvalOptions eval;
@@ -37,11 +59,22 @@ Command registerEvalCommand(CLI::App& parent) {
             eval.stabilization = !options->no_stabilization;
             eval.overwrite = options->overwrite;
             eval.tau_default_zero = options->tau_default == "zero";
+            eval.threads = options->threads;
             for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
+            if (options->mpi) {
+              return evaluateStatesOverMpi(scene, options->states, options->out, eval, threads->count() > 0);
+            }
             const long rows = evaluateStates(scene, options->states, options->out, eval);
             std::printf("evaluated %ld states -> %s\n", rows, options->out.c_str());
             return 0;
           }};
 }
+
+#ifndef LOOPSIM_WITH_MPI
+bool mpiSupported() { return false; }
+int evaluateStatesOverMpi(const Scene&, const std::filesystem::path&, const std::filesystem::path&, EvalOptions, bool) {
+  return 1;  // unreachable: the command refuses --mpi first
+}
+#endif
 
 }  // namespace loopsim::app

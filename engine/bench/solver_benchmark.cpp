@@ -19,6 +19,8 @@
 #include "algorithms/dynamics.hpp"
 #include "constraints/projection.hpp"
 #include "model/errors.hpp"
+#include "parallel/parallel_chunks.hpp"
+#include "parallel/worker_pool.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim {
@@ -66,32 +68,56 @@ std::vector<State> sampleStates(const Scene& scene, const ConstraintSet& set, co
 
 // One timed column of the table: a solver in one mode (or the ABA floor).
 struct Entry {
-  std::size_t result;                          // index into the results
-  std::function<void(const State&)> evaluate;  // one (q, v, τ) → (v̇, λ) evaluation
-  std::vector<double> per_round_us;            // mean µs per evaluation, per round
+  std::size_t result;  // index into the results
+  // One (q, v, τ) → (v̇, λ) evaluation per thread, each with its own solver and workspace.
+  std::vector<std::function<void(const State&)>> evaluate;
+  std::vector<double> per_round_us;  // wall µs per evaluation, per round
 };
 
 // Interleaved timing (issue 8 §5): every round times each entry once over all
 // states, in an order rotated by one per round, so a slow or fast period of a
 // shared machine hits every column alike; ratios are taken within a round.
+// A pass runs its states split over the pool's threads (contiguous parts) and
+// is timed from before the fork to after the join.
 void timeInterleaved(std::vector<Entry>& entries, const std::vector<State>& states, const BenchOptions& options) {
   using Clock = std::chrono::steady_clock;
+  WorkerPool pool(options.threads);
+  auto pass = [&](Entry& e) {
+    pool.run([&](int k) {
+      const Chunk chunk = chunkOf(0, states.size(), pool.size(), k);
+      const auto& evaluate = e.evaluate[static_cast<std::size_t>(k)];
+      for (std::size_t i = chunk.begin; i < chunk.end; ++i) evaluate(states[i]);
+    });
+  };
   for (int r = 0; r < options.warmup_rounds; ++r) {
-    for (Entry& e : entries) {
-      for (const auto& s : states) e.evaluate(s);
-    }
+    for (Entry& e : entries) pass(e);
   }
   const std::size_t n = entries.size();
   for (int r = 0; r < options.rounds; ++r) {
     for (std::size_t k = 0; k < n; ++k) {
       Entry& e = entries[(k + static_cast<std::size_t>(r)) % n];
       const auto start = Clock::now();
-      for (const auto& s : states) e.evaluate(s);
+      pass(e);
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
       e.per_round_us.push_back(us / static_cast<double>(states.size()));
     }
   }
 }
+
+// A solver with its own workspace: one timed thread's evaluation.
+struct SolverEvaluator {
+  SolverEvaluator(const Model& model, std::unique_ptr<ConstrainedSolver> s)
+      : solver(std::move(s)), data(model), tau(model.nv), vdot(model.nv),
+        lambda(solver->constraints().dimension()) {}
+  SolveStats operator()(const State& s) {
+    passiveForces(solver->model(), data, s.q, s.v);
+    tau = s.tau + data.passive;
+    return solver->solve(s.q, s.v, tau, {}, vdot, lambda);
+  }
+  std::unique_ptr<ConstrainedSolver> solver;
+  Data data;
+  VectorX tau, vdot, lambda;
+};
 
 // Median and interquartile range of a[r] / b[r] over the rounds.
 std::pair<double, double> medianRatio(const std::vector<double>& a, const std::vector<double>& b) {
@@ -126,20 +152,20 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     reference.clear();  // rank-deficient: no dense reference
   }
 
-  // Every timed column: its evaluation and workspace live until the rounds end.
+  // Every timed column, with one evaluation per thread; each owns its workspace.
+  if (options.threads < 1) throw ModelError("", "bench", "threads must be >= 1");
+  const auto threads = static_cast<std::size_t>(options.threads);
   std::vector<Entry> entries;
-  std::vector<std::unique_ptr<ConstrainedSolver>> solvers;
-  std::vector<std::unique_ptr<Data>> workspaces;
-  std::vector<std::unique_ptr<std::array<VectorX, 3>>> vectors;  // τ, v̇, λ per column
 
   // Floor: bare unconstrained ABA (no passive forces), timed the same way.
   {
-    workspaces.push_back(std::make_unique<Data>(model));
-    Data& data = *workspaces.back();
     results.push_back({case_name, "aba", "unconstrained", 0, 0, static_cast<int>(states.size()), 0.0, -1.0, ""});
-    Data* workspace = &data;  // captured by value: the lambda outlives this block
-    entries.push_back(
-        {results.size() - 1, [&model, workspace](const State& s) { aba(model, *workspace, s.q, s.v, s.tau); }, {}});
+    Entry floor{results.size() - 1, {}, {}};
+    for (std::size_t k = 0; k < threads; ++k) {
+      auto data = std::make_shared<Data>(model);
+      floor.evaluate.push_back([&model, data](const State& s) { aba(model, *data, s.q, s.v, s.tau); });
+    }
+    entries.push_back(std::move(floor));
   }
 
   for (const SolverInfo& info : solverRegistry()) {
@@ -183,41 +209,30 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     for (const Mode& mode : modes) {
       BenchResult result{case_name, info.name, mode.name, 0, 0, static_cast<int>(states.size()), 0, -1, ""};
       try {
-        auto solver = info.make(set, mode.settings);
-        workspaces.push_back(std::make_unique<Data>(model));
-        vectors.push_back(std::make_unique<std::array<VectorX, 3>>(
-            std::array<VectorX, 3>{VectorX(model.nv), VectorX(model.nv), VectorX(set.dimension())}));
-        Data& data = *workspaces.back();
-        VectorX& tau = (*vectors.back())[0];
-        VectorX& vdot = (*vectors.back())[1];
-        VectorX& lambda = (*vectors.back())[2];
+        std::vector<std::shared_ptr<SolverEvaluator>> evaluators;
+        for (std::size_t k = 0; k < threads; ++k) {
+          evaluators.push_back(std::make_shared<SolverEvaluator>(model, info.make(set, mode.settings)));
+        }
+        // Untimed pass: iterations and the deviation from kkt.
+        SolverEvaluator& first = *evaluators.front();
         long iterations = 0, solves = 0;
         double deviation = 0.0;
         for (std::size_t i = 0; i < states.size(); ++i) {
-          const State& s = states[i];
-          passiveForces(model, data, s.q, s.v);
-          tau = s.tau + data.passive;
-          iterations += solver->solve(s.q, s.v, tau, {}, vdot, lambda).iterations;
+          iterations += first(states[i]).iterations;
           ++solves;
           if (!reference.empty()) {
             const double scale = std::max(1.0, reference[i].lpNorm<Eigen::Infinity>());
-            deviation = std::max(deviation, (vdot - reference[i]).lpNorm<Eigen::Infinity>() / scale);
+            deviation = std::max(deviation, (first.vdot - reference[i]).lpNorm<Eigen::Infinity>() / scale);
           }
         }
         result.mean_iterations = static_cast<double>(iterations) / static_cast<double>(solves);
         result.max_vdot_deviation = reference.empty() ? -1.0 : deviation;
-        // Captured by value (pointers): the lambda outlives this block.
-        ConstrainedSolver* timed = solver.get();
-        Data* workspace = &data;
-        std::array<VectorX, 3>* io = vectors.back().get();
-        solvers.push_back(std::move(solver));
         results.push_back(result);
-        entries.push_back({results.size() - 1, [&model, workspace, io, timed](const State& s) {
-                             auto& [tau_io, vdot_io, lambda_io] = *io;
-                             passiveForces(model, *workspace, s.q, s.v);
-                             tau_io = s.tau + workspace->passive;
-                             timed->solve(s.q, s.v, tau_io, {}, vdot_io, lambda_io);
-                           }, {}});
+        Entry entry{results.size() - 1, {}, {}};
+        for (auto& evaluator : evaluators) {
+          entry.evaluate.push_back([evaluator](const State& s) { (*evaluator)(s); });
+        }
+        entries.push_back(std::move(entry));
       } catch (const ModelError& e) {
         result.note = e.what();
         results.push_back(result);
@@ -237,6 +252,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     r.spread_us = percentile(e.per_round_us, 0.75) - percentile(e.per_round_us, 0.25);
     std::tie(r.ratio_to_aba, r.ratio_to_aba_spread) = medianRatio(e.per_round_us, floor.per_round_us);
     if (ltl != nullptr) r.ratio_to_ltl = medianRatio(e.per_round_us, ltl->per_round_us).first;
+    r.threads = options.threads;
   }
   return results;
 }
@@ -267,18 +283,26 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
   std::string out = grid.format();
   out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms; xR+-S = median\n"
          "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n";
+  const int threads = results.empty() ? 1 : std::max_element(results.begin(), results.end(), [](const auto& a, const auto& b) {
+                                              return a.threads < b.threads;
+                                            })->threads;
+  if (threads > 1) {
+    out += std::to_string(threads) +
+           " threads: each pass's states are split over them (one solver each); µs = the pass's wall time per\n"
+           "state, i.e. 1 / throughput (--threads 1: one core's latency)\n";
+  }
   return out;
 }
 
 std::string formatBenchCsv(const std::vector<BenchResult>& results) {
   std::string out =
       "case,solver,mode,median_us,iqr_us,ratio_to_aba,ratio_to_aba_iqr,ratio_to_ltl,samples,mean_iterations,"
-      "max_vdot_deviation,note\n";
+      "max_vdot_deviation,note,threads\n";
   char line[512];
   for (const auto& r : results) {
-    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,\"%s\"\n", r.case_name.c_str(),
+    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,\"%s\",%d\n", r.case_name.c_str(),
                   r.solver.c_str(), r.mode.c_str(), r.median_us, r.spread_us, r.ratio_to_aba, r.ratio_to_aba_spread,
-                  r.ratio_to_ltl, r.samples, r.mean_iterations, r.max_vdot_deviation, r.note.c_str());
+                  r.ratio_to_ltl, r.samples, r.mean_iterations, r.max_vdot_deviation, r.note.c_str(), r.threads);
     out += line;
   }
   return out;
@@ -291,7 +315,8 @@ std::string formatBenchJson(const std::vector<BenchResult>& results) {
                      {"mode", r.mode},        {"median_us", r.median_us},
                      {"iqr_us", r.spread_us}, {"samples", r.samples},
                      {"mean_iterations", r.mean_iterations}, {"ratio_to_aba", r.ratio_to_aba},
-                     {"ratio_to_aba_iqr", r.ratio_to_aba_spread}, {"ratio_to_ltl", r.ratio_to_ltl}};
+                     {"ratio_to_aba_iqr", r.ratio_to_aba_spread}, {"ratio_to_ltl", r.ratio_to_ltl},
+                     {"threads", r.threads}};
     j["max_vdot_deviation_from_kkt"] = r.max_vdot_deviation >= 0 ? nlohmann::json(r.max_vdot_deviation) : nlohmann::json();
     if (!r.note.empty()) j["skipped"] = r.note;
     all.push_back(j);

@@ -4,7 +4,9 @@
 // solver on pre-sampled constraint-consistent states of a scene, with
 // bare ABA (no passive forces) as the floor. The columns are timed in
 // interleaved rounds (order rotated per round) and compared by the median of
-// per-round ratios, which a noisy shared machine cannot skew. Iterative solvers are timed
+// per-round ratios, which a noisy shared machine cannot skew. With
+// options.threads > 1 every pass is split over that many threads (each with
+// its own solver and workspace) and timed as a whole. Iterative solvers are timed
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
 // Table II).
 #include <string>
@@ -20,6 +22,10 @@ struct BenchOptions {
   int warmup_rounds = 2;
   double tolerance = 1e-10; // cold-start tolerance for iterative solvers
   unsigned seed = 1;
+  // Solver table: each timed pass's states split into `threads` contiguous
+  // parts run at once, one solver and workspace per thread; a cell is then the
+  // pass's wall time per state (1 / throughput). 1: one core's latency.
+  int threads = 1;
   std::vector<std::string> solvers;  // empty: every registered solver that supports the case
 };
 
@@ -37,6 +43,7 @@ struct BenchResult {
   // ratios are taken within each round: median and IQR of the per-round ratios.
   double ratio_to_aba = 0.0, ratio_to_aba_spread = 0.0;
   double ratio_to_ltl = 0.0;  // 0 when ltl is not in the table
+  int threads = 1;            // threads a timed pass was split over (BenchOptions::threads)
 };
 
 /// Benchmarks one scene; the case is named after the scene.

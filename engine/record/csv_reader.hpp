@@ -19,7 +19,11 @@ struct CsvTable {
   int requireColumn(const std::string& name) const;
 };
 
-/// Errors name the file, the line and the offending text.
-CsvTable readCsv(const std::filesystem::path& path);
+/// Errors name the file, the line and the offending text. With threads > 1
+/// the rows are parsed in contiguous parts on that many threads; the table
+/// and the error (the first bad line in file order) are the same.
+/// With parts > 1 only the rows of chunkOf(0, rows, parts, part) are parsed
+/// (an MPI rank's shard); the others are left empty, line_numbers is whole.
+CsvTable readCsv(const std::filesystem::path& path, int threads = 1, int part = 0, int parts = 1);
 
 }  // namespace loopsim

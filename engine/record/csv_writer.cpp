@@ -38,19 +38,35 @@ CsvWriter::~CsvWriter() {
   }
 }
 
-void CsvWriter::writeRow(std::span<const double> values) {
-  if (values.size() != columns_) {
-    throw ModelError(final_path_.string(), "row", "has " + std::to_string(values.size()) + " values, expected " +
-                                                      std::to_string(columns_));
-  }
-  char* out = line_.data();
-  char* const end = line_.data() + line_.size();
+namespace {
+// Writes values as one CSV line into [out, end) (room for 32 characters per
+// value); returns the end of the line.
+char* formatLine(std::span<const double> values, char* out, char* end) {
   for (std::size_t c = 0; c < values.size(); ++c) {
     if (c) *out++ = ',';
     out = std::to_chars(out, end, values[c], std::chars_format::general, 17).ptr;
   }
   *out++ = '\n';
-  std::fwrite(line_.data(), 1, static_cast<std::size_t>(out - line_.data()), file_);
+  return out;
+}
+}  // namespace
+
+void CsvWriter::writeRow(std::span<const double> values) {
+  if (values.size() != columns_) {
+    throw ModelError(final_path_.string(), "row", "has " + std::to_string(values.size()) + " values, expected " +
+                                                      std::to_string(columns_));
+  }
+  char* const end = formatLine(values, line_.data(), line_.data() + line_.size());
+  std::fwrite(line_.data(), 1, static_cast<std::size_t>(end - line_.data()), file_);
+}
+
+void CsvWriter::writeRows(std::string_view rows) { std::fwrite(rows.data(), 1, rows.size(), file_); }
+
+void CsvWriter::formatRow(std::span<const double> values, std::string& out) {
+  const std::size_t start = out.size();
+  out.resize(start + values.size() * 32 + 2);  // 17 digits + sign + exponent + separator fit in 32
+  char* const end = formatLine(values, out.data() + start, out.data() + out.size());
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 void CsvWriter::commit() {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace loopsim {
@@ -24,6 +25,12 @@ class CsvWriter {
 
   /// Appends one row; values.size() must equal the column count. No allocation.
   void writeRow(std::span<const double> values);
+  /// Appends rows already formatted by formatRow (batch evaluation formats
+  /// its rows on the worker threads and hands them over in order).
+  void writeRows(std::string_view rows);
+  /// Appends `values` as one CSV line (17 significant digits, '\n'-terminated)
+  /// to `out`: the exact text writeRow writes.
+  static void formatRow(std::span<const double> values, std::string& out);
   /// Flushes, closes and renames the temporary file to the final path.
   void commit();
 

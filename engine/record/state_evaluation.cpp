@@ -3,7 +3,6 @@
 #include "algorithms/configuration.hpp"
 #include "algorithms/dynamics.hpp"
 #include "model/errors.hpp"
-#include "record/csv_reader.hpp"
 #include "record/csv_writer.hpp"
 #include "record/state_columns.hpp"
 #include "sim/controller.hpp"
@@ -15,6 +14,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -22,16 +28,10 @@ namespace loopsim {
 
 namespace {
 
-// Where each quantity is in the input table.
-struct StateColumns {
-  std::vector<int> q, v, tau;  // tau: -1 when absent (τ = 0)
-  int t = -1;
-};
-
-StateColumns mapStateColumns(const CsvTable& table, const Scene& scene, const ConstraintSet& set,
-                             bool tau_default_zero) {
+template <class Columns>
+Columns mapStateColumns(const CsvTable& table, const Scene& scene, const ConstraintSet& set, bool tau_default_zero) {
   const Model& model = *scene.model;
-  StateColumns out;
+  Columns out;
   for (const auto& name : configurationColumns(model)) out.q.push_back(table.requireColumn(name));
   for (const auto& name : velocityColumns(model, "v")) out.v.push_back(table.requireColumn(name));
   const auto tau_names = velocityColumns(model, "tau");
@@ -76,7 +76,8 @@ StateColumns mapStateColumns(const CsvTable& table, const Scene& scene, const Co
 
 // The scene loader refuses non-unit quaternions; so does eval (a normalised
 // copy would be a silent guess at what the user meant).
-void requireUnitQuaternions(const Model& model, const VectorX& q, const CsvTable& table, const std::string& line) {
+// Returns the failure message (empty when the quaternions are unit) and names the joint in `where`.
+std::string nonUnitQuaternion(const Model& model, const VectorX& q, std::string& where) {
   constexpr double kTolerance = 1e-6;
   for (int j = 1; j < model.nbodies(); ++j) {
     const JointType type = model.joint_types[j];
@@ -86,10 +87,11 @@ void requireUnitQuaternions(const Model& model, const VectorX& q, const CsvTable
     if (std::abs(norm - 1.0) > kTolerance) {
       char text[64];
       std::snprintf(text, sizeof text, "%.17g", norm);
-      throw ModelError(table.file, line + ", joint '" + model.joint_names[j] + "'",
-                       std::string("quaternion [qx qy qz qw] has norm ") + text + "; it must be unit (to 1e-6)");
+      where += ", joint '" + model.joint_names[j] + "'";
+      return std::string("quaternion [qx qy qz qw] has norm ") + text + "; it must be unit (to 1e-6)";
     }
   }
+  return "";
 }
 
 // A record's last row holds the final state with nan step columns (record_row.hpp).
@@ -105,77 +107,190 @@ bool isRecordFinalState(const std::vector<double>& row, const std::vector<int>& 
 
 }  // namespace
 
-long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
-                    const EvalOptions& options) {
+StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path& states_csv,
+                                 const EvalOptions& options, int shard, int shards)
+    : scene_(scene), constraints_(scene.constraints), states_csv_(states_csv) {
   const Model& model = *scene.model;
-  std::vector<Constraint> constraints = scene.constraints;
   if (!options.stabilization) {
-    for (auto& c : constraints) c.kp.reset(), c.kd.reset();
+    for (auto& c : constraints_) c.kp.reset(), c.kd.reset();
   }
-  const ConstraintSet set(model, constraints, options.stabilization ? scene.time_constant : 0.0);
-  const std::string solver_name = options.solver.empty() ? scene.solver : options.solver;
-  auto solver = makeSolver(solver_name, set, scene.solver_settings);
+  set_ = std::make_unique<const ConstraintSet>(model, constraints_, options.stabilization ? scene.time_constant : 0.0);
+  solver_name_ = options.solver.empty() ? scene.solver : options.solver;
+  settings_ = scene.solver_settings;
+  settings_.warm_start = false;  // each state on its own (header): the split cannot change a result
+  makeSolver(solver_name_, *set_, settings_);  // refuses an unknown or unfit solver before any work
   // As in a step: with implicit damping the solver sees M + dt·D (the scene's
   // dt, joint damping and controller derivative gains).
   const Controller controller(model, scene.controller, scene.actuated_joints,
                               scene.q0.size() == model.nq ? scene.q0 : neutral(model));
-  solver->setAddedInertia(scene.dt * implicitDampingDiagonal(scene, controller));
+  added_inertia_ = scene.dt * implicitDampingDiagonal(scene, controller);
 
-  const CsvTable table = readCsv(states_csv);
-  const StateColumns cols = mapStateColumns(table, scene, set, options.tau_default_zero);
-  const std::vector<int>& q_cols = cols.q;
-  const std::vector<int>& v_cols = cols.v;
-  const std::vector<int>& tau_cols = cols.tau;
-  const int t_col = cols.t;
+  table_ = readCsv(states_csv, options.threads, shard, shards);
+  cols_ = mapStateColumns<Columns>(table_, scene, *set_, options.tau_default_zero);
+  if (cols_.t >= 0) out_columns_.push_back("t");
+  for (const auto& name : velocityColumns(model, "vdot")) out_columns_.push_back(name);
+  for (const auto& name : lambdaColumns(*set_)) out_columns_.push_back(name);
+}
 
-  std::vector<std::string> out_columns;
-  if (t_col >= 0) out_columns.push_back("t");
-  const auto vdot_names = velocityColumns(model, "vdot");
-  const auto lambda_names = lambdaColumns(set);
-  out_columns.insert(out_columns.end(), vdot_names.begin(), vdot_names.end());
-  out_columns.insert(out_columns.end(), lambda_names.begin(), lambda_names.end());
-  std::vector<std::filesystem::path> inputs{states_csv, scene.source_file};
-  for (const std::string& f : scene.model_files) inputs.emplace_back(f);
-  CsvWriter writer(out_csv, out_columns, options.overwrite, inputs);
+std::vector<std::filesystem::path> StateEvaluation::inputFiles() const {
+  std::vector<std::filesystem::path> inputs{states_csv_, scene_.source_file};
+  for (const std::string& f : scene_.model_files) inputs.emplace_back(f);
+  return inputs;
+}
 
-  Data data(model);
-  VectorX q(model.nq), v(model.nv), tau(model.nv), vdot(model.nv), lambda(set.dimension());
-  std::vector<double> out(out_columns.size());
-  long evaluated = 0;
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const auto& row = table.rows[r];
-    for (int k = 0; k < model.nq; ++k) q[k] = row[static_cast<std::size_t>(q_cols[static_cast<std::size_t>(k)])];
-    for (int k = 0; k < model.nv; ++k) {
-      v[k] = row[static_cast<std::size_t>(v_cols[static_cast<std::size_t>(k)])];
-      const int tc = tau_cols[static_cast<std::size_t>(k)];
-      tau[k] = tc >= 0 ? row[static_cast<std::size_t>(tc)] : 0.0;
+void StateEvaluation::raise(const EvalFailure& failure) const {
+  throw ModelError(table_.file, failure.element, failure.message);
+}
+
+// One worker's solver, workspace and vectors; it reads only the shared const
+// model, constraint set and table.
+struct StateEvaluation::Workspace {
+  Workspace(const StateEvaluation& e, const Model& model)
+      : solver(makeSolver(e.solver_name_, *e.set_, e.settings_)), data(model), q(model.nq), v(model.nv),
+        tau(model.nv), vdot(model.nv), lambda(e.set_->dimension()), out(e.out_columns_.size()) {
+    solver->setAddedInertia(e.added_inertia_);
+  }
+  std::unique_ptr<ConstrainedSolver> solver;
+  Data data;
+  VectorX q, v, tau, vdot, lambda;
+  std::vector<double> out;
+};
+
+struct StateEvaluation::Block {
+  std::string csv;
+  long count = 0;
+  std::optional<EvalFailure> failure;
+  std::exception_ptr error;  // anything else a worker threw
+  bool done = false;
+};
+
+EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const {
+  if (threads < 1) throw std::invalid_argument("StateEvaluation::evaluate: threads must be >= 1");
+  // Blocks small enough that every thread gets several, large enough that
+  // handing them out costs nothing.
+  const std::size_t rows = end - begin;
+  const std::size_t block_rows = std::clamp<std::size_t>(rows / (8 * static_cast<std::size_t>(threads)), 1, 256);
+  const std::size_t blocks = (rows + block_rows - 1) / block_rows;
+  std::vector<Block> slots(blocks);
+  std::mutex mutex;
+  std::condition_variable finished;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    std::unique_ptr<Workspace> workspace;
+    while (!stop) {
+      const std::size_t b = next++;
+      if (b >= blocks) return;
+      Block block;
+      try {
+        if (!workspace) workspace = std::make_unique<Workspace>(*this, *scene_.model);
+        const std::size_t first = begin + b * block_rows;
+        evaluateRows(*workspace, first, std::min(end, first + block_rows), block);
+      } catch (...) {
+        block.error = std::current_exception();
+      }
+      block.done = true;
+      {
+        const std::lock_guard lock(mutex);
+        slots[b] = std::move(block);
+      }
+      finished.notify_one();
     }
-    const std::string line = "line " + std::to_string(table.line_numbers[r]);
-    if (isRecordFinalState(row, tau_cols)) {
-      spdlog::info("{}: {}: the record's final state (tau is nan: no step follows it) is not evaluated", table.file,
+  };
+
+  EvalRun run;
+  std::exception_ptr error;
+  {
+    std::vector<std::jthread> workers;
+    for (int k = 0; k < threads; ++k) workers.emplace_back(work);
+    // The calling thread hands the blocks over in input order as they are done.
+    try {
+      for (std::size_t b = 0; b < blocks; ++b) {
+        Block block;
+        {
+          std::unique_lock lock(mutex);
+          finished.wait(lock, [&] { return slots[b].done; });
+          block = std::move(slots[b]);
+        }
+        if (block.error) std::rethrow_exception(block.error);
+        sink(block.csv);
+        run.count += block.count;
+        if (block.failure) {
+          run.failure = std::move(block.failure);
+          break;
+        }
+      }
+    } catch (...) {
+      error = std::current_exception();  // a worker's, or the sink's (a full disk)
+    }
+    stop = true;
+  }  // the workers finish their block and are joined
+  if (error) std::rethrow_exception(error);
+  return run;
+}
+
+void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t end, Block& out) const {
+  const Model& model = *scene_.model;
+  out.csv.reserve((end - begin) * w.out.size() * 24);
+  for (std::size_t r = begin; r < end; ++r) {
+    const auto& row = table_.rows[r];
+    for (int k = 0; k < model.nq; ++k) w.q[k] = row[static_cast<std::size_t>(cols_.q[static_cast<std::size_t>(k)])];
+    for (int k = 0; k < model.nv; ++k) {
+      w.v[k] = row[static_cast<std::size_t>(cols_.v[static_cast<std::size_t>(k)])];
+      const int tc = cols_.tau[static_cast<std::size_t>(k)];
+      w.tau[k] = tc >= 0 ? row[static_cast<std::size_t>(tc)] : 0.0;
+    }
+    std::string line = "line " + std::to_string(table_.line_numbers[r]);
+    if (isRecordFinalState(row, cols_.tau)) {
+      spdlog::info("{}: {}: the record's final state (tau is nan: no step follows it) is not evaluated", table_.file,
                    line);
       continue;
     }
-    if (!q.allFinite() || !v.allFinite() || !tau.allFinite()) {
-      throw ModelError(table.file, line, "state has a NaN or Inf value");
+    std::string message;
+    if (!w.q.allFinite() || !w.v.allFinite() || !w.tau.allFinite()) {
+      message = "state has a NaN or Inf value";
+    } else {
+      message = nonUnitQuaternion(model, w.q, line);
     }
-    requireUnitQuaternions(model, q, table, line);
-    passiveForces(model, data, q, v);
-    tau += data.passive;
-    solver->solve(q, v, tau, {}, vdot, lambda);
-    if (!vdot.allFinite() || !lambda.allFinite()) {
-      throw ModelError(table.file, line, "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
-                                         "check its values (velocities of 1e300 overflow)");
+    if (message.empty()) {
+      passiveForces(model, w.data, w.q, w.v);
+      w.tau += w.data.passive;
+      w.solver->solve(w.q, w.v, w.tau, {}, w.vdot, w.lambda);
+      if (!w.vdot.allFinite() || !w.lambda.allFinite()) {
+        message = "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
+                  "check its values (velocities of 1e300 overflow)";
+      }
+    }
+    if (!message.empty()) {
+      out.failure = EvalFailure{r, std::move(line), std::move(message)};
+      return;
     }
     std::size_t c = 0;
-    if (t_col >= 0) out[c++] = row[static_cast<std::size_t>(t_col)];
-    for (int k = 0; k < model.nv; ++k) out[c++] = vdot[k];
-    for (int k = 0; k < set.dimension(); ++k) out[c++] = lambda[k];
-    writer.writeRow(out);
-    ++evaluated;
+    if (cols_.t >= 0) w.out[c++] = row[static_cast<std::size_t>(cols_.t)];
+    for (int k = 0; k < model.nv; ++k) w.out[c++] = w.vdot[k];
+    for (int k = 0; k < set_->dimension(); ++k) w.out[c++] = w.lambda[k];
+    CsvWriter::formatRow(w.out, out.csv);
+    ++out.count;
   }
+}
+
+long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
+                    const EvalOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); };
+  auto start = Clock::now();
+  const StateEvaluation evaluation(scene, states_csv, options);
+  // The output is checked (and its temporary opened) before the work.
+  CsvWriter writer(out_csv, evaluation.outputColumns(), options.overwrite, evaluation.inputFiles());
+  spdlog::debug("eval: read {} rows in {:.3f} s", evaluation.rowCount(), seconds(start));
+  start = Clock::now();
+  const EvalRun run = evaluation.evaluate(0, evaluation.rowCount(), options.threads,
+                                          [&writer](std::string_view lines) { writer.writeRows(lines); });
+  if (run.failure) evaluation.raise(*run.failure);
   writer.commit();
-  return evaluated;
+  spdlog::debug("eval: evaluated and wrote {} states on {} threads in {:.3f} s", run.count, options.threads,
+                seconds(start));
+  return run.count;
 }
 
 }  // namespace loopsim
