@@ -1,4 +1,9 @@
-// Composite rigid-body algorithm (Featherstone, RBDA Table 6.2) in body frames.
+// Composite rigid-body algorithm (Featherstone, RBDA Table 6.2), with the
+// composite inertias and motion subspaces expressed in the world frame: then
+// M(l, k) = S_lᵀ (Ic_i S_k) for every dof l on the path from k's joint to the
+// root needs no force transform along that path, and composite inertias in
+// one frame add linearly (InertiaAtOrigin). Same M as the body-frame sweep to
+// round-off; it is the world-frame convention Pinocchio's CRBA also uses.
 #include "algorithms/dynamics.hpp"
 #include "algorithms/joint_motion.hpp"
 
@@ -6,32 +11,44 @@ namespace loopsim {
 
 namespace {
 
-// The composite-inertia sweep on data.liMi and data.S. Writes M(l, k) for
-// every dof l on the path from k's joint to the root (the ancestor pattern).
+// Needs data.oMi and data.S. Writes M(l, k) only on the ancestor pattern.
 void compositeInertiaSweep(const Model& model, Data& data) {
   MatrixX& M = data.M;
-  for (int i = 1; i < model.nbodies(); ++i) data.Ycrb[i] = model.body_inertias[i];
+  Matrix6X& oS = data.oS;
+  for (int i = 1; i < model.nbodies(); ++i) {
+    data.oYcrb[i] = InertiaAtOrigin::from(model.body_inertias[i], data.oMi[i]);
+    const SE3& oMi = data.oMi[i];
+    for (int k = model.idx_v[i]; k < model.idx_v[i] + model.joint_nv[i]; ++k) {
+      const Motion s = oMi.act(Motion(data.S.col(k)));
+      oS.col(k) << s.w, s.v;
+    }
+  }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
+    // Every descendant (a higher index, depth-first numbering) has been added.
+    const InertiaAtOrigin& Yc = data.oYcrb[i];
     const int iv = model.idx_v[i];
     for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
-      // F = Ycrb_i S_k, carried up the support: M(j, k) = S_jᵀ F.
-      Force F = data.Ycrb[i] * Motion(data.S.col(k));
-      for (int j = i;;) {
+      const Force F = Yc * Motion(oS.col(k));
+      Vector6 F6;
+      F6 << F.n, F.f;
+      // The path to the root, dofs in decreasing order: joint i's own dofs
+      // from k down, then every ancestor's.
+      for (int l = k; l >= iv; --l) {
+        const double m = oS.col(l).dot(F6);
+        M(l, k) = m;
+        M(k, l) = m;
+      }
+      for (int j = model.parent[i]; j > 0; j = model.parent[j]) {
         const int jv = model.idx_v[j];
         for (int l = jv; l < jv + model.joint_nv[j]; ++l) {
-          const auto s = data.S.col(l);
-          const double m = s.head<3>().dot(F.n) + s.tail<3>().dot(F.f);
+          const double m = oS.col(l).dot(F6);
           M(l, k) = m;
           M(k, l) = m;
         }
-        const int p = model.parent[j];
-        if (p == 0) break;
-        F = data.liMi[j].act(F);
-        j = p;
       }
     }
     const int p = model.parent[i];
-    if (p > 0) data.Ycrb[p] += data.Ycrb[i].transformed(data.liMi[i]);
+    if (p > 0) data.oYcrb[p] += Yc;
   }
   M.diagonal() += model.armature;
 }

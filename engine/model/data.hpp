@@ -30,8 +30,8 @@ struct Data {
   VectorX u;                      // tau - S^T pa, size nv
 
   // CRBA workspace.
-  std::vector<Inertia> Ycrb;      // composite rigid-body inertia, body frame
-  Matrix6X Fcrb;                  // size 6 x nv
+  std::vector<InertiaAtOrigin> oYcrb;  // composite rigid-body inertias, world frame
+  Matrix6X oS;                         // motion subspaces in the world frame, packed like S
 
   // Joint-space outputs.
   MatrixX M;       // joint-space inertia (with armature), full symmetric

@@ -47,4 +47,38 @@ struct Inertia {
   double kineticEnergy(const Motion& m) const { return 0.5 * dot(m, (*this) * m); }
 };
 
+/// A spatial inertia about the origin of the frame it is expressed in, in the
+/// linear form (m, h = m c, I_o = rotational inertia about the origin): sums of
+/// inertias in one frame are plain sums, which is what the world-frame CRBA
+/// accumulates (no parallel-axis shift, no division per addition).
+struct InertiaAtOrigin {
+  double mass = 0.0;
+  Vector3 h = Vector3::Zero();       // first moment m c
+  Matrix3 I_o = Matrix3::Zero();     // rotational inertia about the origin
+
+  void setZero() {
+    mass = 0.0;
+    h.setZero();
+    I_o.setZero();
+  }
+  /// `body` (body frame) expressed in frame a, given aMb.
+  static InertiaAtOrigin from(const Inertia& body, const SE3& aMb) {
+    const Vector3 c = aMb.actPoint(body.com);
+    InertiaAtOrigin out;
+    out.mass = body.mass;
+    out.h = body.mass * c;
+    out.I_o = aMb.R * body.inertia_com * aMb.R.transpose() +
+              body.mass * (c.squaredNorm() * Matrix3::Identity() - c * c.transpose());
+    return out;
+  }
+  InertiaAtOrigin& operator+=(const InertiaAtOrigin& o) {
+    mass += o.mass;
+    h += o.h;
+    I_o += o.I_o;
+    return *this;
+  }
+  /// Momentum: n = I_o w + h × v, f = m v + w × h (= m (v + w × c)).
+  Force operator*(const Motion& m) const { return {I_o * m.w + h.cross(m.v), mass * m.v + m.w.cross(h)}; }
+};
+
 }  // namespace loopsim
