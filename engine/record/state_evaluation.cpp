@@ -117,6 +117,12 @@ StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path
   }
   set_ = std::make_unique<const ConstraintSet>(model, constraints_, options.stabilization ? scene.time_constant : 0.0);
   solver_name_ = options.solver.empty() ? scene.solver : options.solver;
+  if (solver_name_ == "auto") {
+    // A timing probe would pick differently in every process and shard.
+    throw ModelError(scene.source_file, "solver 'auto'",
+                     "picks by timing, which may differ between processes: eval needs a named solver (--solver NAME; "
+                     "a record's summary names the one its run picked)");
+  }
   // As in a step: with implicit damping the solver sees M + dt·D (the scene's
   // dt, joint damping and controller derivative gains).
   const VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);

@@ -5,6 +5,8 @@
 //   - with mu: auto, lcaba and prox-bbo match kkt to ≤ 1e-9 relative v̇ on
 //     Digit and two_digits_box at tolerance 1e-12 (where the default μ 1e8
 //     leaves lcaba at ~1e-6 on Digit);
+//   - `mu: auto` in a scene, `--mu`-style errors for banana and -1, and the
+//     Simulation's binding (the resolved μ is what runs and what is recorded).
 // (No allocation in the estimate or in solve(): test_allocation.cpp.)
 #include <gtest/gtest.h>
 
@@ -17,6 +19,7 @@
 #include "algorithms/kinematics.hpp"
 #include "model/errors.hpp"
 #include "scene/scene_loader.hpp"
+#include "sim/simulation.hpp"
 #include "solvers/auto_mu.hpp"
 #include "solvers/registry.hpp"
 #include "tree_test_cases.hpp"
@@ -129,4 +132,53 @@ TEST(AutoMu, UnresolvedAutoIsRefusedBySolvers) {
       EXPECT_NE(std::string(e.what()).find("mu: auto"), std::string::npos) << e.what();
     }
   }
+}
+
+namespace {
+
+Scene sceneWithMu(const std::string& mu) {
+  std::string text = "name: mu_scene\nmodels:\n  - generator: four_bar\ndt: 0.002\nduration: 0.1\n";
+  text += "solver: {name: prox-bbo, mu: ";
+  text += mu;
+  text += "}\n";
+  return loadSceneString(text, "mu_scene.yaml", {});
+}
+
+}  // namespace
+
+TEST(AutoMu, SceneKey) {
+  QuietLog quiet;
+  const Scene scene = sceneWithMu("auto");
+  EXPECT_TRUE(scene.solver_settings.mu_auto);
+  EXPECT_DOUBLE_EQ(sceneWithMu("3e5").solver_settings.mu, 3e5);
+  EXPECT_FALSE(sceneWithMu("3e5").solver_settings.mu_auto);
+  for (const std::string bad : {"banana", "-1", "0", "[1, 2]"}) {
+    try {
+      sceneWithMu(bad);
+      ADD_FAILURE() << "mu: " << bad << " accepted";
+    } catch (const ModelError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("mu_scene.yaml"), std::string::npos) << what;
+      EXPECT_NE(what.find("mu"), std::string::npos) << what;
+      EXPECT_NE(what.find("positive number or 'auto'"), std::string::npos) << what;
+      if (bad != "[1, 2]") {
+        std::string quoted = "'";
+        quoted.append(bad).push_back('\'');
+        EXPECT_NE(what.find(quoted), std::string::npos) << what;
+      }
+    }
+  }
+
+  // The simulation resolves it at the consistent start: the resolved μ runs
+  // (and is what a record stores); the binding keeps the estimate.
+  Simulation sim(scene);
+  const SolverBinding& binding = sim.solverBinding();
+  ASSERT_TRUE(binding.auto_mu.has_value());
+  EXPECT_TRUE(binding.mu_auto);
+  EXPECT_FALSE(sim.scene().solver_settings.mu_auto);
+  EXPECT_DOUBLE_EQ(sim.scene().solver_settings.mu, binding.auto_mu->mu);
+  EXPECT_DOUBLE_EQ(sim.solver().settings().mu, binding.auto_mu->mu);
+  EXPECT_NE(binding.muLine().find("μ auto:"), std::string::npos);
+  EXPECT_NE(binding.muLine().find("power sweeps"), std::string::npos);
+  EXPECT_TRUE(sim.run(0.05));
 }
