@@ -60,7 +60,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     const double t = number(entry.substr(0, colon), "--switch-solver", entry);
     if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
     const std::string name = entry.substr(colon + 1);
-    if (findSolver(name) == nullptr) {
+    if (name != "auto" && findSolver(name) == nullptr) {  // auto: probed at the switch's state
       throw ModelError("", "--switch-solver", "'" + entry + "': unknown solver '" + name + "' (see `loopsim solvers`)");
     }
     o.solver_switches.emplace_back(t, name);

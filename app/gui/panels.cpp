@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <string>
+#include <utility>
 
 #include "solvers/registry.hpp"
 
@@ -65,6 +68,18 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   ImGui::Text("real-time factor %.2f (target %.3g)", state.rtf, state.speed());
 }
 
+// The UI font has no glyphs beyond Latin-1: the binding's lines in ASCII.
+std::string asciiText(std::string text) {
+  static const std::pair<const char*, const char*> kReplacements[] = {
+      {"→", "->"}, {"v̇", "vdot"}, {"µ", "u"}, {"μ", "mu"}, {"λ", "lambda"}, {"≈", "~"}, {"×", "x"}};
+  for (const auto& [from, to] : kReplacements) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + std::strlen(to))) {
+      text.replace(at, std::strlen(from), to);
+    }
+  }
+  return text;
+}
+
 void solverSection(GuiState& state, SimulationSession* session) {
   if (!ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (session == nullptr) {
@@ -83,7 +98,7 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::SameLine();
     ImGui::TextColored(kDimColour, "-> %s", binding.selection->picked.c_str());
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
-    ImGui::TextColored(kDimColour, "%s", binding.solverLine().c_str());
+    ImGui::TextColored(kDimColour, "%s", asciiText(binding.solverLine()).c_str());
     ImGui::PopTextWrapPos();
   }
   for (const SolverInfo& info : solverRegistry()) {
@@ -112,7 +127,7 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("mu = c x lambda_max(M) at the current state (paper 001 VI-D): c = %.0e for lcaba and "
                       "constrained-aba, %.0e for the proximal solvers", kAutoMuFactorPenalty, kAutoMuFactorProximal);
   if (session != nullptr && session->simulation().solverBinding().auto_mu) {
-    ImGui::TextColored(kDimColour, "%s", session->simulation().solverBinding().muLine().c_str());
+    ImGui::TextColored(kDimColour, "%s", asciiText(session->simulation().solverBinding().muLine()).c_str());
   }
   ImGui::InputDouble("tolerance", &s.tolerance, 0.0, 0.0, "%.3g");
   ImGui::InputInt("max iterations", &s.max_iterations);
@@ -177,7 +192,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   const Simulation& sim = session->simulation();
   ImGui::Text("%s", sim.scene().name.c_str());
   ImGui::Text("time       %.3f s %s", sim.time(), state.running ? "" : "(paused)");
-  ImGui::Text("solver     %s", sim.scene().solver.c_str());
+  ImGui::Text("solver     %s%s", sim.scene().solver.c_str(), sim.solverBinding().selection ? " (auto)" : "");
   ImGui::Text("solve      %.1f us (median, last 1 s)", session->recentMedianSolveUs());
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
   ImGui::Text("violation  %.2e m|rad, %.2e /s", sim.positionViolation(), sim.velocityViolation());

@@ -5,6 +5,7 @@
 //   - with mu: auto, lcaba and prox-bbo match kkt to ≤ 1e-9 relative v̇ on
 //     Digit and two_digits_box at tolerance 1e-12 (where the default μ 1e8
 //     leaves lcaba at ~1e-6 on Digit);
+//   - bench --mu-sweep's table has the shape of paper 001 Figs. 10-11;
 //   - `mu: auto` in a scene, `--mu`-style errors for banana and -1, and the
 //     Simulation's binding (the resolved μ is what runs and what is recorded).
 // (No allocation in the estimate or in solve(): test_allocation.cpp.)
@@ -13,10 +14,13 @@
 #include <spdlog/spdlog.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <map>
 #include <random>
 
 #include "algorithms/dynamics.hpp"
 #include "algorithms/kinematics.hpp"
+#include "bench/mu_sweep.hpp"
 #include "model/errors.hpp"
 #include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
@@ -181,4 +185,35 @@ TEST(AutoMu, SceneKey) {
   EXPECT_NE(binding.muLine().find("μ auto:"), std::string::npos);
   EXPECT_NE(binding.muLine().find("power sweeps"), std::string::npos);
   EXPECT_TRUE(sim.run(0.05));
+}
+
+// bench --mu-sweep (paper 001 Figs. 10-11) has the paper's shape on the chain
+// of loops: prox-bbo's iterations to tolerance fall as μ grows while its v̇
+// stays at round-off; lcaba's v̇ drifts from kkt as μ grows (μ KᵀK round-off).
+TEST(AutoMu, MuSweepHasTheShapeOfFigures10And11) {
+  QuietLog quiet;
+  const Scene scene = loadScene(scenesDir() / "chain_of_loops.yaml");
+  MuSweepOptions options;
+  options.samples = 5;
+  options.values = {1e2, 1e4, 1e6, 1e8, 1e10};
+  options.solvers = {"lcaba", "prox-bbo"};
+  const std::vector<MuSweepRow> rows = muSweep(scene, options);
+  ASSERT_EQ(rows.size(), 10u);
+  std::map<std::string, std::vector<MuSweepRow>> by_solver;
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.note.empty()) << r.solver << ": " << r.note;
+    EXPECT_EQ(r.reference, "kkt");
+    by_solver[r.solver].push_back(r);
+  }
+  const auto& bbo = by_solver["prox-bbo"];
+  const auto& lcaba = by_solver["lcaba"];
+  for (std::size_t k = 1; k < bbo.size(); ++k) {
+    EXPECT_LE(bbo[k].median_iterations, bbo[k - 1].median_iterations) << "mu " << bbo[k].value;
+  }
+  EXPECT_GT(bbo.front().median_iterations, bbo.back().median_iterations);
+  for (const auto& r : bbo) EXPECT_LE(r.max_error, 1e-9) << "prox-bbo at mu " << r.value;
+  EXPECT_GT(lcaba.back().median_error, 100.0 * lcaba.front().median_error);
+  EXPECT_FALSE(formatMuSweepTable(rows, false).empty());
+  const std::string csv = formatMuSweepCsv(rows);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 11);
 }
