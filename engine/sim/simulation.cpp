@@ -219,20 +219,9 @@ void Simulation::bindAt(const std::string& name, const SolverSettings& settings,
 }
 
 void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {
+  // bindAt replaces nothing until the new solver is built: on an error the old one stays.
   const VectorX added = solver_->addedInertia();
-  std::unique_ptr<ConstrainedSolver> previous = std::move(solver_);
-  SolverBinding previous_binding = binding_;
-  const std::string previous_name = scene_.solver;
-  const SolverSettings previous_settings = scene_.solver_settings;
-  try {
-    bindAt(name, settings, added);
-  } catch (...) {
-    solver_ = std::move(previous);
-    binding_ = std::move(previous_binding);
-    scene_.solver = previous_name;
-    scene_.solver_settings = previous_settings;
-    throw;
-  }
+  bindAt(name, settings, added);
 }
 
 bool Simulation::run(double duration) {
