@@ -1,10 +1,12 @@
 // `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--format table|csv|json]`
+// `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "bench/delassus_benchmark.hpp"
+#include "bench/mu_sweep.hpp"
 #include "bench/scaling_benchmark.hpp"
 #include "bench/solver_benchmark.hpp"
 #include "list_values.hpp"
@@ -41,6 +43,9 @@ Command registerBenchCommand(CLI::App& parent) {
     std::string format = "table";
     bool delassus = true;
     bool scaling = false;
+    bool mu_sweep = false, mu_relative = false;
+    std::vector<double> mu_values;
+    double mu_tolerance = 1e-10;
     int threads = 1;
   };
   auto options = std::make_shared<Options>();
@@ -54,6 +59,17 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_flag("--scaling", options->scaling,
                 "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
                 "exponents (paper 000 Fig. 4)");
+  sub->add_flag("--mu-sweep", options->mu_sweep,
+                "Instead: iterations to tolerance (1e-10, cold start) and v̇ error vs kkt of the proximal and "
+                "augmented-Lagrangian solvers for mu = 1e2..1e10 (paper 001 Figs. 10-11); --samples states per scene");
+  sub->add_flag("--mu-relative", options->mu_relative,
+                "With --mu-sweep: the values are factors c, mu = c·λ_max(M(q)) per state (default c = 1e1..1e7; how "
+                "mu: auto's factor was chosen)");
+  sub->add_option("--mu-values", options->mu_values, "With --mu-sweep: the mu values (or factors), separated by commas or spaces")
+      ->delimiter(',');
+  sub->add_option("--mu-tolerance", options->mu_tolerance, "With --mu-sweep: the tolerance on |J v̇ - k|inf")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   sub->add_flag("!--no-delassus", options->delassus, "Skip the Delassus table (J M⁻¹ Jᵀ by each algorithm)");
   addThreadsOption(sub, options->threads,
                    "Solver table: each timed pass's states split over N threads, one solver and workspace each; cells "
@@ -78,6 +94,31 @@ Command registerBenchCommand(CLI::App& parent) {
             bench.rounds = options->rounds;
             bench.solvers = options->solvers;
             bench.threads = options->threads;
+            if (options->mu_sweep) {
+              if (options->format == "json") throw ModelError("", "--format", "--mu-sweep writes table or csv");
+              MuSweepOptions sweep;
+              sweep.samples = options->samples;
+              sweep.solvers = options->solvers;
+              sweep.relative = options->mu_relative;
+              sweep.tolerance = options->mu_tolerance;
+              if (!options->mu_values.empty()) sweep.values = options->mu_values;
+              else if (sweep.relative) sweep.values = {1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+              std::vector<MuSweepRow> rows;
+              std::string text;
+              for (const auto& path : scenes) {
+                const Scene scene = loadScene(path);
+                std::fprintf(stderr, "bench --mu-sweep: %s\n", scene.name.c_str());
+                auto part = muSweep(scene, sweep);
+                if (options->format == "table") text += formatMuSweepTable(part, sweep.relative) + "\n";
+                rows.insert(rows.end(), part.begin(), part.end());
+              }
+              if (options->format == "csv") text = formatMuSweepCsv(rows);
+              std::fputs(text.c_str(), stdout);
+              return 0;
+            }
+            if (options->mu_relative || !options->mu_values.empty()) {
+              throw ModelError("", options->mu_relative ? "--mu-relative" : "--mu-values", "applies to --mu-sweep");
+            }
             if (options->scaling) {
               const auto points = benchmarkScaling(bench, options->solvers);
               std::fputs(formatScaling(points, fitScaling(points)).c_str(), stdout);

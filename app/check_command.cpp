@@ -18,6 +18,7 @@
 #include "input_file.hpp"
 #include "scene/scene_loader.hpp"
 #include "sim/controller.hpp"
+#include "sim/simulation.hpp"
 #include "sim_commands.hpp"
 #include "solvers/registry.hpp"
 #include "text_table.hpp"
@@ -169,6 +170,13 @@ int checkScene(const std::filesystem::path& file) {
   if (scene.controller.feedforward == ControllerSpec::Feedforward::Hold) describeHoldingForces(scene, set, q, std::cout);
 
   std::cout << "\nsolver:       " << scene.solver << " (supports this scene)\n";
+  if (scene.solver == "auto" || scene.solver_settings.mu_auto) {
+    // Resolved as `run` would: bound at the consistent start (timing probe, power iteration).
+    const Simulation sim(scene);
+    const SolverBinding& binding = sim.solverBinding();
+    if (binding.selection) std::cout << "  " << binding.solverLine() << '\n';
+    if (binding.auto_mu) std::cout << "  " << binding.muLine() << '\n';
+  }
   std::cout << "other solvers able to run it:";
   int able = 0;
   for (const SolverInfo& info : solverRegistry()) {

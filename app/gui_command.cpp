@@ -60,7 +60,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     const double t = number(entry.substr(0, colon), "--switch-solver", entry);
     if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
     const std::string name = entry.substr(colon + 1);
-    if (findSolver(name) == nullptr) {
+    if (name != "auto" && findSolver(name) == nullptr) {  // auto: probed at the switch's state
       throw ModelError("", "--switch-solver", "'" + entry + "': unknown solver '" + name + "' (see `loopsim solvers`)");
     }
     o.solver_switches.emplace_back(t, name);
@@ -139,8 +139,8 @@ Command registerGuiCommand(CLI::App& parent) {
       "solver switch that was refused in a --frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
       "simulation diverged in a --frames run (it pauses there, as in the window).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
-  gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`)");
-  gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME at simulated time T (repeatable)");
+  gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`), or auto");
+  gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME (or auto: a timing probe at that state) at simulated time T (repeatable)");
   gui->add_option("--frames", a->frames, "Render N frames (1/60 s of simulated time each), print the FPS, exit");
   gui->add_option("--screenshot", a->options.screenshot, "Write the last frame to this PNG (never overwritten)");
   gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();

@@ -1,4 +1,4 @@
-// `loopsim run SCENE [--solver NAME] [--duration S] [--dt S] [--quiet] [--record OUT.csv]`:
+// `loopsim run SCENE [--solver NAME|auto] [--mu X|auto] [--duration S] [--dt S] [--quiet] [--record OUT.csv]`:
 // steps a scene headless and prints a summary block in the spirit of MuJoCo's
 // testspeed. Exit codes: 0 done, 1 bad input, 3 diverged, 128 + signal when
 // interrupted by SIGINT or SIGTERM (summary printed, partial record removed).
@@ -33,6 +33,7 @@ namespace {
 struct RunOptions {
   std::string scene_file;
   std::string solver;
+  std::string mu;  // a positive number or "auto"; empty: the scene's
   std::optional<double> duration, dt;
   bool quiet = false;
   std::string record;
@@ -75,6 +76,14 @@ void printSummary(const Simulation& sim, std::FILE* out) {
   const EnergyTerms& e = s.energy;
   std::fprintf(out, "\n Simulation summary: %s (solver %s, dt %g s, T %g s, projection %s)\n\n", scene.name.c_str(),
                scene.solver.c_str(), scene.dt, scene.time_constant, scene.projection ? "on" : "off");
+  const SolverBinding& binding = sim.solverBinding();
+  // What `auto` resolved to, and why (solver_binding.hpp).
+  if (binding.selection) std::fprintf(out, " %s\n", binding.solverLine().c_str());
+  if (binding.auto_mu) {
+    std::fprintf(out, " %s; iterations median %g / max %d\n", binding.muLine().c_str(), s.median_iterations,
+                 s.max_iterations);
+  }
+  if (binding.selection || binding.auto_mu) std::fprintf(out, "\n");
   std::fprintf(out, " Steps              : %ld\n", s.steps);
   std::fprintf(out, " Simulated time     : %.6g s\n", s.simulated_time);
   std::fprintf(out, " Wall time (steps)  : %.6g s\n", s.wall_time);
@@ -82,8 +91,8 @@ void printSummary(const Simulation& sim, std::FILE* out) {
   std::fprintf(out, " Realtime factor    : %.2f x\n", s.realtime_factor);
   std::fprintf(out, " Median step        : %.2f us\n", s.median_step_us);
   std::fprintf(out, " Median solve       : %.2f us\n", s.median_solve_us);
-  std::fprintf(out, " Iterations / step  : %.2f (unconverged solves: %ld)\n", s.mean_iterations,
-               s.unconverged_solves);
+  std::fprintf(out, " Iterations / step  : %.2f mean, %g median, %d max (unconverged solves: %ld)\n", s.mean_iterations,
+               s.median_iterations, s.max_iterations, s.unconverged_solves);
   std::fprintf(out, " Constraint rows    : %d\n", sim.constraints().dimension());
   std::fprintf(out, " Violation position : max %.3e  rms %.3e  (m or rad)\n", s.max_position_violation,
                s.rms_position_violation);
@@ -105,6 +114,7 @@ std::string commandLine(const RunOptions& o) {
   os.precision(17);
   os << "loopsim run " << o.scene_file;
   if (!o.solver.empty()) os << " --solver " << o.solver;
+  if (!o.mu.empty()) os << " --mu " << o.mu;
   if (o.duration) os << " --duration " << *o.duration;
   if (o.dt) os << " --dt " << *o.dt;
   if (!o.record.empty()) os << " --record " << o.record;
@@ -130,6 +140,27 @@ Scene loadRunScene(const std::string& file) {
   return scene;
 }
 
+// `--mu auto` or `--mu 1e6`, checked like the scene's `mu` key.
+void applyMuOption(const std::string& text, SolverSettings& settings) {
+  if (text == "auto") {
+    settings.mu_auto = true;
+    return;
+  }
+  double mu = 0.0;
+  try {
+    std::size_t used = 0;
+    mu = std::stod(text, &used);
+    if (used != text.size()) mu = 0.0;
+  } catch (const std::exception&) {
+    mu = 0.0;
+  }
+  if (!(mu > 0.0) || !std::isfinite(mu)) {
+    throw ModelError("", "--mu", "expected a positive number or 'auto', got '" + text + "'");
+  }
+  settings.mu = mu;
+  settings.mu_auto = false;
+}
+
 // After this much wall time the run's length is estimated from the steps so
 // far; runs expected to last longer than kLongRun are announced.
 constexpr double kEstimateAfterSeconds = 0.5;
@@ -150,6 +181,7 @@ int runScene(RunOptions o) {
     checkSolverForScene(scene, o.solver);
     scene.solver = o.solver;
   }
+  if (!o.mu.empty()) applyMuOption(o.mu, scene.solver_settings);
   // The command line is checked exactly like the YAML keys it overrides.
   if (o.dt) scene.dt = *o.dt;
   if (o.duration) scene.duration = *o.duration;
@@ -247,6 +279,9 @@ Command registerRunCommand(CLI::App& parent) {
   run->add_option("scene", options->scene_file, "Scene file (.yaml), or a model (.urdf, MJCF .xml) run as a one-model scene")
       ->required();
   run->add_option("--solver", options->solver, "Solver name (see `loopsim solvers`); default: the scene's");
+  run->add_option("--mu", options->mu,
+                  "Proximal / augmented-Lagrangian mu: a positive number, or auto (c · λ_max(M) at the start, c = 1e3 "
+                  "for lcaba and constrained-aba, 1e6 for the proximal solvers); default: the scene's");
   run->add_option("--duration", options->duration, "Simulated time in seconds; default: the scene's");
   run->add_option("--dt", options->dt, "Time step in seconds; default: the scene's");
   run->add_flag("--quiet", options->quiet, "No progress bar and no info logs (the summary is still printed)");

@@ -36,6 +36,8 @@ Command registerSolversCommand(CLI::App& parent) {
               std::cout << "  " << s.name << "\n      " << s.description << "\n      supports: "
                         << describeCapabilities(s.capabilities) << "\n";
             }
+            std::cout << "\n  auto\n      not a solver: a timing probe at the simulation's start picks the fastest exact "
+                         "solver that takes the scene (README \"Solver auto\"); records store the pick\n";
             return 0;
           }};
 }

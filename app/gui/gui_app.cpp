@@ -107,7 +107,8 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     session_ = std::move(session);
     model_view_ = std::move(view);
     const Simulation& sim = session_->simulation();
-    state_.settings = sim.scene().solver_settings;
+    state_.settings = sim.scene().solver_settings;  // μ resolved; the checkbox keeps asking for auto
+    state_.settings.mu_auto = sim.solverBinding().mu_auto;
     state_.time_constant = sim.scene().time_constant;
     state_.projection = sim.scene().projection;
     state_.open_path = path;
@@ -220,7 +221,8 @@ void GuiApp::carryOutRequests() {
     divergence_reported_ = false;  // a kept diverged simulation is reported again
     sim_target_time_ = session_->simulation().time();  // 0, or where the kept simulation is when the reset failed
   }
-  const std::string current_solver = session_->simulation().scene().solver;
+  // What was asked for: applying settings under `auto` probes again.
+  const std::string current_solver = session_->simulation().solverBinding().requested;
   const std::optional<std::string> solver = requests.solver ? requests.solver : requests.apply_settings ? std::optional(current_solver) : std::nullopt;
   if (solver) {
     try {
@@ -245,7 +247,9 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
     session_->advanceTo(at, deadline);
     if (session_->simulation().stepCount() < at) return;  // diverged or out of time
     try {
-      session_->setSolver(name, session_->simulation().scene().solver_settings);
+      SolverSettings settings = session_->simulation().scene().solver_settings;
+      settings.mu_auto = session_->simulation().solverBinding().mu_auto;  // mu: auto resolves for the new solver
+      session_->setSolver(name, settings);
       spdlog::info("solver {} from t = {} s (step {})", name, session_->simulation().time(), at);
       state_.say("solver " + name + " from t = " + std::to_string(session_->simulation().time()) + " s");
     } catch (const std::exception& e) {

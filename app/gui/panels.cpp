@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <string>
+#include <utility>
 
 #include "solvers/registry.hpp"
 
@@ -65,6 +68,18 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   ImGui::Text("real-time factor %.2f (target %.3g)", state.rtf, state.speed());
 }
 
+// The UI font has no glyphs beyond Latin-1: the binding's lines in ASCII.
+std::string asciiText(std::string text) {
+  static const std::pair<const char*, const char*> kReplacements[] = {
+      {"→", "->"}, {"v̇", "vdot"}, {"µ", "u"}, {"μ", "mu"}, {"λ", "lambda"}, {"≈", "~"}, {"×", "x"}};
+  for (const auto& [from, to] : kReplacements) {
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + std::strlen(to))) {
+      text.replace(at, std::strlen(from), to);
+    }
+  }
+  return text;
+}
+
 void solverSection(GuiState& state, SimulationSession* session) {
   if (!ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (session == nullptr) {
@@ -72,11 +87,25 @@ void solverSection(GuiState& state, SimulationSession* session) {
     return;
   }
   const Simulation& sim = session->simulation();
+  const SolverBinding& binding = sim.solverBinding();
+  const bool automatic = binding.requested == "auto";
   const std::string current = sim.scene().solver;
+  if (ImGui::RadioButton("auto", automatic) && !automatic) state.requests.solver = "auto";
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("the fastest exact solver by a short timing probe at the current state (probed again on apply)");
+  }
+  if (binding.selection) {
+    ImGui::SameLine();
+    ImGui::TextColored(kDimColour, "-> %s", binding.selection->picked.c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
+    ImGui::TextColored(kDimColour, "%s", asciiText(binding.solverLine()).c_str());
+    ImGui::PopTextWrapPos();
+  }
   for (const SolverInfo& info : solverRegistry()) {
     const std::string missing = missingCapability(info.capabilities, sim.constraints());
     ImGui::BeginDisabled(!missing.empty());
-    if (ImGui::RadioButton(info.name.c_str(), info.name == current) && info.name != current) state.requests.solver = info.name;
+    const bool selected = !automatic && info.name == current;
+    if (ImGui::RadioButton(info.name.c_str(), selected) && !selected) state.requests.solver = info.name;
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", info.description.c_str());
     if (!missing.empty()) {
@@ -89,7 +118,17 @@ void solverSection(GuiState& state, SimulationSession* session) {
 void settingsSection(GuiState& state, SimulationSession* session) {
   if (!ImGui::CollapsingHeader("Settings")) return;
   SolverSettings& s = state.settings;
+  ImGui::BeginDisabled(s.mu_auto);
+  ImGui::SetNextItemWidth(150.0f);
   ImGui::InputDouble("mu", &s.mu, 0.0, 0.0, "%.3g");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::Checkbox("auto##mu", &s.mu_auto);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("mu = c x lambda_max(M) at the current state (paper 001 VI-D): c = %.0e for lcaba and "
+                      "constrained-aba, %.0e for the proximal solvers", kAutoMuFactorPenalty, kAutoMuFactorProximal);
+  if (session != nullptr && session->simulation().solverBinding().auto_mu) {
+    ImGui::TextColored(kDimColour, "%s", asciiText(session->simulation().solverBinding().muLine()).c_str());
+  }
   ImGui::InputDouble("tolerance", &s.tolerance, 0.0, 0.0, "%.3g");
   ImGui::InputInt("max iterations", &s.max_iterations);
   ImGui::InputDouble("soft weight", &s.soft_weight, 0.0, 0.0, "%.3g");
@@ -153,7 +192,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   const Simulation& sim = session->simulation();
   ImGui::Text("%s", sim.scene().name.c_str());
   ImGui::Text("time       %.3f s %s", sim.time(), state.running ? "" : "(paused)");
-  ImGui::Text("solver     %s", sim.scene().solver.c_str());
+  ImGui::Text("solver     %s%s", sim.scene().solver.c_str(), sim.solverBinding().selection ? " (auto)" : "");
   ImGui::Text("solve      %.1f us (median, last 1 s)", session->recentMedianSolveUs());
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
   ImGui::Text("violation  %.2e m|rad, %.2e /s", sim.positionViolation(), sim.velocityViolation());

@@ -30,6 +30,13 @@ const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<
 /// zero already, as in a Data whose M is written by nothing else.
 const MatrixX& crbaAtKinematics(const Model& model, Data& data);
 
+/// out = M x, M with armature, by RNEA's two sweeps at zero velocity and zero
+/// gravity (a_i = a_λ(i) + S_i x_i, f_i = I_i a_i, τ = Sᵀf + armature ∘ x)
+/// on data.liMi and data.S: O(n), never allocates, never forms M. Writes
+/// data.a and data.f. For power iteration on M (solvers/auto_mu.hpp).
+void massMatrixTimesAtKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& x,
+                                 Eigen::Ref<VectorX> out);
+
 /// data.nle = h(q, v) (Coriolis, centrifugal, gravity).
 const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                                 const Eigen::Ref<const VectorX>& v);

@@ -2,6 +2,7 @@
 
 #include "bench/case_grid.hpp"
 #include "bench/percentile.hpp"
+#include "bench/state_sampling.hpp"
 
 #include <algorithm>
 #include <array>
@@ -21,56 +22,18 @@
 #include "model/errors.hpp"
 #include "parallel/parallel_chunks.hpp"
 #include "parallel/worker_pool.hpp"
+#include "solvers/auto_mu.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim {
 
 namespace {
 
-struct State {
-  VectorX q, v, tau;
-};
-
-// Random states near the scene's start, projected onto the constraint
-// manifold (positions by Gauss-Newton, velocities in the M-norm).
-std::vector<State> sampleStates(const Scene& scene, const ConstraintSet& set, const BenchOptions& options) {
-  const Model& model = *scene.model;
-  std::mt19937 rng(options.seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<State> states;
-  VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);
-  VectorX dq(model.nv);
-  int attempts = 0;
-  // Each projection logs its correction at info level: too chatty for N samples.
-  const auto log_level = spdlog::get_level();
-  spdlog::set_level(std::max(log_level, spdlog::level::warn));
-  while (static_cast<int>(states.size()) < options.samples) {
-    if (++attempts > 10 * options.samples + 10) {
-      spdlog::set_level(log_level);
-      throw ModelError(scene.source_file, "bench", "could not sample constraint-consistent states near the initial pose");
-    }
-    State s{VectorX(model.nq), VectorX(model.nv), VectorX(model.nv)};
-    for (int k = 0; k < model.nv; ++k) dq[k] = 0.1 * normal(rng);
-    integrate(model, q0, dq, 1.0, s.q);
-    for (int k = 0; k < model.nv; ++k) s.v[k] = normal(rng), s.tau[k] = normal(rng);
-    if (set.dimension() > 0) {
-      try {
-        makeConsistent(set, s.q, s.v, scene.held_joints);
-      } catch (const ModelError&) {
-        continue;  // a sample off the assembly branch: draw another
-      }
-    }
-    states.push_back(std::move(s));
-  }
-  spdlog::set_level(log_level);
-  return states;
-}
-
 // One timed column of the table: a solver in one mode (or the ABA floor).
 struct Entry {
   std::size_t result;  // index into the results
   // One (q, v, τ) → (v̇, λ) evaluation per thread, each with its own solver and workspace.
-  std::vector<std::function<void(const State&)>> evaluate;
+  std::vector<std::function<void(const SampledState&)>> evaluate;
   std::vector<double> per_round_us;  // wall µs per evaluation, per round
 };
 
@@ -79,7 +42,7 @@ struct Entry {
 // shared machine hits every column alike; ratios are taken within a round.
 // A pass runs its states split over the pool's threads (contiguous parts) and
 // is timed from before the fork to after the join.
-void timeInterleaved(std::vector<Entry>& entries, const std::vector<State>& states, const BenchOptions& options) {
+void timeInterleaved(std::vector<Entry>& entries, const std::vector<SampledState>& states, const BenchOptions& options) {
   using Clock = std::chrono::steady_clock;
   WorkerPool pool(options.threads);
   auto pass = [&](Entry& e) {
@@ -109,7 +72,7 @@ struct SolverEvaluator {
   SolverEvaluator(const Model& model, std::unique_ptr<ConstrainedSolver> s)
       : solver(std::move(s)), data(model), tau(model.nv), vdot(model.nv),
         lambda(solver->constraints().dimension()) {}
-  SolveStats operator()(const State& s) {
+  SolveStats operator()(const SampledState& s) {
     passiveForces(solver->model(), data, s.q, s.v);
     tau = s.tau + data.passive;
     return solver->solve(s.q, s.v, tau, {}, vdot, lambda);
@@ -132,7 +95,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
   if (options.samples < 1 || options.rounds < 1) throw ModelError("", "bench", "samples and rounds must be >= 1");
   const Model& model = *scene.model;
   const ConstraintSet set(model, scene.constraints, scene.time_constant);
-  const std::vector<State> states = sampleStates(scene, set, options);
+  const std::vector<SampledState> states = sampleStates(scene, set, options.samples, options.seed);
   const std::string case_name = scene.name;
   std::vector<BenchResult> results;
 
@@ -163,7 +126,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     Entry floor{results.size() - 1, {}, {}};
     for (std::size_t k = 0; k < threads; ++k) {
       auto data = std::make_shared<Data>(model);
-      floor.evaluate.push_back([&model, data](const State& s) { aba(model, *data, s.q, s.v, s.tau); });
+      floor.evaluate.push_back([&model, data](const SampledState& s) { aba(model, *data, s.q, s.v, s.tau); });
     }
     entries.push_back(std::move(floor));
   }
@@ -187,7 +150,9 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
       SolverSettings settings;
     };
     std::vector<Mode> modes;
-    SolverSettings base = scene.solver_settings;
+    // mu: auto at the scene's q0, as a simulation started there would use.
+    const SolverSettings base = resolveAutoMu(scene.solver_settings, info.capabilities, model,
+                                              scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
     if (info.capabilities.iterative) {
       SolverSettings cold = base;
       cold.warm_start = false;
@@ -230,7 +195,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
         results.push_back(result);
         Entry entry{results.size() - 1, {}, {}};
         for (auto& evaluator : evaluators) {
-          entry.evaluate.push_back([evaluator](const State& s) { (*evaluator)(s); });
+          entry.evaluate.push_back([evaluator](const SampledState& s) { (*evaluator)(s); });
         }
         entries.push_back(std::move(entry));
       } catch (const ModelError& e) {

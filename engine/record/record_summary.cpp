@@ -80,6 +80,14 @@ void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim
   for (const auto& f : scene.model_files) files.push_back({{"path", f}, {"sha256", sha256File(f)}});
   j["model_files"] = files;
   j["solver"] = {{"name", scene.solver}, {"settings", settingsJson(scene.solver_settings)}};
+  // What `auto` resolved to, for the reader; replay uses the name and μ above
+  // (never probing or estimating again), so it rebuilds exactly this solver.
+  const SolverBinding& binding = sim.solverBinding();
+  j["solver"]["requested"] = binding.requested;
+  if (binding.auto_mu) {
+    j["solver"]["mu_auto"] = {{"lambda_max", binding.auto_mu->lambda_max}, {"power_sweeps", binding.auto_mu->sweeps}};
+  }
+  if (binding.selection) j["solver"]["auto"] = {{"probe", binding.selection->summary()}, {"reason", binding.selection->reason}};
   j["dt"] = scene.dt;
   j["duration"] = scene.duration;
   j["time_constant"] = scene.time_constant;

@@ -9,6 +9,7 @@
 #include "sim/implicit_damping.hpp"
 #include "record/recorder.hpp"
 #include "scene/name_suggestion.hpp"
+#include "solvers/auto_mu.hpp"
 #include "solvers/registry.hpp"
 
 #include <spdlog/spdlog.h>
@@ -116,14 +117,23 @@ StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path
   }
   set_ = std::make_unique<const ConstraintSet>(model, constraints_, options.stabilization ? scene.time_constant : 0.0);
   solver_name_ = options.solver.empty() ? scene.solver : options.solver;
-  settings_ = scene.solver_settings;
-  settings_.warm_start = false;  // each state on its own (header): the split cannot change a result
-  makeSolver(solver_name_, *set_, settings_);  // refuses an unknown or unfit solver before any work
+  if (solver_name_ == "auto") {
+    // A timing probe would pick differently in every process and shard.
+    throw ModelError(scene.source_file, "solver 'auto'",
+                     "picks by timing, which may differ between processes: eval needs a named solver (--solver NAME; "
+                     "a record's summary names the one its run picked)");
+  }
   // As in a step: with implicit damping the solver sees M + dt·D (the scene's
   // dt, joint damping and controller derivative gains).
-  const Controller controller(model, scene.controller, scene.actuated_joints,
-                              scene.q0.size() == model.nq ? scene.q0 : neutral(model));
+  const VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);
+  const Controller controller(model, scene.controller, scene.actuated_joints, q0);
   added_inertia_ = scene.dt * implicitDampingDiagonal(scene, controller);
+  // mu: auto at the scene's q0 (deterministic: the same μ in every shard).
+  const SolverInfo* info = findSolver(solver_name_);  // unknown: makeSolver below says so
+  settings_ = resolveAutoMu(scene.solver_settings, info != nullptr ? info->capabilities : SolverCapabilities{}, model,
+                            q0, added_inertia_);
+  settings_.warm_start = false;  // each state on its own (header): the split cannot change a result
+  makeSolver(solver_name_, *set_, settings_);  // refuses an unknown or unfit solver before any work
 
   table_ = readCsv(states_csv, options.threads, shard, shards);
   cols_ = mapStateColumns<Columns>(table_, scene, *set_, options.tau_default_zero);

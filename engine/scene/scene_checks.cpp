@@ -51,8 +51,31 @@ ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>&
   return out;
 }
 
+std::vector<std::string> autoSolverCandidates(const Scene& scene, std::string* reasons) {
+  std::vector<std::string> out;
+  for (const auto& info : solverRegistry()) {
+    if (info.capabilities.soft) continue;
+    try {
+      checkSolverForScene(scene, info.name);
+      out.push_back(info.name);
+    } catch (const ModelError& e) {
+      if (reasons != nullptr) *reasons += (reasons->empty() ? "" : "; ") + e.element() + ": " + e.message();
+    }
+  }
+  return out;
+}
+
 void checkSolverForScene(const Scene& scene, const std::string& solver_name) {
   const std::string& file = scene.source_file;
+  if (solver_name == "auto") {
+    std::string reasons;
+    if (autoSolverCandidates(scene, &reasons).empty()) {
+      // An undeclared rank deficiency fails every exact solver alike: say that directly.
+      if (!scene.redundant) checkSolverForScene(scene, "kkt");
+      throw ModelError(file, "solver 'auto'", "no exact solver can run this scene (" + reasons + ")");
+    }
+    return;
+  }
   const SolverInfo* info = findSolver(solver_name);
   std::string all;
   std::vector<std::string> names;

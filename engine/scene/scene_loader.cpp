@@ -146,7 +146,20 @@ void parseSolver(const YamlValue& v, Scene& scene) {
   v.requireMap({"name", "mu", "tolerance", "max_iterations", "warm_start", "soft_weight"});
   if (v.has("name")) scene.solver = v["name"].string();
   SolverSettings& s = scene.solver_settings;
-  if (v.has("mu")) s.mu = v["mu"].positiveNumber();
+  if (v.has("mu")) {
+    // A positive number, or `auto`: μ from λ_max(M) at the initial state (solvers/auto_mu.hpp).
+    const YamlValue mu = v["mu"];
+    if (!mu.isScalar()) mu.fail("expected a positive number or 'auto', got " + mu.valueText());
+    if (mu.string() == "auto") {
+      s.mu_auto = true;
+    } else {
+      try {
+        s.mu = mu.positiveNumber();
+      } catch (const ModelError&) {
+        mu.fail("expected a positive number or 'auto', got " + mu.valueText());
+      }
+    }
+  }
   if (v.has("tolerance")) s.tolerance = v["tolerance"].positiveNumber();
   if (v.has("max_iterations")) {
     s.max_iterations = v["max_iterations"].integer();

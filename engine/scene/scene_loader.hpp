@@ -42,6 +42,8 @@
 //   dt: 0.001
 //   duration: 10
 //   solver: {name: kkt, mu: 1e8, tolerance: 1e-10, max_iterations: 100, warm_start: true, soft_weight: 1e6}
+//                                      # name: auto = the fastest exact solver by a timing probe at the start;
+//                                      # mu: auto = c · λ_max(M) at the start, c = 1e3 (lcaba, constrained-aba) or 1e6 (solvers/auto_mu.hpp)
 //                                      # or solver: kkt; default: kkt (ltl above 300 dofs), or the first registered solver
 //                                      # with every capability the scene needs
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables
@@ -88,6 +90,11 @@ ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>&
 /// rank-deficient set on an exact solver when the scene does not declare
 /// `redundant: true` (dependent rows named). loadScene runs it for the
 /// scene's solver; call it again when a command line overrides the solver.
+/// "auto" passes when autoSolverCandidates is not empty (else the reasons of each).
 void checkSolverForScene(const Scene& scene, const std::string& solver_name);
+
+/// Solver `auto`'s candidates: every registered exact (not soft) solver that
+/// checkSolverForScene accepts, in registry order. Empty when none.
+std::vector<std::string> autoSolverCandidates(const Scene& scene, std::string* reasons = nullptr);
 
 }  // namespace loopsim

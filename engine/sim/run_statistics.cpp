@@ -39,7 +39,8 @@ double SampleReservoir::median() const {
 }
 
 RunStatistics::RunStatistics(int constraint_rows, std::size_t sample_capacity)
-    : rows_(constraint_rows), step_us_(sample_capacity), solve_us_(sample_capacity) {}
+    : rows_(constraint_rows), step_us_(sample_capacity), solve_us_(sample_capacity),
+      iteration_samples_(sample_capacity) {}
 
 void RunStatistics::addStep(const StepRecord& step, double dt) {
   ++steps_;
@@ -48,6 +49,8 @@ void RunStatistics::addStep(const StepRecord& step, double dt) {
   step_us_.add(step.step_us);
   solve_us_.add(step.solve_us);
   iterations_ += step.iterations;
+  iteration_samples_.add(step.iterations);
+  max_iterations_ = std::max(max_iterations_, step.iterations);
   if (!step.converged) ++unconverged_;
 }
 
@@ -71,6 +74,8 @@ RunSummary RunStatistics::summary(const EnergyTerms& energy, const double* pendi
   s.realtime_factor = wall_time_ > 0.0 ? simulated_time_ / wall_time_ : 0.0;
   s.median_step_us = step_us_.median();
   s.median_solve_us = solve_us_.median();
+  s.median_iterations = iteration_samples_.median();
+  s.max_iterations = max_iterations_;
   s.mean_iterations = steps_ > 0 ? static_cast<double>(iterations_) / static_cast<double>(steps_) : 0.0;
   s.unconverged_solves = unconverged_;
   double max_phi = max_phi_, max_phidot = max_phidot_, sum_phi2 = sum_phi2_, sum_phidot2 = sum_phidot2_;

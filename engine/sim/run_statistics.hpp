@@ -56,6 +56,8 @@ struct RunSummary {
   double realtime_factor = 0.0;     // simulated / wall
   double median_step_us = 0.0, median_solve_us = 0.0;
   double mean_iterations = 0.0;
+  double median_iterations = 0.0;  // over the kept sample of steps
+  int max_iterations = 0;
   long unconverged_solves = 0;
   double max_position_violation = 0.0, rms_position_violation = 0.0;
   double max_velocity_violation = 0.0, rms_velocity_violation = 0.0;
@@ -76,11 +78,12 @@ class RunStatistics {
 
  private:
   int rows_;
-  SampleReservoir step_us_, solve_us_;
+  SampleReservoir step_us_, solve_us_, iteration_samples_;
   long steps_ = 0;
   long violation_samples_ = 0;  // states whose φ, J v were booked
   double simulated_time_ = 0.0, wall_time_ = 0.0;
   long iterations_ = 0, unconverged_ = 0;
+  int max_iterations_ = 0;
   double max_phi_ = 0.0, sum_phi2_ = 0.0, max_phidot_ = 0.0, sum_phidot2_ = 0.0;
 };
 

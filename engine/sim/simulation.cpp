@@ -52,7 +52,6 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
     : scene_(checkedScene(scene)),
       options_(options),
       constraints_(std::make_unique<ConstraintSet>(*scene_.model, scene_.constraints, scene_.time_constant)),
-      solver_(makeSolver(scene_.solver, *constraints_, scene_.solver_settings)),
       controller_(std::make_unique<Controller>(*scene_.model, scene_.controller, scene_.actuated_joints, scene_.q0)),
       data_(*scene_.model),
       observed_data_(*scene_.model),
@@ -84,7 +83,8 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
   }
-  solver_->setAddedInertia(scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D
+  // Bound at the consistent start, the state `auto` choices are made for.
+  bindAt(scene_.solver, scene_.solver_settings, scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D
   energy_.initial = energy().total();
 }
 
@@ -204,12 +204,24 @@ bool Simulation::step() {
   return !divergence_;
 }
 
+void Simulation::bindAt(const std::string& name, const SolverSettings& settings, const VectorX& added_inertia) {
+  // The probe's τ: the passive forces and the controller's feedforward at the
+  // state. Not controller_->compute(): that would count a call the run never made.
+  passiveForces(*scene_.model, data_, q_, v_);
+  tau_total_ = controller_->feedforward() + data_.passive;
+  BoundSolver bound = bindSolver(scene_, *constraints_, name, settings, q_, v_, tau_total_, added_inertia);
+  solver_ = std::move(bound.solver);
+  binding_ = std::move(bound.binding);
+  // The scene says what runs: records store the resolved name and μ, so a
+  // replay builds exactly this solver without probing again.
+  scene_.solver = binding_.solver;
+  scene_.solver_settings = binding_.settings;
+}
+
 void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {
-  std::unique_ptr<ConstrainedSolver> next = makeSolver(name, *constraints_, settings);
-  next->setAddedInertia(solver_->addedInertia());
-  solver_ = std::move(next);
-  scene_.solver = name;
-  scene_.solver_settings = settings;
+  // bindAt replaces nothing until the new solver is built: on an error the old one stays.
+  const VectorX added = solver_->addedInertia();
+  bindAt(name, settings, added);
 }
 
 bool Simulation::run(double duration) {

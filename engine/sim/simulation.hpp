@@ -23,6 +23,7 @@
 #include "sim/controller.hpp"
 #include "sim/divergence.hpp"
 #include "sim/run_statistics.hpp"
+#include "sim/solver_binding.hpp"
 #include "solvers/solver.hpp"
 
 namespace loopsim {
@@ -57,9 +58,13 @@ class Simulation {
 
   /// Replaces the solver from the next step on, keeping the state (t, q, v,
   /// energy, statistics): the new solver starts cold (no warm start) with the
-  /// current addedInertia(). Throws ModelError (registry capability check) and
-  /// keeps the old solver when the new one cannot take the constraint set.
+  /// current addedInertia(); `auto` and mu: auto are resolved at the current
+  /// state. Throws ModelError (registry capability check) and keeps the old
+  /// solver when the new one cannot take the constraint set.
   void setSolver(const std::string& name, const SolverSettings& settings);
+  /// What was asked for and what runs (scene().solver and solver_settings are
+  /// the resolved name and μ), with the auto-μ estimate and the auto probe.
+  const SolverBinding& solverBinding() const { return binding_; }
 
   double time() const { return time_; }
   long stepCount() const { return steps_; }
@@ -98,11 +103,14 @@ class Simulation {
   bool saturatedDofs();
   /// Books the violation of the current state once; false on divergence.
   bool bookCurrentState(const ConstraintData& terms);
+  /// Builds the solver for (name, settings) at the current state (solver_binding.hpp).
+  void bindAt(const std::string& name, const SolverSettings& settings, const VectorX& added_inertia);
 
   Scene scene_;
   SimulationOptions options_;
   std::unique_ptr<ConstraintSet> constraints_;
-  std::unique_ptr<ConstrainedSolver> solver_;
+  std::unique_ptr<ConstrainedSolver> solver_;  // built by bindAt, after the consistent start
+  SolverBinding binding_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
   Data data_;

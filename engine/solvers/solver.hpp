@@ -26,10 +26,18 @@ struct SolverCapabilities {
   bool redundant = false;         // rank-deficient or singular constraint sets
   bool soft = false;              // constraints are satisfied only approximately
   bool iterative = false;         // iterates to a tolerance
+  /// Augmented Lagrangian with the penalty μ KᵀK inside the articulated
+  /// inertias (lcaba, constrained-aba): round-off grows with μ (paper 001 §VI-D,
+  /// Fig. 11), so mu: auto gives them a smaller factor (solvers/auto_mu.hpp).
+  bool penalty_in_inertia = false;
 };
 
 struct SolverSettings {
   double mu = 1e8;               // proximal parameter, paper 001's convention (large = exact)
+  /// μ from the inertia scale instead (solvers/auto_mu.hpp): whoever binds the
+  /// solver to a state (Simulation) replaces `mu` by the estimate and clears
+  /// this; a solver constructed with it still set refuses to start.
+  bool mu_auto = false;
   double tolerance = 1e-10;      // on ‖J v̇ - k‖∞ for iterative solvers
   int max_iterations = 100;
   bool warm_start = true;        // start iterative solvers from the previous λ

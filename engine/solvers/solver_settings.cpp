@@ -11,6 +11,11 @@ void requireProximalSettings(const ConstraintSet& constraints, const SolverSetti
                              std::string_view solver) {
   const std::string element = "solver '" + std::string(solver) + "'";
   const std::string& file = constraints.model().source_file;
+  if (settings.mu_auto) {
+    throw ModelError(file, element,
+                     "mu: auto is resolved when a simulation binds the solver to its initial state "
+                     "(resolveAutoMu, solvers/auto_mu.hpp); this caller constructed the solver without resolving it");
+  }
   if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
     throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
   }

@@ -233,6 +233,21 @@ TEST(Gui, ARefusedSolverSwitchIsShownAndTheRunGoesOn) {
   EXPECT_NE(unknown.text.find("--switch-solver: '0.1:ltll': unknown solver 'ltll'"), std::string::npos) << unknown.text;
 }
 
+// Issue 12: the GUI starts with and switches to solver `auto` (probed at the
+// switch's state); a redundant set gets a redundant-capable solver.
+TEST(Gui, AutoSolverAtStartAndAtASwitch) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const Output out = runGui(scenePath("redundant_four_bar.yaml") +
+                            " --solver auto --switch-solver 0.1:lcaba --switch-solver 0.15:auto --frames 12 --size "
+                            "160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("solver auto from t = 0.15"), std::string::npos) << out.text;
+  const std::size_t at = out.text.find("gui: t = 0.200000 s, solver ");
+  ASSERT_NE(at, std::string::npos) << out.text;
+  const std::string picked = out.text.substr(at + 28, out.text.find('\n', at) - at - 28);
+  EXPECT_TRUE(picked == "prox-ltl" || picked == "lcaba" || picked == "prox-bbo") << picked;
+}
+
 TEST(Gui, RecordReplaysBitForBit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path csv = freshPath("replayed.csv");

@@ -19,8 +19,10 @@
 #include "algorithms/jacobians.hpp"
 #include "allocation_counter.hpp"
 #include "scene/scene_loader.hpp"
+#include "solvers/auto_mu.hpp"
 #include "solvers/loops/lcaba_solver.hpp"
 #include "solvers/loops/prox_bbo_solver.hpp"
+#include "solvers/registry.hpp"
 #include "test_models.hpp"
 
 namespace {
@@ -201,6 +203,37 @@ TEST(Allocation, LoopSolversDoNotAllocate) {
       EXPECT_EQ(countAllocations([&] { stats = solver->solve(scene.q0, v, tau, fext, vdot, lambda); }), 0)
           << solver->name() << ", " << file;
       EXPECT_GT(stats.iterations, 1) << solver->name() << ", " << file << ": the reduced sweeps ran";
+    }
+  }
+}
+
+// mu: auto (solvers/auto_mu.hpp): the power iteration and M x touch no heap
+// once the estimator is built, and the solvers built with the resolved μ
+// solve without allocating, like any other μ.
+TEST(Allocation, AutoMuEstimateAndSolveDoNotAllocate) {
+  const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
+  for (const char* file : {"four_bar.yaml", "digit_standing.yaml", "two_digits_box.yaml"}) {
+    const Scene scene = loadScene(scenes / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    const int nv = scene.model->nv;
+    const VectorX added = VectorX::Constant(nv, 0.01);
+    InertiaEigenEstimator estimator(*scene.model);
+    estimator.estimate(scene.q0, added);
+    AutoMuEstimate estimate;
+    EXPECT_EQ(countAllocations([&] { estimate = estimator.estimate(scene.q0, added); }), 0) << file;
+    EXPECT_GT(estimate.lambda_max, 0.0) << file;
+    SolverSettings settings;
+    settings.mu_auto = true;
+    settings.tolerance = 1e-12;
+    settings.warm_start = false;
+    const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
+    VectorX vdot(nv), lambda(set.dimension());
+    for (const char* name : {"lcaba", "prox-bbo", "prox-ltl"}) {
+      AutoMuEstimate e = estimate;
+      auto solver = makeSolver(name, set, resolveAutoMu(settings, findSolver(name)->capabilities, e));
+      solver->setAddedInertia(added);
+      solver->solve(scene.q0, v, tau, {}, vdot, lambda);
+      EXPECT_EQ(countAllocations([&] { solver->solve(scene.q0, v, tau, {}, vdot, lambda); }), 0) << name << ", " << file;
     }
   }
 }

@@ -69,6 +69,40 @@ TEST(AppRun, OverridesDtAndSolverAndRejectsBadValues) {
   EXPECT_TRUE(contains(out.text, "did you mean 'kkt'")) << out.text;
 }
 
+// Issue 12: `run --solver auto --mu auto` says what the probe picked and the μ
+// it estimated; `check` says the same; --mu takes a positive number or auto.
+TEST(AppRun, AutoSolverAndAutoMuAreReported) {
+  Output out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver auto --mu auto --duration 0.05 --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "solver auto → ")) << out.text;
+  EXPECT_TRUE(contains(out.text, "(probe: ")) << out.text;
+  EXPECT_TRUE(contains(out.text, "μ auto: ")) << out.text;
+  EXPECT_TRUE(contains(out.text, "power sweeps); iterations median ")) << out.text;
+
+  out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver lcaba --mu 2e4 --duration 0.05 --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_FALSE(contains(out.text, "μ auto")) << out.text;
+
+  for (const char* bad : {"banana", "-1", "0"}) {
+    out = runLoopsim("run " + scenePath("four_bar.yaml") + " --mu " + bad + " --quiet");
+    EXPECT_EQ(out.exit_code, 1) << out.text;
+    EXPECT_TRUE(contains(out.text, std::string("--mu: expected a positive number or 'auto', got '") + bad + "'"))
+        << out.text;
+  }
+
+  const auto path = writeTemporaryScene("auto_check", R"(name: auto_check
+models:
+  - generator: four_bar
+solver: {name: auto, mu: auto}
+)");
+  out = runLoopsim("check " + path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "solver:       auto")) << out.text;
+  EXPECT_TRUE(contains(out.text, "solver auto → ")) << out.text;
+  EXPECT_TRUE(contains(out.text, "μ auto: ")) << out.text;
+}
+
 TEST(AppRun, DivergenceStopsWithExitCode3AndNamesTheDof) {
   // A PD hold far too stiff for the step (kp 1e9 at dt 10 ms) explodes.
   const auto path = writeTemporaryScene("diverging", R"(name: diverging_chain

@@ -33,7 +33,7 @@ class ProxLtlSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "prox-ltl"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, true, true, true, false, true}; }
+  static SolverCapabilities staticCapabilities() { return {true, true, true, true, false, true, false}; }
 
   /// Starts from the previous solve's λ when settings.warm_start (zero at first).
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

@@ -30,7 +30,7 @@ class SoftLtlSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "soft-ltl"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, true, true, true, true, false}; }
+  static SolverCapabilities staticCapabilities() { return {true, true, true, true, true, false, false}; }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,

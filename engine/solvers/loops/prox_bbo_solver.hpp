@@ -39,7 +39,7 @@ class ProxBboSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "prox-bbo"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, true, false, true, false, true}; }
+  static SolverCapabilities staticCapabilities() { return {true, true, false, true, false, true, false}; }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,

@@ -18,7 +18,7 @@ class PvSoftSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "pv-soft"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, false, false, true, true, false}; }
+  static SolverCapabilities staticCapabilities() { return {true, false, false, true, true, false, false}; }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,

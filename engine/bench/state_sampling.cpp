@@ -1,0 +1,45 @@
+#include "bench/state_sampling.hpp"
+
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "algorithms/configuration.hpp"
+#include "constraints/projection.hpp"
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+std::vector<SampledState> sampleStates(const Scene& scene, const ConstraintSet& set, int samples, unsigned seed) {
+  const Model& model = *scene.model;
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<SampledState> states;
+  VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);
+  VectorX dq(model.nv);
+  int attempts = 0;
+  // Each projection logs its correction at info level: too chatty for N samples.
+  const auto log_level = spdlog::get_level();
+  spdlog::set_level(std::max(log_level, spdlog::level::warn));
+  while (static_cast<int>(states.size()) < samples) {
+    if (++attempts > 10 * samples + 10) {
+      spdlog::set_level(log_level);
+      throw ModelError(scene.source_file, "bench", "could not sample constraint-consistent states near the initial pose");
+    }
+    SampledState s{VectorX(model.nq), VectorX(model.nv), VectorX(model.nv)};
+    for (int k = 0; k < model.nv; ++k) dq[k] = 0.1 * normal(rng);
+    integrate(model, q0, dq, 1.0, s.q);
+    for (int k = 0; k < model.nv; ++k) s.v[k] = normal(rng), s.tau[k] = normal(rng);
+    if (set.dimension() > 0) {
+      try {
+        makeConsistent(set, s.q, s.v, scene.held_joints);
+      } catch (const ModelError&) {
+        continue;  // a sample off the assembly branch: draw another
+      }
+    }
+    states.push_back(std::move(s));
+  }
+  spdlog::set_level(log_level);
+  return states;
+}
+
+}  // namespace loopsim

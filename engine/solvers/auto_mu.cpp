@@ -1,0 +1,64 @@
+#include "solvers/auto_mu.hpp"
+
+#include <cmath>
+
+#include "algorithms/dynamics.hpp"
+#include "algorithms/kinematics.hpp"
+
+namespace loopsim {
+
+InertiaEigenEstimator::InertiaEigenEstimator(const Model& model)
+    : model_(model), data_(model), x_(model.nv), y_(model.nv) {}
+
+AutoMuEstimate InertiaEigenEstimator::estimate(const Eigen::Ref<const VectorX>& q,
+                                               const Eigen::Ref<const VectorX>& added_inertia,
+                                               double relative_change, int max_sweeps) {
+  AutoMuEstimate out;
+  if (model_.nv == 0) return out;
+  forwardKinematics(model_, data_, q);
+  // A fixed start vector with no symmetry (an all-ones start is orthogonal to
+  // the top eigenvector of a left-right symmetric pose more often than not).
+  for (int i = 0; i < model_.nv; ++i) x_[i] = 1.0 + 0.5 * std::sin(1.0 + 2.3 * i);
+  x_.normalize();
+  const bool added = added_inertia.size() == model_.nv;
+  double rayleigh = 0.0;
+  for (int k = 1; k <= max_sweeps; ++k) {
+    massMatrixTimesAtKinematics(model_, data_, x_, y_);
+    if (added) y_ += added_inertia.cwiseProduct(x_);
+    const double previous = rayleigh;
+    rayleigh = x_.dot(y_);  // xᵀ(M + D)x with ‖x‖ = 1
+    out.sweeps = k;
+    const double norm = y_.norm();
+    if (!(norm > 0.0) || !std::isfinite(norm)) break;
+    x_ = y_ / norm;
+    if (k >= 2 && std::abs(rayleigh - previous) <= relative_change * rayleigh) break;
+  }
+  out.lambda_max = rayleigh;
+  return out;
+}
+
+AutoMuEstimate estimateInertiaEigenvalue(const Model& model, const Eigen::Ref<const VectorX>& q,
+                                         const Eigen::Ref<const VectorX>& added_inertia) {
+  InertiaEigenEstimator estimator(model);
+  return estimator.estimate(q, added_inertia);
+}
+
+SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate) {
+  if (!settings.mu_auto) return settings;
+  SolverSettings out = settings;
+  out.mu_auto = false;
+  estimate.factor = autoMuFactor(caps);
+  estimate.mu = estimate.factor * estimate.lambda_max;
+  if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = SolverSettings{}.mu;
+  out.mu = estimate.mu;
+  return out;
+}
+
+SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, const Model& model,
+                             const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& added_inertia) {
+  if (!settings.mu_auto) return settings;
+  AutoMuEstimate estimate = estimateInertiaEigenvalue(model, q, added_inertia);
+  return resolveAutoMu(settings, caps, estimate);
+}
+
+}  // namespace loopsim
