@@ -14,6 +14,8 @@
 
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
+#include "list_values.hpp"
+#include "scene/name_suggestion.hpp"
 #include "model/errors.hpp"
 #include "render/window.hpp"
 #include "solvers/registry.hpp"
@@ -29,6 +31,8 @@ struct GuiArguments {
   std::string camera;
   std::vector<std::string> show;
   std::optional<long> frames;
+  std::vector<std::string> compare;
+  std::string compare_layout = "overlay";
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -95,6 +99,22 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else if (item == "help") o.show_help = true;
     else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
   }
+  o.compare = splitListValues(a.compare);
+  for (const std::string& name : o.compare) {
+    if (findSolver(name) == nullptr) {
+      std::vector<std::string> names;
+      for (const SolverInfo& info : solverRegistry()) names.push_back(info.name);
+      throw ModelError("", "--compare", "unknown solver '" + name + "'" + didYouMean(name, names) + " (see `loopsim solvers`)");
+    }
+  }
+  if (!o.compare.empty() && (o.compare.size() < 2 || o.compare.size() > 6)) {
+    throw ModelError("", "--compare", "compare 2 to 6 solvers (got " + std::to_string(o.compare.size()) + ")");
+  }
+  if (!o.compare_reference.empty() && o.compare.empty()) throw ModelError("", "--reference", "applies to --compare, which is not given");
+  if (a.compare_layout != "overlay" && a.compare_layout != "side-by-side") {
+    throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
+  }
+  o.compare_side_by_side = a.compare_layout == "side-by-side";
   if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
   o.frames = a.frames;
   if (!o.screenshot.empty()) {
@@ -114,6 +134,10 @@ std::string commandLine(const GuiArguments& a) {
   if (!a.options.solver.empty()) os << " --solver " << a.options.solver;
   for (const std::string& s : a.switches) os << " --switch-solver " << s;
   if (a.frames) os << " --frames " << *a.frames;
+  if (!a.compare.empty()) {
+    os << " --compare ";
+    for (std::size_t k = 0; k < a.compare.size(); ++k) os << (k ? "," : "") << a.compare[k];
+  }
   if (!a.options.record.empty()) os << " --record " << a.options.record;
   if (a.options.overwrite) os << " --overwrite";
   return os.str();
@@ -137,7 +161,8 @@ Command registerGuiCommand(CLI::App& parent) {
       "With --frames N (or --screenshot) it renders N frames, each advancing exactly 1/60 s of simulated time, "
       "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load or a "
       "solver switch that was refused in a --frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
-      "simulation diverged in a --frames run (it pauses there, as in the window).");
+      "simulation diverged in a --frames run (it pauses there, as in the window), or with --compare a compared solver "
+      "stopped (the others go on).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`)");
   gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME at simulated time T (repeatable)");
@@ -149,6 +174,13 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_option("--compare", a->compare,
+                  "Compare 2 to 6 solvers from the start, in lockstep: the reference solid, the others as "
+                  "translucent ghosts, a table and a divergence plot (also in the panel 'Compare solvers')");
+  gui->add_option("--reference", a->options.compare_reference,
+                  "The solver --compare measures divergence from (default kkt, else the first exact one)");
+  gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
+      ->capture_default_str();
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");
   return {gui, [a] { return runGui(checkedOptions(*a, commandLine(*a))); }};

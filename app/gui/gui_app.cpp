@@ -8,7 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <span>
 
+#include <spdlog/fmt/ranges.h>
+
+#include "gui/comparison_view.hpp"
 #include "gui/overlays.hpp"
 #include "gui/panels.hpp"
 #include "gui/sim_session.hpp"
@@ -52,7 +56,11 @@ class GuiApp {
     state_.show_help = options.show_help;
     const fs::path scenes_dir = fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
     state_.scene_files = sceneFilesIn(scenes_dir);
+    state_.compare_solvers = options.compare;
+    state_.compare_reference = options.compare_reference;
+    state_.compare_side_by_side = options.compare_side_by_side;
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
+    if (session_ && !options.compare.empty()) startComparison();
   }
 
   int run();
@@ -60,6 +68,11 @@ class GuiApp {
  private:
   void open(const std::string& path, bool from_command_line = false, bool keep_camera = false);
   void finishRecording();
+  void startComparison();
+  void stopComparison();
+  /// Where the side-by-side layout puts solver i (zero when overlaid).
+  Eigen::Vector3f comparisonOffset(std::size_t solver) const;
+  std::vector<Eigen::Matrix4f> comparisonPoses(std::size_t solver) const;
   void resetCamera();
   void handleInput();
   void carryOutRequests();
@@ -70,6 +83,11 @@ class GuiApp {
   void drawUi();
   void saveScreenshot(const fs::path& path);
   bool screenBox(int width, int height, Eigen::Vector4f& box) const;
+  /// Simulated time of what is shown: the comparison's when comparing, else the session's.
+  double shownTime() const {
+    return comparison_ ? comparison_->comparison().time() : session_ ? session_->simulation().time() : 0.0;
+  }
+  bool screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const;
 
   GuiOptions options_;
   render::Window& window_;
@@ -79,6 +97,9 @@ class GuiApp {
   GuiState state_;
   std::unique_ptr<SimulationSession> session_;
   std::unique_ptr<render::ModelView> model_view_;
+  std::unique_ptr<ComparisonView> comparison_;  // solvers in lockstep (drawn instead of the session)
+  Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
+  bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
   bool recording_ = false;
   bool load_failed_ = false;    // the last open() failed (a --frames run then exits 1)
@@ -99,6 +120,8 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path));
     auto view = std::make_unique<render::ModelView>(session->simulation().model(), renderer_, meshes_);
     finishRecording();
+    comparison_.reset();
+    state_.comparing = false;
     if (from_command_line && !options_.record.empty()) {
       session->startRecording(options_.record, options_.overwrite);
       recording_ = true;
@@ -140,13 +163,80 @@ void GuiApp::finishRecording() {
   spdlog::info("record: {}", options_.record);
 }
 
+void GuiApp::startComparison() {
+  if (!session_) return;
+  // From the scene's start, with the settings of the panel (as a reset would use them).
+  Scene scene = session_->sceneForReset();
+  scene.time_constant = state_.time_constant;
+  scene.projection = state_.projection;
+  scene.solver_settings = state_.settings;
+  try {
+    comparison_ = std::make_unique<ComparisonView>(scene, state_.compare_solvers, state_.compare_reference);
+  } catch (const std::exception& e) {
+    state_.error = std::string("Cannot compare these solvers:\n") + e.what();
+    spdlog::error("cannot compare {}: {}", fmt::join(state_.compare_solvers, ","), e.what());
+    compare_failed_ = true;
+    return;
+  }
+  state_.comparing = true;
+  sim_target_time_ = 0.0;
+  const SolverComparison& c = comparison_->comparison();
+  std::string names;
+  for (const ComparedSolver& s : c.solvers()) names += (names.empty() ? "" : ", ") + s.name;
+  state_.say("comparing " + names + " from t = 0 (reference " + c.reference().name + ")");
+  spdlog::info("compare: {} from t = 0, reference {}", names, c.reference().name);
+  // The side-by-side step: across the view (horizontal), the model's size apart.
+  Eigen::Vector3f lo, hi;
+  side_by_side_step_.setZero();
+  if (model_view_ && model_view_->bounds(comparison_->bodyPoses(0), lo, hi)) {
+    Eigen::Vector3f forward = camera_.lookat - camera_.eye();
+    Eigen::Vector3f right = forward.cross(Eigen::Vector3f::UnitZ());
+    if (right.norm() < 1e-6f) right = Eigen::Vector3f::UnitX();
+    right.normalize();
+    const Eigen::Vector3f size = hi - lo;
+    const float across = std::abs(size.x() * right.x()) + std::abs(size.y() * right.y()) + std::abs(size.z() * right.z());
+    side_by_side_step_ = right * (across + 0.25f * size.maxCoeff());
+  }
+  resetCamera();
+}
+
+void GuiApp::stopComparison() {
+  comparison_.reset();
+  state_.comparing = false;
+  if (session_) sim_target_time_ = session_->simulation().time();
+  state_.say("comparison stopped");
+  resetCamera();
+}
+
+Eigen::Vector3f GuiApp::comparisonOffset(std::size_t solver) const {
+  if (!comparison_ || !state_.compare_side_by_side) return Eigen::Vector3f::Zero();
+  const float centred = static_cast<float>(solver) - 0.5f * static_cast<float>(comparison_->size() - 1);
+  return centred * side_by_side_step_;
+}
+
+std::vector<Eigen::Matrix4f> GuiApp::comparisonPoses(std::size_t solver) const {
+  std::vector<Eigen::Matrix4f> poses = comparison_->bodyPoses(solver);
+  const Eigen::Vector3f offset = comparisonOffset(solver);
+  for (Eigen::Matrix4f& pose : poses) pose.block<3, 1>(0, 3) += offset;
+  return poses;
+}
+
 void GuiApp::resetCamera() {
   camera_ = render::OrbitCamera{};
   int width = 1, height = 1;
   window_.framebufferSize(width, height);
   const float aspect = static_cast<float>(std::max(1, width)) / static_cast<float>(std::max(1, height));
   Eigen::Vector3f lo, hi;
-  if (model_view_ && model_view_->bounds(session_->bodyPoses(), lo, hi)) {
+  bool framed = model_view_ && model_view_->bounds(session_->bodyPoses(), lo, hi);
+  if (framed && comparison_) {
+    for (std::size_t i = 0; i < comparison_->size(); ++i) {
+      Eigen::Vector3f a, b;
+      if (!model_view_->bounds(comparisonPoses(i), a, b)) continue;
+      lo = lo.cwiseMin(a);
+      hi = hi.cwiseMax(b);
+    }
+  }
+  if (framed) {
     camera_.frame(lo, hi, aspect);
     model_scale_ = std::max(0.1f, (hi - lo).norm());
   }
@@ -205,6 +295,17 @@ void GuiApp::carryOutRequests() {
     resetCamera();
   }
   if (!session_) return;
+  if (requests.stop_comparison) stopComparison();
+  if (requests.start_comparison) startComparison();
+  if (requests.reset && comparison_) {
+    startComparison();  // the comparison restarts from the scene's start
+    requests.reset = false;
+  }
+  if (requests.step && !state_.running && comparison_) {
+    comparison_->advanceTo(comparison_->comparison().stepCount() + 1);
+    sim_target_time_ = comparison_->comparison().time();
+    requests.step = false;
+  }
   if (requests.reset) {
     finishRecording();
     Scene& scene = session_->sceneForReset();
@@ -260,6 +361,22 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
 
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
+  if (comparison_) {
+    SolverComparison& c = comparison_->comparison();
+    if (!state_.running || !c.anyRunning()) {
+      sim_target_time_ = c.time();
+      return;
+    }
+    const bool fixed = options_.frames.has_value();
+    sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
+    const std::optional<Clock::time_point> deadline =
+        fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+    const long target = comparison_->stepsFor(sim_target_time_);
+    comparison_->advanceTo(target, deadline);
+    if (c.stepCount() < target && c.anyRunning()) sim_target_time_ = c.time();  // fell behind: no debt
+    comparison_->sampleFrame();
+    return;
+  }
   Simulation& sim = session_->simulation();
   if (!state_.running || sim.diverged()) {
     sim_target_time_ = sim.time();
@@ -277,6 +394,16 @@ void GuiApp::advancePhysics(double wall_dt) {
 }
 
 void GuiApp::checkDivergence() {
+  if (comparison_) {
+    // A solver that stops pauses alone (the others go on); all stopped: paused.
+    for (const std::size_t i : comparison_->newlyStopped()) {
+      const ComparedSolver& s = comparison_->comparison().solvers()[i];
+      spdlog::error("compare: {} stopped: {}", s.name, s.failure);
+      state_.say(s.name + " stopped: " + s.failure);
+    }
+    if (!comparison_->comparison().anyRunning()) state_.running = false;
+    return;
+  }
   if (!session_ || !session_->simulation().diverged() || divergence_reported_) return;
   const Divergence& d = *session_->simulation().divergence();
   state_.divergence = d.message();
@@ -286,8 +413,12 @@ void GuiApp::checkDivergence() {
 }
 
 bool GuiApp::screenBox(int width, int height, Eigen::Vector4f& box) const {
+  return session_ && screenBoxOf(session_->bodyPoses(), width, height, box);
+}
+
+bool GuiApp::screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const {
   Eigen::Vector3f lo, hi;
-  if (!model_view_ || !model_view_->bounds(session_->bodyPoses(), lo, hi)) return false;
+  if (!model_view_ || !model_view_->bounds(poses, lo, hi)) return false;
   box << static_cast<float>(width), static_cast<float>(height), 0.0f, 0.0f;
   for (int corner = 0; corner < 8; ++corner) {
     const Eigen::Vector3f p((corner & 1) ? hi.x() : lo.x(), (corner & 2) ? hi.y() : lo.y(), (corner & 4) ? hi.z() : lo.z());
@@ -310,7 +441,23 @@ void GuiApp::drawScene(int width, int height) {
     camera_.lookat = session_->kinematics().oMi[state_.selected_body].t.cast<float>();
   }
   renderer_.beginScene(width, height, camera_);
-  if (session_ && model_view_) {
+  if (comparison_ && model_view_) {
+    // The reference solid first (it writes depth), then the translucent ghosts.
+    const int reference = comparison_->comparison().referenceIndex();
+    std::vector<std::size_t> order{static_cast<std::size_t>(reference)};
+    for (std::size_t i = 0; i < comparison_->size(); ++i) {
+      if (static_cast<int>(i) != reference) order.push_back(i);
+    }
+    for (const std::size_t i : order) {
+      const ComparedSolver& s = comparison_->comparison().solvers()[i];
+      render::ModelStyle style;
+      style.wireframe = state_.toggles.wireframe;
+      style.use_tint = true;
+      style.tint = comparison_->colour(i);
+      if (s.simulation->diverged()) style.highlighted_body = s.simulation->model().jointId(s.simulation->divergence()->joint);
+      model_view_->draw(renderer_, comparisonPoses(i), style);
+    }
+  } else if (session_ && model_view_) {
     render::ModelStyle style;
     style.wireframe = state_.toggles.wireframe;
     style.alpha_scale = state_.toggles.transparent ? 0.35f : 1.0f;
@@ -332,6 +479,7 @@ void GuiApp::drawUi() {
   if (state_.show_ui) {
     drawControlPanel(state_, session_.get());
     drawInfoPanel(state_, session_.get());
+    if (comparison_) drawComparisonPanel(state_, *comparison_);
   }
   drawHelpOverlay(state_);
   drawMessages(state_);
@@ -347,7 +495,7 @@ int GuiApp::run() {
   const Clock::time_point start = Clock::now();
   Clock::time_point last = start, window_start = start;
   long frames = 0, window_frames = 0;
-  double window_sim_start = session_ ? session_->simulation().time() : 0.0;
+  double window_sim_start = shownTime();
   const double sim_start = window_sim_start;
   double physics_wall = 0.0;  // of the frames' wall time, the part spent stepping
   int exit_code = 0;
@@ -365,6 +513,7 @@ int GuiApp::run() {
     physics_wall += seconds(Clock::now() - physics_start);
     checkDivergence();
     if (session_) session_->updateKinematics();
+    if (comparison_) comparison_->updateKinematics();
 
     int width = 0, height = 0;
     window_.framebufferSize(width, height);
@@ -398,7 +547,7 @@ int GuiApp::run() {
     const double window_wall = seconds(Clock::now() - window_start);
     if (window_wall >= 0.5) {
       state_.fps = static_cast<double>(window_frames) / window_wall;
-      const double sim_now = session_ ? session_->simulation().time() : 0.0;
+      const double sim_now = shownTime();
       state_.rtf = std::max(0.0, sim_now - window_sim_start) / window_wall;
       window_start = Clock::now();
       window_frames = 0;
@@ -409,7 +558,7 @@ int GuiApp::run() {
   finishRecording();
   if (options_.frames) {
     const double wall = seconds(Clock::now() - start);
-    const double simulated = session_ ? session_->simulation().time() - sim_start : 0.0;
+    const double simulated = shownTime() - sim_start;
     int width = 0, height = 0;
     window_.framebufferSize(width, height);
     std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, MSAA %d, physics included); simulated %.4f s (RTF %.2f)\n",
@@ -422,9 +571,28 @@ int GuiApp::run() {
       std::printf("gui: model on screen: %.0f %.0f %.0f %.0f (x0 y0 x1 y1, pixels)\n", box[0], box[1], box[2], box[3]);
     }
     if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
+    if (comparison_) {
+      const SolverComparison& c = comparison_->comparison();
+      std::printf("gui: compare: %zu solvers, t = %.6f s, reference %s, layout %s\n", comparison_->size(), c.time(),
+                  c.reference().name.c_str(), state_.compare_side_by_side ? "side-by-side" : "overlay");
+      for (std::size_t i = 0; i < comparison_->size(); ++i) {
+        const ComparedSolver& s = c.solvers()[i];
+        const Eigen::Vector4f colour = comparison_->colour(i);
+        Eigen::Vector4f ghost_box(0, 0, 0, 0);
+        screenBoxOf(comparisonPoses(i), width, height, ghost_box);
+        std::printf("gui: ghost %zu %s %s rgb %d %d %d alpha %.2f box %.0f %.0f %.0f %.0f divergence %.3e %s\n", i,
+                    s.name.c_str(), static_cast<int>(i) == c.referenceIndex() ? "reference" : "ghost",
+                    static_cast<int>(std::lround(colour[0] * 255)), static_cast<int>(std::lround(colour[1] * 255)),
+                    static_cast<int>(std::lround(colour[2] * 255)), static_cast<double>(colour[3]), ghost_box[0],
+                    ghost_box[1], ghost_box[2], ghost_box[3], s.divergence,
+                    s.running() ? "running" : ("stopped: " + s.failure).c_str());
+      }
+      const bool stopped = std::any_of(c.solvers().begin(), c.solvers().end(), [](const ComparedSolver& s) { return !s.running(); });
+      if (stopped && exit_code == 0) exit_code = kExitGuiDiverged;
+    }
     if (!state_.error.empty()) std::printf("gui: error shown: %s\n", state_.error.c_str());
     if (session_ && session_->simulation().diverged()) std::printf("gui: %s\n", state_.divergence.c_str());
-    if ((load_failed_ || switch_failed_) && exit_code == 0) exit_code = 1;
+    if ((load_failed_ || switch_failed_ || compare_failed_) && exit_code == 0) exit_code = 1;
     if (session_ && session_->simulation().diverged() && exit_code == 0) exit_code = kExitGuiDiverged;
   }
   return exit_code;

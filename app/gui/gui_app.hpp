@@ -25,6 +25,9 @@ struct GuiOptions {
   bool hide_ui = false;
   OverlayToggles toggles;  // --show: visual toggles on from the start
   bool show_help = false;
+  std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
+  std::string compare_reference;     // empty: kkt, or the first exact solver compared
+  bool compare_side_by_side = false;
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

@@ -20,6 +20,8 @@ struct GuiRequests {
   bool apply_settings = false;  // μ, tolerance, iterations, soft weight: new solver on the next step
   std::optional<std::string> open;    // a scene or model file
   std::optional<std::string> solver;  // switch on the next step
+  bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
+  bool stop_comparison = false;
 };
 
 struct GuiState {
@@ -49,6 +51,13 @@ struct GuiState {
   SolverSettings settings;
   double time_constant = 0.1;
   bool projection = false;
+
+  // Solver comparison (issue 13): the solvers ticked in the panel, the
+  // reference ("" = kkt or the first exact one), the layout, and what is on.
+  std::vector<std::string> compare_solvers;
+  std::string compare_reference;
+  bool compare_side_by_side = false;
+  bool comparing = false;
 
   GuiRequests requests;
 

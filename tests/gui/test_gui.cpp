@@ -6,6 +6,7 @@
 #include <png.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -429,4 +430,145 @@ TEST(Gui, PlainLoopsimWithoutADisplayRunsTheDefaultSceneHeadless) {
             std::string::npos)
       << out.text;
   EXPECT_NE(out.text.find("consistent start"), std::string::npos) << "the run started\n" << out.text;
+}
+
+namespace {
+
+// Hue (degrees) and saturation of an RGB pixel (HSV).
+std::pair<double, double> hueSaturation(const std::array<int, 3>& p) {
+  const double r = p[0] / 255.0, g = p[1] / 255.0, b = p[2] / 255.0;
+  const double hi = std::max({r, g, b}), lo = std::min({r, g, b}), span = hi - lo;
+  if (hi <= 0.0 || span <= 0.0) return {0.0, 0.0};
+  double hue = 0.0;
+  if (hi == r) hue = 60.0 * std::fmod((g - b) / span + 6.0, 6.0);
+  else if (hi == g) hue = 60.0 * ((b - r) / span + 2.0);
+  else hue = 60.0 * ((r - g) / span + 4.0);
+  return {hue, span / hi};
+}
+
+double hueDistance(double a, double b) {
+  const double d = std::abs(a - b);
+  return std::min(d, 360.0 - d);
+}
+
+struct Ghost {
+  std::string name, role;
+  std::array<int, 3> rgb{};
+  std::array<int, 4> box{};
+  double divergence = 0.0;
+};
+
+// "gui: ghost I NAME ROLE rgb R G B alpha A box X0 Y0 X1 Y1 divergence D STATUS" lines of a --frames run.
+std::vector<Ghost> ghostsOf(const std::string& text) {
+  std::vector<Ghost> ghosts;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("gui: ghost ", 0) != 0) continue;
+    std::istringstream in(line.substr(11));
+    Ghost g;
+    int index = 0;
+    double alpha = 0.0;
+    std::string word;
+    in >> index >> g.name >> g.role >> word >> g.rgb[0] >> g.rgb[1] >> g.rgb[2] >> word >> alpha >> word >> g.box[0] >>
+        g.box[1] >> g.box[2] >> g.box[3] >> word >> g.divergence;
+    if (in) ghosts.push_back(g);
+  }
+  return ghosts;
+}
+
+}  // namespace
+
+TEST(Gui, ComparisonOfThreeSolversOnTheFourBarDrawsThreeGhostsOfDistinctColours) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath("compare_side_by_side.png");
+  // Side by side: each solver's mechanism where it can be seen on its own.
+  const Output out = runGui(scenePath("four_bar.yaml") +
+                            " --compare kkt,ltl,prox-ltl --compare-layout side-by-side --frames 10 --size 480x270 --msaa 4 "
+                            "--hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.167000 s, reference kkt, layout side-by-side"), std::string::npos)
+      << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  EXPECT_EQ(ghosts[0].role, "reference");
+  EXPECT_EQ(ghosts[1].role, "ghost");
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 480);
+  for (std::size_t i = 0; i < ghosts.size(); ++i) {
+    EXPECT_LT(ghosts[i].divergence, 1e-9) << ghosts[i].name;
+    for (std::size_t j = 0; j < i; ++j) {
+      EXPECT_GT(hueDistance(hueSaturation(ghosts[i].rgb).first, hueSaturation(ghosts[j].rgb).first), 60.0)
+          << "distinct colours: " << ghosts[i].name << " and " << ghosts[j].name;
+      EXPECT_TRUE(ghosts[i].box[0] >= ghosts[j].box[2] || ghosts[j].box[0] >= ghosts[i].box[2])
+          << "side by side: the boxes of " << ghosts[i].name << " and " << ghosts[j].name << " do not overlap";
+    }
+  }
+  // In each ghost's box, the pixels of a clear hue (saturation >= 0.4) are mostly of its own colour's hue.
+  for (std::size_t i = 0; i < ghosts.size(); ++i) {
+    std::vector<long> counts(ghosts.size(), 0);
+    const auto& box = ghosts[i].box;
+    for (int y = box[1]; y < box[3]; ++y) {
+      for (int x = box[0]; x < box[2]; ++x) {
+        const auto [hue, saturation] = hueSaturation(image.at(x, y));
+        if (saturation < 0.4) continue;
+        for (std::size_t k = 0; k < ghosts.size(); ++k) {
+          if (hueDistance(hue, hueSaturation(ghosts[k].rgb).first) < 25.0) ++counts[k];
+        }
+      }
+    }
+    std::printf("[ measured ] %s box: own-colour pixels %ld; others", ghosts[i].name.c_str(), counts[i]);
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      if (k != i) std::printf(" %s %ld", ghosts[k].name.c_str(), counts[k]);
+    }
+    std::printf("\n");
+    EXPECT_GT(counts[i], 40) << ghosts[i].name << " is drawn in its colour in " << png;
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      if (k == i) continue;
+      EXPECT_GT(counts[i], 4 * counts[k]) << ghosts[i].name << "'s box shows " << ghosts[k].name << "'s colour";
+    }
+  }
+  fs::remove(png);
+
+  // Overlaid (the default layout): the same three, at the same place, all running.
+  const Output overlay = runGui(scenePath("four_bar.yaml") + " --compare kkt,ltl,prox-ltl --frames 3 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(overlay.exit_code, 0) << overlay.text;
+  const std::vector<Ghost> overlaid = ghostsOf(overlay.text);
+  ASSERT_EQ(overlaid.size(), 3u) << overlay.text;
+  EXPECT_EQ(overlaid[1].box, overlaid[0].box);
+  EXPECT_EQ(overlaid[2].box, overlaid[0].box);
+}
+
+TEST(Gui, ComparisonRefusesBadListsAndAStoppedSolverGivesExitCode3) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  Output out = runLoopsim("gui " + scenePath("four_bar.yaml") + " --compare kkt,ltll");
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.text.find("--compare: unknown solver 'ltll' (did you mean 'ltl'?)"), std::string::npos) << out.text;
+  out = runLoopsim("gui " + scenePath("four_bar.yaml") + " --compare kkt");
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.text.find("compare 2 to 6 solvers (got 1)"), std::string::npos) << out.text;
+  // A solver the scene refuses: shown as an error, the --frames run exits 1.
+  out = runGui(scenePath("redundant_four_bar.yaml") + " --compare prox-ltl,ltl --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot compare these solvers:"), std::string::npos) << out.text;
+  // soft-ltl with a negligible weight opens the loop and stops alone; kkt and ltl go on.
+  std::string yaml;
+  {
+    std::ifstream in(scenePath("four_bar.yaml"));
+    std::ostringstream text;
+    text << in.rdbuf();
+    yaml = text.str();
+  }
+  yaml.replace(yaml.find("solver: kkt"), 11, "solver: {name: kkt, soft_weight: 1e-9}");
+  const fs::path scene = freshPath("loose_four_bar.yaml");  // a generator: nothing relative to resolve
+  std::ofstream(scene) << yaml;
+  out = runGui(scene.string() + " --compare kkt,soft-ltl,ltl --frames 20 --size 160x120 --msaa 0 --hide-ui");
+  fs::remove(scene);
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.333000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("soft-ltl ghost rgb"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("stopped: diverged at t = "), std::string::npos) << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  EXPECT_NE(out.text.find("gui: ghost 2 ltl ghost"), std::string::npos);
+  EXPECT_NE(out.text.substr(out.text.find("gui: ghost 2 ltl")).find("running"), std::string::npos) << out.text;
 }
