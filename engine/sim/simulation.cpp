@@ -212,6 +212,35 @@ void Simulation::setSolver(const std::string& name, const SolverSettings& settin
   scene_.solver_settings = settings;
 }
 
+void Simulation::snapshot(SimulationSnapshot& out) const {
+  out.time = time_;
+  out.steps = steps_;
+  out.q = q_;
+  out.v = v_;
+  out.applied_work = energy_.applied_work;
+  out.damping_work = energy_.damping_work;
+}
+
+void Simulation::restore(const SimulationSnapshot& s) {
+  if (s.q.size() != q_.size() || s.v.size() != v_.size()) {
+    throw ModelError(scene_.source_file, "simulation", "restore: the snapshot is of another model");
+  }
+  time_ = s.time;
+  steps_ = s.steps;
+  q_ = s.q;
+  v_ = s.v;
+  energy_.applied_work = s.applied_work;
+  energy_.damping_work = s.damping_work;
+  divergence_.reset();
+  terms_current_ = energy_current_ = false;
+  state_booked_ = false;  // checked (and booked) again by the next step
+  if (solver_->capabilities().iterative) {  // no warm start from the dropped future
+    std::unique_ptr<ConstrainedSolver> cold = makeSolver(scene_.solver, *constraints_, scene_.solver_settings);
+    cold->setAddedInertia(solver_->addedInertia());
+    solver_ = std::move(cold);
+  }
+}
+
 bool Simulation::run(double duration) {
   const long target = steps_ + static_cast<long>(std::llround(duration / scene_.dt));
   while (steps_ < target) {

@@ -34,6 +34,15 @@ struct SimulationOptions {
   std::size_t timing_samples = 0;      // kept for medians; 0 = duration / dt + 1 (capped at 1e6)
 };
 
+/// What a run needs to continue from a past state (the GUI's history): the
+/// time, the step count, (q, v) and the work booked so far.
+struct SimulationSnapshot {
+  double time = 0.0;
+  long steps = 0;
+  VectorX q, v;
+  double applied_work = 0.0, damping_work = 0.0;
+};
+
 class Simulation {
  public:
   /// Builds the constraint set, the solver (scene.solver), the controller and
@@ -60,6 +69,16 @@ class Simulation {
   /// current addedInertia(). Throws ModelError (registry capability check) and
   /// keeps the old solver when the new one cannot take the constraint set.
   void setSolver(const std::string& name, const SolverSettings& settings);
+
+  /// The current state as a snapshot (no allocation once `out` is sized).
+  void snapshot(SimulationSnapshot& out) const;
+  /// Continues from a snapshot of this simulation (the future is dropped): t,
+  /// steps, q, v and the work are restored, a divergence is cleared and the
+  /// state is checked again by the next step. A direct solver gives the
+  /// original trajectory again bit for bit; an iterative one restarts cold
+  /// (no warm start from the dropped future). Statistics (timings,
+  /// violations) keep counting every step computed.
+  void restore(const SimulationSnapshot& snapshot);
 
   double time() const { return time_; }
   long stepCount() const { return steps_; }
