@@ -115,6 +115,9 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
   }
   o.compare_side_by_side = a.compare_layout == "side-by-side";
+  if (!(o.history_seconds > 0.0) || !std::isfinite(o.history_seconds)) {
+    throw ModelError("", "--history", "must be > 0 seconds (got " + std::to_string(o.history_seconds) + ")");
+  }
   if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
   o.frames = a.frames;
   if (!o.screenshot.empty()) {
@@ -180,6 +183,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--reference", a->options.compare_reference,
                   "The solver --compare measures divergence from (default kkt, else the first exact one)");
   gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
+      ->capture_default_str();
+  gui->add_option("--history", a->options.history_seconds,
+                  "Seconds of past states kept for stepping back (Left), scrubbing and resuming")
       ->capture_default_str();
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");

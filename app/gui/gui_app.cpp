@@ -68,6 +68,7 @@ class GuiApp {
  private:
   void open(const std::string& path, bool from_command_line = false, bool keep_camera = false);
   void finishRecording();
+  void resumeFromView();
   void startComparison();
   void stopComparison();
   /// Where the side-by-side layout puts solver i (zero when overlaid).
@@ -117,7 +118,7 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
       checkSolverForScene(scene, options_.solver);
       scene.solver = options_.solver;
     }
-    auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path));
+    auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path), 600, options_.history_seconds);
     auto view = std::make_unique<render::ModelView>(session->simulation().model(), renderer_, meshes_);
     finishRecording();
     comparison_.reset();
@@ -133,6 +134,7 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     state_.settings = sim.scene().solver_settings;
     state_.time_constant = sim.scene().time_constant;
     state_.projection = sim.scene().projection;
+    state_.history_seconds = session_->historySeconds();
     state_.open_path = path;
     state_.error.clear();
     state_.divergence.clear();
@@ -161,6 +163,23 @@ void GuiApp::finishRecording() {
   session_->finishRecording(options_.command_line);
   recording_ = false;
   spdlog::info("record: {}", options_.record);
+}
+
+void GuiApp::resumeFromView() {
+  if (!session_ || !session_->viewingPast()) return;
+  if (recording_) {
+    // A record is one run: it ends where the run leaves its course.
+    const double t = session_->simulation().time();
+    finishRecording();
+    state_.say("record " + options_.record + " ended at t = " + std::to_string(t) + " s (resumed from a past state)");
+    spdlog::info("record {} ended at t = {} s (resumed from a past state)", options_.record, t);
+  }
+  session_->resumeFromView();
+  const Simulation& sim = session_->simulation();
+  spdlog::info("resumed from t = {} s (step {}); the later states were dropped", sim.time(), sim.stepCount());
+  sim_target_time_ = sim.time();
+  state_.divergence.clear();
+  divergence_reported_ = false;
 }
 
 void GuiApp::startComparison() {
@@ -253,7 +272,15 @@ void GuiApp::handleInput() {
   droppedFiles().clear();
   if (!io.WantCaptureKeyboard) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_) state_.running = !state_.running;
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) state_.requests.step = true;
+    const bool history_keys = session_ && !comparison_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
+      if (history_keys && session_->viewingPast()) state_.requests.view_delta += 1;
+      else state_.requests.step = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
+    if ((ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) && history_keys) {
+      state_.requests.resume_from_view = true;
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) state_.requests.reset = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) state_.show_help = !state_.show_help;
     if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) state_.show_ui = !state_.show_ui;
@@ -295,6 +322,17 @@ void GuiApp::carryOutRequests() {
     resetCamera();
   }
   if (!session_) return;
+  if (requests.history_seconds) {
+    session_->setHistorySeconds(*requests.history_seconds);
+    state_.say("history: the last " + std::to_string(*requests.history_seconds) + " s from now on");
+  }
+  if (!comparison_ && (requests.view_delta != 0 || requests.view_index)) {
+    state_.running = false;  // looking at the past pauses
+    if (requests.view_index) session_->viewIndex(*requests.view_index);
+    session_->moveView(requests.view_delta);
+    sim_target_time_ = session_->simulation().time();
+  }
+  if (requests.resume_from_view) resumeFromView();
   if (requests.stop_comparison) stopComparison();
   if (requests.start_comparison) startComparison();
   if (requests.reset && comparison_) {
@@ -377,6 +415,7 @@ void GuiApp::advancePhysics(double wall_dt) {
     comparison_->sampleFrame();
     return;
   }
+  if (state_.running && session_->viewingPast()) resumeFromView();  // running from a past state resumes there
   Simulation& sim = session_->simulation();
   if (!state_.running || sim.diverged()) {
     sim_target_time_ = sim.time();
@@ -571,6 +610,13 @@ int GuiApp::run() {
       std::printf("gui: model on screen: %.0f %.0f %.0f %.0f (x0 y0 x1 y1, pixels)\n", box[0], box[1], box[2], box[3]);
     }
     if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
+    if (session_) {
+      const StateHistory& h = session_->history();
+      std::printf("gui: history: %zu states, t = %.6f to %.6f s (last %g s)", h.size(), h.time(0), h.time(h.size() - 1),
+                  session_->historySeconds());
+      if (session_->viewingPast()) std::printf(", viewing t = %.6f s", session_->shownTime());
+      std::printf("\n");
+    }
     if (comparison_) {
       const SolverComparison& c = comparison_->comparison();
       std::printf("gui: compare: %zu solvers, t = %.6f s, reference %s, layout %s\n", comparison_->size(), c.time(),

@@ -28,6 +28,7 @@ struct GuiOptions {
   std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
   std::string compare_reference;     // empty: kkt, or the first exact solver compared
   bool compare_side_by_side = false;
+  double history_seconds = 10.0;  // states kept for stepping back and scrubbing
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

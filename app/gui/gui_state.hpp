@@ -20,6 +20,10 @@ struct GuiRequests {
   bool apply_settings = false;  // μ, tolerance, iterations, soft weight: new solver on the next step
   std::optional<std::string> open;    // a scene or model file
   std::optional<std::string> solver;  // switch on the next step
+  long view_delta = 0;                       // history: move the shown state (Left / Right while paused)
+  std::optional<std::size_t> view_index;     // history slider
+  bool resume_from_view = false;             // Enter: continue from the shown past state
+  std::optional<double> history_seconds;     // a new history length
   bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
   bool stop_comparison = false;
 };
@@ -49,6 +53,7 @@ struct GuiState {
 
   // Settings being edited (applied on request).
   SolverSettings settings;
+  double history_seconds = 10.0;  // edited in the panel, applied on Enter
   double time_constant = 0.1;
   bool projection = false;
 

@@ -63,6 +63,31 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   if (ImGui::Button("Step (Right)")) state.requests.step = true;
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
   ImGui::EndDisabled();
+  if (session != nullptr && !state.comparing) {
+    // History: the last seconds of states; Left / Right move through them while paused, Enter resumes.
+    const StateHistory& history = session->history();
+    int index = static_cast<int>(session->viewedIndex().value_or(history.size() - 1));
+    char label[64];
+    std::snprintf(label, sizeof label, "t = %.3f s%s", history.time(static_cast<std::size_t>(index)),
+                  session->viewingPast() ? " (past)" : "");
+    ImGui::SetNextItemWidth(200.0f);
+    if (ImGui::SliderInt("history", &index, 0, static_cast<int>(history.size()) - 1, label)) {
+      state.requests.view_index = static_cast<std::size_t>(index);
+    }
+    ImGui::BeginDisabled(!session->viewingPast());
+    if (ImGui::Button("Resume from here (Enter)")) state.requests.resume_from_view = true;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip("continue from the shown state; the later states are dropped%s",
+                        session->recording() ? " and the record ends here" : "");
+    }
+    ImGui::SetNextItemWidth(100.0f);
+    if (ImGui::InputDouble("history length (s)", &state.history_seconds, 0.0, 0.0, "%.3g",
+                           ImGuiInputTextFlags_EnterReturnsTrue) &&
+        state.history_seconds > 0.0) {
+      state.requests.history_seconds = state.history_seconds;
+    }
+  }
   static const char* kSpeeds[] = {"1x", "1/2x", "1/4x", "1/8x", "1/16x", "1/32x"};
   ImGui::SetNextItemWidth(150.0f);
   ImGui::SliderInt("slow motion (- =)", &state.slow_motion, 0, 5, kSpeeds[std::clamp(state.slow_motion, 0, 5)]);
@@ -206,7 +231,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
     ImGui::End();
     return;
   }
-  ImGui::Text("time       %.3f s %s", sim.time(), state.running ? "" : "(paused)");
+  ImGui::Text("time       %.3f s %s", session->shownTime(), session->viewingPast() ? "(history)" : state.running ? "" : "(paused)");
   ImGui::Text("solver     %s", sim.scene().solver.c_str());
   ImGui::Text("solve      %.1f us (median, last 1 s)", session->recentMedianSolveUs());
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
@@ -330,7 +355,9 @@ void drawComparisonPanel(const GuiState& state, ComparisonView& view) {
 const std::vector<std::pair<const char*, const char*>>& shortcutList() {
   static const std::vector<std::pair<const char*, const char*>> list = {
       {"Space", "run / pause"},
-      {"Right", "one step (paused)"},
+      {"Right", "one step (paused; in the history: the next state)"},
+      {"Left", "one state back in the history (pauses)"},
+      {"Enter", "resume from the shown past state (the later ones are dropped)"},
       {"Backspace", "reset"},
       {"- / =", "slower / faster (slow motion)"},
       {"Ctrl+L", "reload the scene from disk"},
