@@ -115,6 +115,12 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
   }
   o.compare_side_by_side = a.compare_layout == "side-by-side";
+  if (o.play.size() > 2) throw ModelError("", "--play", "one record, or two to overlay (got " + std::to_string(o.play.size()) + ")");
+  if (!o.play.empty() && (!o.record.empty() || !o.compare.empty())) {
+    throw ModelError("", "--play", "shows records instead of a simulation: not with " + std::string(o.record.empty() ? "--compare" : "--record"));
+  }
+  if (o.seek && o.play.empty()) throw ModelError("", "--seek", "applies to --play, which is not given");
+  if (o.seek && !std::isfinite(*o.seek)) throw ModelError("", "--seek", "must be a finite time");
   if (!(o.history_seconds > 0.0) || !std::isfinite(o.history_seconds)) {
     throw ModelError("", "--history", "must be > 0 seconds (got " + std::to_string(o.history_seconds) + ")");
   }
@@ -184,6 +190,10 @@ Command registerGuiCommand(CLI::App& parent) {
                   "The solver --compare measures divergence from (default kkt, else the first exact one)");
   gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
       ->capture_default_str();
+  gui->add_option("--play", a->options.play,
+                  "Open a record (run/gui --record CSV, its JSON beside it) on the timeline; give two to overlay the "
+                  "second as a ghost with their divergence");
+  gui->add_option("--seek", a->options.seek, "Start the timeline paused at this time (s)");
   gui->add_option("--history", a->options.history_seconds,
                   "Seconds of past states kept for stepping back (Left), scrubbing and resuming")
       ->capture_default_str();

@@ -14,11 +14,13 @@
 
 #include "gui/comparison_view.hpp"
 #include "gui/overlays.hpp"
+#include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
 #include "gui/sim_session.hpp"
 #include "model/errors.hpp"
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
+#include "render/plot_image.hpp"
 #include "render/model_view.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
@@ -60,13 +62,22 @@ class GuiApp {
     state_.compare_reference = options.compare_reference;
     state_.compare_side_by_side = options.compare_side_by_side;
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
+    if (!options.play.empty()) {
+      openRecords(options.play);
+      if (timeline_ && options.seek) {
+        timeline_->setPlaying(false);
+        timeline_->seek(*options.seek);
+      }
+    }
     if (session_ && !options.compare.empty()) startComparison();
   }
 
   int run();
 
  private:
-  void open(const std::string& path, bool from_command_line = false, bool keep_camera = false);
+  void open(const std::string& path, bool from_command_line = false, bool keep_camera = false,
+            std::optional<Scene> loaded = std::nullopt);
+  void openRecords(const std::vector<std::string>& files);
   void finishRecording();
   void resumeFromView();
   void startComparison();
@@ -86,6 +97,7 @@ class GuiApp {
   bool screenBox(int width, int height, Eigen::Vector4f& box) const;
   /// Simulated time of what is shown: the comparison's when comparing, else the session's.
   double shownTime() const {
+    if (timeline_) return timeline_->time();
     return comparison_ ? comparison_->comparison().time() : session_ ? session_->simulation().time() : 0.0;
   }
   bool screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const;
@@ -98,7 +110,8 @@ class GuiApp {
   GuiState state_;
   std::unique_ptr<SimulationSession> session_;
   std::unique_ptr<render::ModelView> model_view_;
-  std::unique_ptr<ComparisonView> comparison_;  // solvers in lockstep (drawn instead of the session)
+  std::unique_ptr<ComparisonView> comparison_;
+  std::unique_ptr<RecordTimeline> timeline_;  // records shown instead of the simulation  // solvers in lockstep (drawn instead of the session)
   Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
   bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
@@ -111,9 +124,9 @@ class GuiApp {
   bool screenshot_pending_ = false;  // Ctrl+P: saved after this frame's UI is drawn
 };
 
-void GuiApp::open(const std::string& path, bool from_command_line, bool keep_camera) {
+void GuiApp::open(const std::string& path, bool from_command_line, bool keep_camera, std::optional<Scene> loaded) {
   try {
-    Scene scene = loadSceneOrModel(path);
+    Scene scene = loaded ? std::move(*loaded) : loadSceneOrModel(path);
     if (from_command_line && !options_.solver.empty() && options_.solver != scene.solver) {
       checkSolverForScene(scene, options_.solver);
       scene.solver = options_.solver;
@@ -123,6 +136,8 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     finishRecording();
     comparison_.reset();
     state_.comparing = false;
+    timeline_.reset();
+    state_.timeline = false;
     if (from_command_line && !options_.record.empty()) {
       session->startRecording(options_.record, options_.overwrite);
       recording_ = true;
@@ -163,6 +178,29 @@ void GuiApp::finishRecording() {
   session_->finishRecording(options_.command_line);
   recording_ = false;
   spdlog::info("record: {}", options_.record);
+}
+
+void GuiApp::openRecords(const std::vector<std::string>& files) {
+  std::unique_ptr<RecordTimeline> timeline;
+  try {
+    timeline = std::make_unique<RecordTimeline>(std::vector<fs::path>(files.begin(), files.end()));
+  } catch (const std::exception& e) {
+    state_.error = "Cannot open the record:\n" + std::string(e.what());
+    spdlog::error("cannot open the record: {}", e.what());
+    load_failed_ = true;
+    return;
+  }
+  // The record's own scene (from its summary) gives the model to draw; the simulation waits.
+  open(files.front(), false, false, timeline->run(0).scene());
+  if (load_failed_) return;
+  timeline_ = std::move(timeline);
+  state_.timeline = true;
+  state_.record_path = files.front();
+  state_.overlay_record_path = files.size() > 1 ? files[1] : "";
+  state_.say("record " + files.front() + (files.size() > 1 ? " with " + files[1] + " overlaid" : std::string()) + " on the timeline");
+  spdlog::info("timeline: {} rows of {}{}", timeline_->run(0).rows(), files.front(),
+               files.size() > 1 ? " (overlay: " + files[1] + ")" : std::string());
+  timeline_->updateKinematics();
 }
 
 void GuiApp::resumeFromView() {
@@ -271,17 +309,26 @@ void GuiApp::handleInput() {
   for (const std::string& file : droppedFiles()) state_.requests.open = file;
   droppedFiles().clear();
   if (!io.WantCaptureKeyboard) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_) state_.running = !state_.running;
-    const bool history_keys = session_ && !comparison_;
+    if (timeline_) {
+      if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) timeline_->setPlaying(!timeline_->playing());
+      if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) timeline_->stepRows(1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true)) timeline_->stepRows(-1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) {
+        timeline_->setPlaying(false);
+        timeline_->seek(0.0);
+      }
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_ && !timeline_) state_.running = !state_.running;
+    const bool history_keys = session_ && !comparison_ && !timeline_;
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
       if (history_keys && session_->viewingPast()) state_.requests.view_delta += 1;
-      else state_.requests.step = true;
+      else if (!timeline_) state_.requests.step = true;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
     if ((ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) && history_keys) {
       state_.requests.resume_from_view = true;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) state_.requests.reset = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !timeline_) state_.requests.reset = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) state_.show_help = !state_.show_help;
     if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) state_.show_ui = !state_.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) state_.follow = false;
@@ -313,6 +360,12 @@ void GuiApp::carryOutRequests() {
   state_.requests = {};
   if (requests.screenshot) screenshot_pending_ = true;
   if (requests.open) open(*requests.open);
+  if (requests.open_records) openRecords(*requests.open_records);
+  if (requests.close_records && timeline_) {
+    timeline_.reset();
+    state_.timeline = false;
+    state_.say("record closed");
+  }
   if (requests.reload && session_) {
     const std::string file = session_->file().string();
     open(file, false, /*keep_camera=*/true);
@@ -334,7 +387,11 @@ void GuiApp::carryOutRequests() {
   }
   if (requests.resume_from_view) resumeFromView();
   if (requests.stop_comparison) stopComparison();
-  if (requests.start_comparison) startComparison();
+  if (requests.start_comparison) {
+    timeline_.reset();
+    state_.timeline = false;
+    startComparison();
+  }
   if (requests.reset && comparison_) {
     startComparison();  // the comparison restarts from the scene's start
     requests.reset = false;
@@ -399,6 +456,10 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
 
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
+  if (timeline_) {  // playback: 1/60 s of record time per frame in a --frames run, else the wall clock
+    timeline_->advance(options_.frames ? kFramePeriod : std::min(wall_dt, 0.1));
+    return;
+  }
   if (comparison_) {
     SolverComparison& c = comparison_->comparison();
     if (!state_.running || !c.anyRunning()) {
@@ -480,7 +541,18 @@ void GuiApp::drawScene(int width, int height) {
     camera_.lookat = session_->kinematics().oMi[state_.selected_body].t.cast<float>();
   }
   renderer_.beginScene(width, height, camera_);
-  if (comparison_ && model_view_) {
+  if (timeline_ && model_view_) {
+    // The first record solid in the model's colours, a second one as a ghost.
+    render::ModelStyle style;
+    style.wireframe = state_.toggles.wireframe;
+    model_view_->draw(renderer_, timeline_->bodyPoses(0), style);
+    if (timeline_->size() == 2) {
+      const auto rgb = render::seriesColour(1);
+      style.use_tint = true;
+      style.tint = Eigen::Vector4f(rgb[0] / 255.0f, rgb[1] / 255.0f, rgb[2] / 255.0f, ComparisonView::kGhostAlpha);
+      model_view_->draw(renderer_, timeline_->bodyPoses(1), style);
+    }
+  } else if (comparison_ && model_view_) {
     // The reference solid first (it writes depth), then the translucent ghosts.
     const int reference = comparison_->comparison().referenceIndex();
     std::vector<std::size_t> order{static_cast<std::size_t>(reference)};
@@ -519,6 +591,7 @@ void GuiApp::drawUi() {
     drawControlPanel(state_, session_.get());
     drawInfoPanel(state_, session_.get());
     if (comparison_) drawComparisonPanel(state_, *comparison_);
+    if (timeline_) drawTimelinePanel(state_, *timeline_);
   }
   drawHelpOverlay(state_);
   drawMessages(state_);
@@ -553,6 +626,7 @@ int GuiApp::run() {
     checkDivergence();
     if (session_) session_->updateKinematics();
     if (comparison_) comparison_->updateKinematics();
+    if (timeline_) timeline_->updateKinematics();
 
     int width = 0, height = 0;
     window_.framebufferSize(width, height);
@@ -616,6 +690,18 @@ int GuiApp::run() {
                   session_->historySeconds());
       if (session_->viewingPast()) std::printf(", viewing t = %.6f s", session_->shownTime());
       std::printf("\n");
+    }
+    if (timeline_) {
+      // The state shown, read back from the timeline (the q drawn), at full precision.
+      for (std::size_t k = 0; k < timeline_->size(); ++k) {
+        const RecordedRun& run = timeline_->run(k);
+        const std::size_t row = timeline_->shownRow(k);
+        std::printf("gui: record %zu: %s t = %.17g s, row %zu of %zu, q =", k + 1, run.file().string().c_str(), run.time(row),
+                    row, run.rows());
+        for (Eigen::Index i = 0; i < run.q(row).size(); ++i) std::printf(" %.17g", run.q(row)[i]);
+        std::printf("\n");
+      }
+      if (timeline_->size() == 2) std::printf("gui: records divergence %.17g\n", timeline_->divergenceNow());
     }
     if (comparison_) {
       const SolverComparison& c = comparison_->comparison();

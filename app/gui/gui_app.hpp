@@ -28,6 +28,8 @@ struct GuiOptions {
   std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
   std::string compare_reference;     // empty: kkt, or the first exact solver compared
   bool compare_side_by_side = false;
+  std::vector<std::string> play;  // records on the timeline (one, or two overlaid)
+  std::optional<double> seek;     // start the timeline paused at this time
   double history_seconds = 10.0;  // states kept for stepping back and scrubbing
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;

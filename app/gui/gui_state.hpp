@@ -24,6 +24,8 @@ struct GuiRequests {
   std::optional<std::size_t> view_index;     // history slider
   bool resume_from_view = false;             // Enter: continue from the shown past state
   std::optional<double> history_seconds;     // a new history length
+  std::optional<std::vector<std::string>> open_records;  // the timeline: one record, or two overlaid
+  bool close_records = false;
   bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
   bool stop_comparison = false;
 };
@@ -50,6 +52,8 @@ struct GuiState {
   std::vector<std::string> scene_files;
   int scene_index = -1;
   std::string open_path;
+  std::string record_path, overlay_record_path;  // the timeline's fields
+  bool timeline = false;  // records are shown instead of the simulation
 
   // Settings being edited (applied on request).
   SolverSettings settings;

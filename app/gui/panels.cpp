@@ -53,6 +53,20 @@ void fileSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (Ctrl+P)")) state.requests.screenshot = true;
+  // Records on the timeline (a `--record` CSV with its JSON summary beside it).
+  ImGui::SetNextItemWidth(-90.0f);
+  inputText("record##path", state.record_path);
+  ImGui::SetNextItemWidth(-90.0f);
+  inputText("overlay##path", state.overlay_record_path);
+  if (ImGui::Button("Open record") && !state.record_path.empty()) {
+    std::vector<std::string> files{state.record_path};
+    if (!state.overlay_record_path.empty()) files.push_back(state.overlay_record_path);
+    state.requests.open_records = files;
+  }
+  if (state.timeline) {
+    ImGui::SameLine();
+    if (ImGui::Button("Close record")) state.requests.close_records = true;
+  }
 }
 
 void simulationSection(GuiState& state, SimulationSession* session) {
@@ -63,7 +77,7 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   if (ImGui::Button("Step (Right)")) state.requests.step = true;
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
   ImGui::EndDisabled();
-  if (session != nullptr && !state.comparing) {
+  if (session != nullptr && !state.comparing && !state.timeline) {
     // History: the last seconds of states; Left / Right move through them while paused, Enter resumes.
     const StateHistory& history = session->history();
     int index = static_cast<int>(session->viewedIndex().value_or(history.size() - 1));
@@ -224,6 +238,12 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   }
   const Simulation& sim = session->simulation();
   ImGui::Text("%s", sim.scene().name.c_str());
+  if (state.timeline) {
+    ImGui::TextColored(kDimColour, "showing records on the timeline (the\nsimulation waits at t = %.3f s)", sim.time());
+    ImGui::Text("FPS %.0f", state.fps);
+    ImGui::End();
+    return;
+  }
   if (state.comparing) {
     // The session waits while the comparison runs: its figures would be stale.
     ImGui::TextColored(kDimColour, "comparing solvers: see the Comparison\npanel (the session resumes at\nt = %.3f s when it stops)", sim.time());
@@ -252,6 +272,55 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::TextUnformatted("energy balance (J)");
   plot("##energy", session->energy_plot, "%.2e");
   ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
+  (void)state;
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  ImGui::Begin("Record timeline", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  const RecordedRun& first = timeline.run(0);
+  ImGui::Text("%s (solid)", first.file().filename().c_str());
+  if (timeline.size() == 2) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.06f, 1.0f), "  %s (ghost)", timeline.run(1).file().filename().c_str());
+  }
+  if (ImGui::Button(timeline.playing() ? "Pause (Space)" : "Play (Space)", ImVec2(110, 0))) timeline.setPlaying(!timeline.playing());
+  ImGui::SameLine();
+  float t = static_cast<float>(timeline.time());
+  ImGui::SetNextItemWidth(360.0f);
+  if (ImGui::SliderFloat("##time", &t, static_cast<float>(first.time(0)), static_cast<float>(first.duration()), "t = %.3f s")) {
+    timeline.setPlaying(false);
+    timeline.seek(static_cast<double>(t));
+  }
+  ImGui::SameLine();
+  static const double kSpeeds[] = {0.125, 0.25, 0.5, 1.0, 2.0, 4.0};
+  static const char* kSpeedNames[] = {"1/8x", "1/4x", "1/2x", "1x", "2x", "4x"};
+  int speed = 3;
+  for (int k = 0; k < 6; ++k) {
+    if (kSpeeds[k] == timeline.speed()) speed = k;
+  }
+  ImGui::SetNextItemWidth(80.0f);
+  if (ImGui::Combo("speed", &speed, kSpeedNames, 6)) timeline.setSpeed(kSpeeds[speed]);
+  const std::size_t row = timeline.shownRow(0);
+  ImGui::Text("row %zu of %zu, t = %.6f s (the recorded q exactly; Left / Right: one row)", row + 1, first.rows(), first.time(row));
+  if (timeline.size() == 2) {
+    const double d = timeline.divergenceNow();
+    if (std::isnan(d)) ImGui::TextUnformatted("divergence |q_2 (-) q_1| = - (no row of the second record at this time)");
+    else ImGui::Text("divergence |q_2 (-) q_1| = %.3e", d);
+    // log10 of the divergence over the whole record, with the shown time marked.
+    std::vector<float> values;
+    values.reserve(timeline.divergence().size());
+    for (const double x : timeline.divergence()) values.push_back(x > 0.0 ? static_cast<float>(std::max(-17.0, std::log10(x))) : -17.0f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float width = 560.0f, height = 70.0f;
+    ImGui::PlotLines("##divergence", values.data(), static_cast<int>(values.size()), 0, "log10 divergence", -17.0f, FLT_MAX,
+                     ImVec2(width, height));
+    const float x = origin.x + width * static_cast<float>(row) / static_cast<float>(std::max<std::size_t>(1, first.rows() - 1));
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + height), IM_COL32(255, 255, 255, 200));
+  }
   ImGui::End();
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "record/csv_reader.hpp"
+#include "algorithms/configuration.hpp"
 #include "scene/scene_loader.hpp"
 
 namespace {
@@ -636,4 +637,88 @@ TEST(Gui, ResumingFromThePastEndsTheRecordWhichReplaysBitForBit) {
   EXPECT_NE(replay.text.find("verify: OK"), std::string::npos) << replay.text;
   fs::remove(csv);
   fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
+namespace {
+
+struct ShownRecord {
+  double t = 0.0;
+  std::size_t row = 0;
+  std::vector<double> q;
+};
+
+// "gui: record K: FILE t = T s, row R of N, q = ..." (numbers at 17 digits: they read back exactly).
+bool shownRecord(const std::string& text, int k, ShownRecord& shown) {
+  const std::string marker = "gui: record " + std::to_string(k) + ": ";
+  const auto at = text.find(marker);
+  if (at == std::string::npos) return false;
+  const std::string line = text.substr(at, text.find('\n', at) - at);
+  const auto t_at = line.find(" t = "), row_at = line.find(", row "), q_at = line.find(", q =");
+  if (t_at == std::string::npos || row_at == std::string::npos || q_at == std::string::npos) return false;
+  shown.t = std::strtod(line.c_str() + t_at + 5, nullptr);
+  shown.row = std::strtoul(line.c_str() + row_at + 6, nullptr, 10);
+  std::istringstream in(line.substr(q_at + 5));
+  for (double x; in >> x;) shown.q.push_back(x);
+  return true;
+}
+
+std::vector<double> recordedQ(const loopsim::CsvTable& table, std::size_t row) {
+  std::vector<double> q;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (table.columns[c].rfind("q:", 0) == 0) q.push_back(table.rows[row][c]);
+  }
+  return q;
+}
+
+}  // namespace
+
+TEST(Gui, ScrubbingARecordShowsExactlyTheRecordedQAndTwoRecordsOverlayWithTheirDivergence) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path kkt = freshPath("timeline_kkt.csv"), soft = freshPath("timeline_soft.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + kkt.string()).exit_code, 0);
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --solver soft-ltl --duration 0.5 --quiet --record " + soft.string()).exit_code, 0);
+  const loopsim::CsvTable table = loopsim::readCsv(kkt), soft_table = loopsim::readCsv(soft);
+
+  // Scrubbed (--seek, the slider's action) to a row's time and between two rows: the row at or before t, exactly.
+  for (const auto& [seek, expected_row] : std::vector<std::pair<std::string, std::size_t>>{{"0.25", 250}, {"0.3335", 333}, {"9", 500}}) {
+    const Output out = runGui("--play " + kkt.string() + " --seek " + seek + " --frames 2 --size 160x120 --msaa 0 --hide-ui");
+    ASSERT_EQ(out.exit_code, 0) << out.text;
+    ShownRecord shown;
+    ASSERT_TRUE(shownRecord(out.text, 1, shown)) << out.text;
+    EXPECT_EQ(shown.row, expected_row) << "seek " << seek;
+    EXPECT_EQ(shown.t, table.rows[expected_row][static_cast<std::size_t>(table.requireColumn("t"))]);
+    const std::vector<double> q = recordedQ(table, expected_row);
+    ASSERT_EQ(shown.q.size(), q.size());
+    for (std::size_t i = 0; i < q.size(); ++i) EXPECT_EQ(shown.q[i], q[i]) << "seek " << seek << " q " << i << " bit for bit";
+  }
+
+  // Playing: 20 frames of 1/60 s from the start; the second record is the ghost, with the divergence of the rows shown.
+  const Output out = runGui("--play " + kkt.string() + " --play " + soft.string() + " --frames 20 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  ShownRecord first, second;
+  ASSERT_TRUE(shownRecord(out.text, 1, first)) << out.text;
+  ASSERT_TRUE(shownRecord(out.text, 2, second)) << out.text;
+  EXPECT_EQ(first.row, 333u) << "20 frames of 1/60 s: t = 0.333";
+  EXPECT_EQ(second.row, 333u);
+  EXPECT_EQ(second.q, recordedQ(soft_table, 333));
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  loopsim::VectorX q1 = Eigen::Map<const loopsim::VectorX>(first.q.data(), static_cast<Eigen::Index>(first.q.size()));
+  loopsim::VectorX q2 = Eigen::Map<const loopsim::VectorX>(second.q.data(), static_cast<Eigen::Index>(second.q.size()));
+  loopsim::VectorX d(scene.model->nv);
+  loopsim::difference(*scene.model, q1, q2, d);
+  const double shown_divergence = numberAfter(out.text, "gui: records divergence ");
+  EXPECT_EQ(shown_divergence, d.norm());
+  EXPECT_GT(shown_divergence, 0.0) << "soft-ltl differs from kkt";
+  std::printf("[ measured ] four_bar kkt vs soft-ltl records at t = 0.333 s: divergence %.3e\n", shown_divergence);
+
+  // Records of different models do not overlay.
+  const fs::path go1 = freshPath("timeline_go1.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("go1_standing.yaml") + " --duration 0.01 --quiet --record " + go1.string()).exit_code, 0);
+  const Output mixed = runGui("--play " + kkt.string() + " --play " + go1.string() + " --frames 1 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.text;
+  EXPECT_NE(mixed.text.find("is of another model"), std::string::npos) << mixed.text;
+  for (const fs::path& p : {kkt, soft, go1}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
 }
