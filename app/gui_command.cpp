@@ -33,6 +33,7 @@ struct GuiArguments {
   std::optional<long> frames;
   std::vector<std::string> compare;
   std::string compare_layout = "overlay";
+  std::string perturb;
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -115,6 +116,21 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
   }
   o.compare_side_by_side = a.compare_layout == "side-by-side";
+  if (!a.perturb.empty()) {
+    // BODY:T0:T1:X,Y,Z
+    const std::vector<std::string> parts = split(a.perturb, ':');
+    const std::vector<std::string> xyz = parts.size() == 4 ? split(parts[3], ',') : std::vector<std::string>{};
+    if (parts.size() != 4 || xyz.size() != 3 || parts[0].empty()) {
+      throw ModelError("", "--perturb", "'" + a.perturb + "' is not BODY:T0:T1:X,Y,Z (e.g. coupler:0.1:0.3:0.5,0,1.6)");
+    }
+    o.perturb_body = parts[0];
+    o.perturb_t0 = number(parts[1], "--perturb", a.perturb);
+    o.perturb_t1 = number(parts[2], "--perturb", a.perturb);
+    for (std::size_t k = 0; k < 3; ++k) o.perturb_target[k] = number(xyz[k], "--perturb", a.perturb);
+    if (o.perturb_t0 < 0.0 || o.perturb_t1 <= o.perturb_t0) {
+      throw ModelError("", "--perturb", "'" + a.perturb + "': the times must satisfy 0 <= T0 < T1");
+    }
+  }
   if (o.play.size() > 2) throw ModelError("", "--play", "one record, or two to overlay (got " + std::to_string(o.play.size()) + ")");
   if (!o.play.empty() && (!o.record.empty() || !o.compare.empty())) {
     throw ModelError("", "--play", "shows records instead of a simulation: not with " + std::string(o.record.empty() ? "--compare" : "--record"));
@@ -147,6 +163,7 @@ std::string commandLine(const GuiArguments& a) {
     os << " --compare ";
     for (std::size_t k = 0; k < a.compare.size(); ++k) os << (k ? "," : "") << a.compare[k];
   }
+  if (!a.perturb.empty()) os << " --perturb " << a.perturb;
   if (!a.options.record.empty()) os << " --record " << a.options.record;
   if (a.options.overwrite) os << " --overwrite";
   return os.str();
@@ -183,6 +200,7 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_flag("--paused", a->options.paused, "Start paused (Space runs)");
   gui->add_option("--compare", a->compare,
                   "Compare 2 to 6 solvers from the start, in lockstep: the reference solid, the others as "
                   "translucent ghosts, a table and a divergence plot (also in the panel 'Compare solvers')");
@@ -190,6 +208,9 @@ Command registerGuiCommand(CLI::App& parent) {
                   "The solver --compare measures divergence from (default kkt, else the first exact one)");
   gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
       ->capture_default_str();
+  gui->add_option("--perturb", a->perturb,
+                  "BODY:T0:T1:X,Y,Z pulls BODY's origin toward the world point X,Y,Z from T0 to T1 (simulated s) "
+                  "with the spring-damper of a Ctrl+drag (scripted runs)");
   gui->add_option("--play", a->options.play,
                   "Open a record (run/gui --record CSV, its JSON beside it) on the timeline; give two to overlay the "
                   "second as a ghost with their divergence");

@@ -14,6 +14,7 @@
 
 #include "gui/comparison_view.hpp"
 #include "gui/overlays.hpp"
+#include "gui/perturbation.hpp"
 #include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
 #include "gui/sim_session.hpp"
@@ -56,6 +57,7 @@ class GuiApp {
     state_.show_ui = !options.hide_ui;
     state_.toggles = options.toggles;
     state_.show_help = options.show_help;
+    state_.running = !options.paused;
     const fs::path scenes_dir = fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
     state_.scene_files = sceneFilesIn(scenes_dir);
     state_.compare_solvers = options.compare;
@@ -80,6 +82,12 @@ class GuiApp {
   void openRecords(const std::vector<std::string>& files);
   void finishRecording();
   void resumeFromView();
+  /// Before every simulated step (session and comparison): the scripted and the mouse perturbation.
+  void beforeStep(Simulation& simulation);
+  /// Ctrl+drag on the selected body; true while it holds the mouse (the camera stays).
+  bool handlePerturbationMouse();
+  /// The poses picking and perturbing act on: the reference's when comparing, else the session's.
+  std::vector<Eigen::Matrix4f> interactionPoses() const;
   void startComparison();
   void stopComparison();
   /// Where the side-by-side layout puts solver i (zero when overlaid).
@@ -111,7 +119,12 @@ class GuiApp {
   std::unique_ptr<SimulationSession> session_;
   std::unique_ptr<render::ModelView> model_view_;
   std::unique_ptr<ComparisonView> comparison_;
-  std::unique_ptr<RecordTimeline> timeline_;  // records shown instead of the simulation  // solvers in lockstep (drawn instead of the session)
+  std::unique_ptr<RecordTimeline> timeline_;
+  MousePerturbation perturbation_;
+  std::unique_ptr<Data> perturbation_scratch_;
+  int scripted_body_ = 0;  // --perturb's body (0: none)
+  Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
+  ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // records shown instead of the simulation  // solvers in lockstep (drawn instead of the session)
   Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
   bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
@@ -145,6 +158,16 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     for (const std::string& warning : view->warnings()) spdlog::warn("{}", warning);
     session_ = std::move(session);
     model_view_ = std::move(view);
+    perturbation_.end();
+    perturbation_scratch_ = std::make_unique<Data>(session_->simulation().model());
+    session_->before_step = [this](Simulation& simulation) { beforeStep(simulation); };
+    scripted_body_ = 0;
+    if (from_command_line && !options_.perturb_body.empty()) {
+      scripted_body_ = session_->simulation().model().bodyId(options_.perturb_body);
+      if (scripted_body_ <= 0) {
+        throw ModelError(path, "--perturb", "no moving body '" + options_.perturb_body + "' in the model");
+      }
+    }
     const Simulation& sim = session_->simulation();
     state_.settings = sim.scene().solver_settings;
     state_.time_constant = sim.scene().time_constant;
@@ -203,6 +226,76 @@ void GuiApp::openRecords(const std::vector<std::string>& files) {
   timeline_->updateKinematics();
 }
 
+void GuiApp::beforeStep(Simulation& simulation) {
+  if (scripted_body_ > 0) {
+    const double dt = simulation.scene().dt;
+    const long step = simulation.stepCount();
+    const bool inside = step >= std::llround(options_.perturb_t0 / dt) && step < std::llround(options_.perturb_t1 / dt);
+    if (inside && !perturbation_.active()) {
+      const auto& p = options_.perturb_target;
+      perturbation_.beginTranslation(simulation.model(), scripted_body_, Eigen::Vector3d(p[0], p[1], p[2]));
+    } else if (!inside && perturbation_.active()) {
+      perturbation_.end();
+    }
+  }
+  perturbation_.apply(simulation, *perturbation_scratch_);
+}
+
+std::vector<Eigen::Matrix4f> GuiApp::interactionPoses() const {
+  if (comparison_) return comparisonPoses(static_cast<std::size_t>(comparison_->comparison().referenceIndex()));
+  return session_ ? session_->bodyPoses() : std::vector<Eigen::Matrix4f>{};
+}
+
+bool GuiApp::handlePerturbationMouse() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float width = io.DisplaySize.x, height = std::max(1.0f, io.DisplaySize.y);
+  const int body = state_.selected_body;
+  if (!perturbation_.active() && io.KeyCtrl && body > 0 && session_ && !timeline_) {
+    const std::vector<Eigen::Matrix4f> poses = interactionPoses();
+    if (body < static_cast<int>(poses.size())) {
+      const Eigen::Matrix4f& pose = poses[static_cast<std::size_t>(body)];
+      const Model& model = session_->simulation().model();
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        grab_plane_point_ = pose.block<3, 1>(0, 3).cast<double>();
+        perturbation_.beginTranslation(model, body, grab_plane_point_);
+        spdlog::info("perturbation: pulling body '{}' toward the cursor (Ctrl+drag)", model.body_names[static_cast<std::size_t>(body)]);
+      } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+        rotate_start_mouse_ = io.MousePos;
+        perturbation_.beginRotation(model, body, pose.block<3, 3>(0, 0).cast<double>());
+        spdlog::info("perturbation: turning body '{}' (Ctrl+right-drag)", model.body_names[static_cast<std::size_t>(body)]);
+      }
+    }
+  }
+  if (!perturbation_.active() || scripted_body_ > 0) return false;
+  if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      perturbation_.end();
+      spdlog::info("perturbation: released");
+      return false;
+    }
+    // The target: where the cursor's ray meets the plane through the grab point facing the camera.
+    const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, width, height);
+    const Eigen::Vector3d normal = (camera_.lookat - camera_.eye()).normalized().cast<double>();
+    const Eigen::Vector3d origin = ray.origin.cast<double>(), direction = ray.direction.cast<double>();
+    const double along = normal.dot(direction);
+    if (std::abs(along) > 1e-6) perturbation_.setTarget(origin + normal.dot(grab_plane_point_ - origin) / along * direction);
+  } else {
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
+      perturbation_.end();
+      spdlog::info("perturbation: released");
+      return false;
+    }
+    // Turn about the view's up axis (horizontal drag) and right axis (vertical drag), 0.01 rad per pixel.
+    const Eigen::Vector3d forward = (camera_.lookat - camera_.eye()).normalized().cast<double>();
+    Eigen::Vector3d right = forward.cross(Eigen::Vector3d::UnitZ());
+    if (right.norm() < 1e-6) right = Eigen::Vector3d::UnitX();
+    right.normalize();
+    const Eigen::Vector3d up = right.cross(forward);
+    perturbation_.setRotation(0.01 * (up * (io.MousePos.x - rotate_start_mouse_.x) + right * (io.MousePos.y - rotate_start_mouse_.y)));
+  }
+  return true;
+}
+
 void GuiApp::resumeFromView() {
   if (!session_ || !session_->viewingPast()) return;
   if (recording_) {
@@ -240,6 +333,7 @@ void GuiApp::startComparison() {
   const SolverComparison& c = comparison_->comparison();
   std::string names;
   for (const ComparedSolver& s : c.solvers()) names += (names.empty() ? "" : ", ") + s.name;
+  comparison_->comparison().before_step = [this](std::size_t, Simulation& simulation) { beforeStep(simulation); };
   state_.say("comparing " + names + " from t = 0 (reference " + c.reference().name + ")");
   spdlog::info("compare: {} from t = 0, reference {}", names, c.reference().name);
   // The side-by-side step: across the view (horizontal), the model's size apart.
@@ -340,6 +434,7 @@ void GuiApp::handleInput() {
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) window_.requestClose();
   }
   if (io.WantCaptureMouse) return;
+  if (handlePerturbationMouse()) return;  // Ctrl+drag on the selected body: the camera stays
   const float height = std::max(1.0f, io.DisplaySize.y);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) camera_.rotate(io.MouseDelta.x, io.MouseDelta.y);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
@@ -350,7 +445,8 @@ void GuiApp::handleInput() {
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
   if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && model_view_) {
     const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, io.DisplaySize.x, height);
-    state_.selected_body = model_view_->pick(ray, session_->bodyPoses());
+    state_.selected_body = model_view_->pick(ray, interactionPoses());
+    spdlog::debug("double-click at {} {}: body {}", io.MousePos.x, io.MousePos.y, state_.selected_body);
     state_.follow = state_.selected_body > 0;
   }
 }
@@ -581,6 +677,17 @@ void GuiApp::drawScene(int width, int height) {
     if (state_.selected_body > 0) {
       const Eigen::Matrix4f pose = session_->bodyPoses()[static_cast<std::size_t>(state_.selected_body)];
       renderer_.drawFrame(pose, 0.15f * model_scale_);
+    }
+  }
+  if (perturbation_.active() && (session_ || comparison_)) {
+    // The perturbation: an arrow from the body origin to the target (force), or along the torque.
+    const Eigen::Vector3f origin = perturbation_.lastOrigin().cast<float>();
+    const Eigen::Vector4f colour(0.95f, 0.2f, 0.85f, 1.0f);
+    if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
+      renderer_.drawArrow(origin, perturbation_.target().cast<float>(), 0.01f * model_scale_, colour);
+    } else if (perturbation_.lastWorldVector().norm() > 0.0) {
+      const Eigen::Vector3f axis = perturbation_.lastWorldVector().normalized().cast<float>();
+      renderer_.drawArrow(origin, origin + 0.25f * model_scale_ * axis, 0.01f * model_scale_, colour);
     }
   }
   renderer_.endScene();

@@ -6,6 +6,7 @@
 
 #include "algorithms/kinematics.hpp"
 #include "model/errors.hpp"
+#include "record/record_row.hpp"
 #include "render/model_view.hpp"
 #include "scene/scene_loader.hpp"
 
@@ -125,6 +126,7 @@ long SimulationSession::advanceTo(long target_steps, std::optional<std::chrono::
   long taken = 0;
   while (simulation_->stepCount() < target_steps && !simulation_->diverged()) {
     if (viewed_) break;  // a past state is shown: resume from it (or return to the newest) first
+    if (before_step) before_step(*simulation_);
     if (recorder_) recorder_->step(*simulation_);
     else simulation_->step();
     recordStepStatistics();
@@ -144,7 +146,10 @@ void SimulationSession::recordStepStatistics() {
 }
 
 void SimulationSession::startRecording(const fs::path& csv, bool overwrite) {
-  recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite);
+  RecordOptions options;
+  options.groups = defaultRecordGroups();
+  options.groups.push_back("perturbation");
+  recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite, options);
 }
 
 void SimulationSession::finishRecording(const std::string& command_line) {

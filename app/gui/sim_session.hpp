@@ -5,6 +5,7 @@
 // renderer only ever receives body poses, so several sessions of the same
 // model can be drawn side by side or as ghosts.
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -49,7 +50,11 @@ class SimulationSession {
   /// Steps of scene dt for a simulated time t (rounded to the nearest step).
   long stepsFor(double t) const;
 
-  /// Streams every following step to a CSV record (`loopsim run --record` format).
+  /// Called before every step (the GUI's perturbation sets the step's external wrench).
+  std::function<void(Simulation&)> before_step;
+
+  /// Streams every following step to a CSV record (`loopsim run --record` format, with the
+  /// perturbation column group, so that a perturbed run replays bit for bit).
   void startRecording(const std::filesystem::path& csv, bool overwrite);
   void finishRecording(const std::string& command_line);
 

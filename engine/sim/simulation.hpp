@@ -80,6 +80,17 @@ class Simulation {
   /// violations) keep counting every step computed.
   void restore(const SimulationSnapshot& snapshot);
 
+  /// An external wrench on one body (in its frame, about its origin) for the
+  /// following steps until changed or cleared: the GUI's mouse perturbation.
+  /// It enters the solver's fext, and its work (midpoint velocity of the
+  /// body) is booked as applied work. Records keep it (column group
+  /// `perturbation`), so a perturbed run replays bit for bit.
+  void setPerturbation(int body, const Force& wrench);
+  void clearPerturbation();
+  /// The body perturbed in the following steps (0: none) and its wrench.
+  int perturbedBody() const { return perturbed_body_; }
+  const Force& perturbation() const { return perturbation_; }
+
   double time() const { return time_; }
   long stepCount() const { return steps_; }
   const VectorX& q() const { return q_; }
@@ -142,6 +153,12 @@ class Simulation {
   VectorX joint_damping_;      // the joints' part of D (implicit), else 0
   VectorX tau_effective_;      // the applied force the step actually integrated
   VectorX step_gains_;         // kd of the dofs saturated this step (not implicit this step)
+
+  // The perturbation: fext (size nbodies, zero but at perturbed_body_) and the kinematics for its work.
+  std::vector<Force> fext_;
+  int perturbed_body_ = 0;
+  Force perturbation_;
+  Data perturbation_data_;
 
   StepRecord last_step_;
   mutable EnergyTerms energy_;

@@ -77,9 +77,11 @@ bool SolverComparison::anyRunning() const {
 
 bool SolverComparison::step() {
   if (!anyRunning()) return false;
-  for (ComparedSolver& s : solvers_) {
+  for (std::size_t i = 0; i < solvers_.size(); ++i) {
+    ComparedSolver& s = solvers_[i];
     if (!s.running()) continue;
     Simulation& sim = *s.simulation;
+    if (before_step) before_step(i, sim);
     const bool ok = sim.step();
     const StepRecord& record = sim.lastStep();
     s.recent_solve_us_[s.recent_next_] = record.solve_us;

@@ -7,6 +7,7 @@
 // A solver whose simulation diverges (NaN, violation, runaway energy) stops
 // alone, with the reason; the others go on. The one seam used by
 // `loopsim compare` (headless) and the GUI's comparison overlay.
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -70,6 +71,9 @@ class SolverComparison {
   /// Checks every name against the scene (unknown: the nearest name; missing
   /// capability: which) and refuses duplicates and K outside [2, 6]; throws ModelError.
   SolverComparison(const Scene& scene, const std::vector<std::string>& solvers, const ComparisonOptions& options = {});
+
+  /// Called before each solver's step (the GUI applies the same perturbation to every solver).
+  std::function<void(std::size_t solver, Simulation&)> before_step;
 
   /// One step of every running solver, then the divergences. Returns false
   /// when none runs any more.

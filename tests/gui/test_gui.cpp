@@ -181,7 +181,9 @@ TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   const Output gui = runGui(scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --switch-solver 0.5:ltl --frames 45 --size 160x120 --msaa 0 --hide-ui --record " + gui_csv.string());
   ASSERT_EQ(gui.exit_code, 0) << gui.text;
   EXPECT_NE(gui.text.find("solver ltl from t = 0.5"), std::string::npos) << gui.text;
-  const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " + run_csv.string());
+  // GUI records add the perturbation group (zero here): the run asks for it to have the same columns.
+  const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " +
+                                run_csv.string() + " --record-columns q,v,tau,vdot,lambda,perturbation,stats,timing");
   ASSERT_EQ(run.exit_code, 0) << run.text;
 
   const loopsim::CsvTable g = loopsim::readCsv(gui_csv), r = loopsim::readCsv(run_csv);
@@ -721,4 +723,101 @@ TEST(Gui, ScrubbingARecordShowsExactlyTheRecordedQAndTwoRecordsOverlayWithTheirD
     fs::remove(p);
     fs::remove(fs::path(p).replace_extension(".json"));
   }
+}
+
+TEST(Gui, APerturbationRecordedInTheGuiReplaysBitForBitAndDrivesEveryComparedSolver) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("perturbed.csv");
+  // --perturb is the scripted Ctrl+drag: the coupler's origin pulled toward (0.3, 0, 1.8) from 0.1 s to 0.4 s.
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --perturb coupler:0.1:0.4:0.3,0,1.8 --frames 30 --size 160x120 "
+                                                         "--msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK, 501 rows identical bit for bit"), std::string::npos) << replay.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  const auto t = static_cast<std::size_t>(table.requireColumn("t"));
+  const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
+  const auto fx = static_cast<std::size_t>(table.requireColumn("perturbation:fx"));
+  long perturbed_rows = 0;
+  for (std::size_t r = 0; r + 1 < table.rows.size(); ++r) {
+    const bool inside = table.rows[r][t] >= 0.1 - 1e-9 && table.rows[r][t] < 0.4 - 1e-9;
+    EXPECT_EQ(table.rows[r][body], inside ? 2.0 : 0.0) << "row " << r;
+    if (inside) {
+      EXPECT_NE(table.rows[r][fx], 0.0);
+      ++perturbed_rows;
+    }
+  }
+  EXPECT_EQ(perturbed_rows, 300);
+  // It moved the mechanism: the final q is not the unperturbed run's.
+  const fs::path free_csv = freshPath("unperturbed.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + free_csv.string()).exit_code, 0);
+  const loopsim::CsvTable free_table = loopsim::readCsv(free_csv);
+  const auto q_crank = static_cast<std::size_t>(table.requireColumn("q:crank_joint"));
+  EXPECT_GT(std::abs(table.rows.back()[q_crank + 1] - free_table.rows.back()[q_crank + 1]), 1e-3);
+
+  // The same perturbation drives every compared solver: they stay together (and away from the unperturbed state).
+  const Output compare = runGui(scenePath("four_bar.yaml") + " --compare kkt,ltl,prox-ltl --perturb coupler:0.1:0.4:0.3,0,1.8 "
+                                                             "--frames 30 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(compare.exit_code, 0) << compare.text;
+  const std::vector<Ghost> ghosts = ghostsOf(compare.text);
+  ASSERT_EQ(ghosts.size(), 3u) << compare.text;
+  for (const Ghost& g : ghosts) EXPECT_LT(g.divergence, 1e-9) << g.name << compare.text;
+  for (const fs::path& p : {csv, free_csv}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  // Paused at the start, the four-bar's coupler is under pixel (350, 165) of a 640x400 window at (0, 0):
+  // double-click selects it; running, Ctrl+drag pulls it, then Ctrl+right-drag turns it.
+  const fs::path csv = freshPath("mouse.csv"), script = freshPath("mouse.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --paused --size 640x400 --msaa 0 --hide-ui --record " + csv.string() + " &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.5\n"
+                               "xdotool mousemove 350 165 click --repeat 2 --delay 80 1\n"
+                               "sleep 0.3\n"
+                               "xdotool key space\n"
+                               "sleep 0.3\n"
+                               "xdotool keydown ctrl mousedown 1\n"
+                               "sleep 0.2\n"
+                               "xdotool mousemove 380 320\n"
+                               "sleep 0.6\n"
+                               "xdotool mouseup 1\n"
+                               "sleep 0.3\n"
+                               "xdotool mousedown 3\n"
+                               "sleep 0.2\n"
+                               "xdotool mousemove 450 320\n"
+                               "sleep 0.6\n"
+                               "xdotool mouseup 3 keyup ctrl\n"
+                               "sleep 0.3\n"
+                               "xdotool key ctrl+q\n"
+                               "wait $gui\n";
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("perturbation: pulling body 'coupler' toward the cursor (Ctrl+drag)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("perturbation: turning body 'coupler' (Ctrl+right-drag)"), std::string::npos) << out.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
+  const auto nx = static_cast<std::size_t>(table.requireColumn("perturbation:nx"));
+  const auto fx = static_cast<std::size_t>(table.requireColumn("perturbation:fx"));
+  long forces = 0, torques = 0;
+  for (const auto& row : table.rows) {
+    if (row[body] == 2.0 && row[fx] != 0.0) ++forces;
+    if (row[body] == 2.0 && row[nx] != 0.0) ++torques;
+  }
+  EXPECT_GT(forces, 50) << "steps pulled by the Ctrl+drag";
+  EXPECT_GT(torques, 50) << "steps turned by the Ctrl+right-drag";
+  std::printf("[ measured ] %zu rows, %ld with the drag's force, %ld with the right-drag's torque\n", table.rows.size(), forces, torques);
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK"), std::string::npos) << replay.text;
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
 }
