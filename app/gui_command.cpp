@@ -135,6 +135,9 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   if (!o.play.empty() && (!o.record.empty() || !o.compare.empty())) {
     throw ModelError("", "--play", "shows records instead of a simulation: not with " + std::string(o.record.empty() ? "--compare" : "--record"));
   }
+  if (!o.compare.empty() && !o.record.empty()) {
+    throw ModelError("", "--record", "records the simulation, which waits while --compare runs: not with --compare");
+  }
   if (o.seek && o.play.empty()) throw ModelError("", "--seek", "applies to --play, which is not given");
   if (o.seek && !std::isfinite(*o.seek)) throw ModelError("", "--seek", "must be a finite time");
   if (!(o.history_seconds > 0.0) || !std::isfinite(o.history_seconds)) {

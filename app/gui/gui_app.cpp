@@ -462,7 +462,12 @@ void GuiApp::carryOutRequests() {
     state_.timeline = false;
     state_.say("record closed");
   }
-  if (requests.reload && session_) {
+  if (requests.reload && timeline_) {
+    // The records again from disk (the session's file is the record, not a scene).
+    std::vector<std::string> files;
+    for (std::size_t k = 0; k < timeline_->size(); ++k) files.push_back(timeline_->run(k).file().string());
+    openRecords(files);
+  } else if (requests.reload && session_) {
     const std::string file = session_->file().string();
     open(file, false, /*keep_camera=*/true);
   }

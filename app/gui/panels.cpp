@@ -440,6 +440,8 @@ const std::vector<std::pair<const char*, const char*>>& shortcutList() {
       {"Right drag", "pan"},
       {"Scroll / middle drag", "zoom"},
       {"Double-click", "select and follow a body (empty: none)"},
+      {"Ctrl+drag", "pull the selected body toward the cursor (recorded)"},
+      {"Ctrl+right drag", "turn the selected body (recorded)"},
       {"Drop a file", "open a scene, URDF or MJCF"},
   };
   return list;
