@@ -283,7 +283,10 @@ Command registerCompareCommand(CLI::App& parent) {
       "stops alone; the others go on. Exit codes: 0 done; 1 invalid scene or options; 3 a solver diverged (named on "
       "stderr; the outputs are still written).");
   sub->add_option("scene", o->scene_file, "Scene file (.yaml)")->required();
-  sub->add_option("--solvers", o->solvers, "2 to 6 solvers, separated by commas (see `loopsim solvers`)")->required();
+  // One value per --solvers (commas inside it): the scene may follow, e.g. `--solvers kkt,ltl SCENE`.
+  sub->add_option("--solvers", o->solvers, "2 to 6 solvers, separated by commas (see `loopsim solvers`)")
+      ->required()
+      ->allow_extra_args(false);
   sub->add_option("--reference", o->reference,
                   "The solver the others are compared to; default kkt when listed, else the first exact one");
   sub->add_option("--duration", o->duration, "Simulated time in seconds; default: the scene's");

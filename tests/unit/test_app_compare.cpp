@@ -169,5 +169,11 @@ TEST(AppCompare, BadNamesAndOptionsAreErrorsWithTheNearestName) {
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().filename() != "a_file" ? 1 : 0;
   EXPECT_EQ(files, 0u);
+  // The scene may follow --solvers (one value per --solvers; repeating it adds solvers).
+  r = runLoopsimProcess("compare --solvers kkt,ltl " + scenePath("four_bar.yaml") + " --duration 0.01 --quiet", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = runLoopsimProcess("compare " + scenePath("four_bar.yaml") + " --solvers kkt --solvers ltl --duration 0.01 --overwrite", dir);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "2 solvers in lockstep")) << r.out;
   fs::remove_all(dir);
 }
