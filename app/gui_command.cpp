@@ -14,6 +14,8 @@
 
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
+#include "list_values.hpp"
+#include "scene/name_suggestion.hpp"
 #include "model/errors.hpp"
 #include "render/window.hpp"
 #include "solvers/registry.hpp"
@@ -29,6 +31,9 @@ struct GuiArguments {
   std::string camera;
   std::vector<std::string> show;
   std::optional<long> frames;
+  std::vector<std::string> compare;
+  std::string compare_layout = "overlay";
+  std::string perturb;
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -95,6 +100,49 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else if (item == "help") o.show_help = true;
     else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
   }
+  o.compare = splitListValues(a.compare);
+  for (const std::string& name : o.compare) {
+    if (findSolver(name) == nullptr) {
+      std::vector<std::string> names;
+      for (const SolverInfo& info : solverRegistry()) names.push_back(info.name);
+      throw ModelError("", "--compare", "unknown solver '" + name + "'" + didYouMean(name, names) + " (see `loopsim solvers`)");
+    }
+  }
+  if (!o.compare.empty() && (o.compare.size() < 2 || o.compare.size() > 6)) {
+    throw ModelError("", "--compare", "compare 2 to 6 solvers (got " + std::to_string(o.compare.size()) + ")");
+  }
+  if (!o.compare_reference.empty() && o.compare.empty()) throw ModelError("", "--reference", "applies to --compare, which is not given");
+  if (a.compare_layout != "overlay" && a.compare_layout != "side-by-side") {
+    throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
+  }
+  o.compare_side_by_side = a.compare_layout == "side-by-side";
+  if (!a.perturb.empty()) {
+    // BODY:T0:T1:X,Y,Z
+    const std::vector<std::string> parts = split(a.perturb, ':');
+    const std::vector<std::string> xyz = parts.size() == 4 ? split(parts[3], ',') : std::vector<std::string>{};
+    if (parts.size() != 4 || xyz.size() != 3 || parts[0].empty()) {
+      throw ModelError("", "--perturb", "'" + a.perturb + "' is not BODY:T0:T1:X,Y,Z (e.g. coupler:0.1:0.3:0.5,0,1.6)");
+    }
+    o.perturb_body = parts[0];
+    o.perturb_t0 = number(parts[1], "--perturb", a.perturb);
+    o.perturb_t1 = number(parts[2], "--perturb", a.perturb);
+    for (std::size_t k = 0; k < 3; ++k) o.perturb_target[k] = number(xyz[k], "--perturb", a.perturb);
+    if (o.perturb_t0 < 0.0 || o.perturb_t1 <= o.perturb_t0) {
+      throw ModelError("", "--perturb", "'" + a.perturb + "': the times must satisfy 0 <= T0 < T1");
+    }
+  }
+  if (o.play.size() > 2) throw ModelError("", "--play", "one record, or two to overlay (got " + std::to_string(o.play.size()) + ")");
+  if (!o.play.empty() && (!o.record.empty() || !o.compare.empty())) {
+    throw ModelError("", "--play", "shows records instead of a simulation: not with " + std::string(o.record.empty() ? "--compare" : "--record"));
+  }
+  if (!o.compare.empty() && !o.record.empty()) {
+    throw ModelError("", "--record", "records the simulation, which waits while --compare runs: not with --compare");
+  }
+  if (o.seek && o.play.empty()) throw ModelError("", "--seek", "applies to --play, which is not given");
+  if (o.seek && !std::isfinite(*o.seek)) throw ModelError("", "--seek", "must be a finite time");
+  if (!(o.history_seconds > 0.0) || !std::isfinite(o.history_seconds)) {
+    throw ModelError("", "--history", "must be > 0 seconds (got " + std::to_string(o.history_seconds) + ")");
+  }
   if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
   o.frames = a.frames;
   if (!o.screenshot.empty()) {
@@ -114,6 +162,11 @@ std::string commandLine(const GuiArguments& a) {
   if (!a.options.solver.empty()) os << " --solver " << a.options.solver;
   for (const std::string& s : a.switches) os << " --switch-solver " << s;
   if (a.frames) os << " --frames " << *a.frames;
+  if (!a.compare.empty()) {
+    os << " --compare ";
+    for (std::size_t k = 0; k < a.compare.size(); ++k) os << (k ? "," : "") << a.compare[k];
+  }
+  if (!a.perturb.empty()) os << " --perturb " << a.perturb;
   if (!a.options.record.empty()) os << " --record " << a.options.record;
   if (a.options.overwrite) os << " --overwrite";
   return os.str();
@@ -137,7 +190,8 @@ Command registerGuiCommand(CLI::App& parent) {
       "With --frames N (or --screenshot) it renders N frames, each advancing exactly 1/60 s of simulated time, "
       "prints the measured FPS and exits. Exit codes: 0 done; 1 invalid options, a scene that failed to load or a "
       "solver switch that was refused in a --frames run, or a screenshot that could not be written; 2 no display (use xvfb-run, or `loopsim run`); 3 the "
-      "simulation diverged in a --frames run (it pauses there, as in the window).");
+      "simulation diverged in a --frames run (it pauses there, as in the window), or with --compare a compared solver "
+      "stopped (the others go on).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`), or auto");
   gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME (or auto: a timing probe at that state) at simulated time T (repeatable)");
@@ -149,6 +203,24 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_flag("--paused", a->options.paused, "Start paused (Space runs)");
+  gui->add_option("--compare", a->compare,
+                  "Compare 2 to 6 solvers from the start, in lockstep: the reference solid, the others as "
+                  "translucent ghosts, a table and a divergence plot (also in the panel 'Compare solvers')");
+  gui->add_option("--reference", a->options.compare_reference,
+                  "The solver --compare measures divergence from (default kkt, else the first exact one)");
+  gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
+      ->capture_default_str();
+  gui->add_option("--perturb", a->perturb,
+                  "BODY:T0:T1:X,Y,Z pulls BODY's origin toward the world point X,Y,Z from T0 to T1 (simulated s) "
+                  "with the spring-damper of a Ctrl+drag (scripted runs)");
+  gui->add_option("--play", a->options.play,
+                  "Open a record (run/gui --record CSV, its JSON beside it) on the timeline; give two to overlay the "
+                  "second as a ghost with their divergence");
+  gui->add_option("--seek", a->options.seek, "Start the timeline paused at this time (s)");
+  gui->add_option("--history", a->options.history_seconds,
+                  "Seconds of past states kept for stepping back (Left), scrubbing and resuming")
+      ->capture_default_str();
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");
   return {gui, [a] { return runGui(checkedOptions(*a, commandLine(*a))); }};

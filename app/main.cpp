@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   const std::vector<loopsim::app::Command> commands = {
       loopsim::app::registerInfoCommand(cli),
       loopsim::app::registerRunCommand(cli), loopsim::app::registerSolversCommand(cli), loopsim::app::registerCheckCommand(cli),
+      loopsim::app::registerCompareCommand(cli),
       loopsim::app::registerReplayCommand(cli),
       loopsim::app::registerEvalCommand(cli),
       loopsim::app::registerBenchCommand(cli),

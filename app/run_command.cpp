@@ -290,8 +290,8 @@ Command registerRunCommand(CLI::App& parent) {
   run->add_option("--record-every", options->record_every, "Write every Nth step's row (the final state always)")
       ->check(CLI::PositiveNumber);
   run->add_option("--record-columns", options->record_columns,
-                  "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, stats, timing "
-                  "(t always; default: all)");
+                  "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, perturbation, stats, timing "
+                  "(t always; default: all but perturbation, the GUI's mouse forces)");
   return {run, [options] { return runScene(*options); }};
 }
 

@@ -11,5 +11,7 @@ namespace loopsim::app {
 Command registerRunCommand(CLI::App& parent);
 Command registerSolversCommand(CLI::App& parent);
 Command registerCheckCommand(CLI::App& parent);
+/// `loopsim compare`: solvers in lockstep on one scene (issue 13).
+Command registerCompareCommand(CLI::App& parent);
 
 }  // namespace loopsim::app

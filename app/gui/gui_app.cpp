@@ -8,13 +8,20 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <span>
 
+#include <spdlog/fmt/ranges.h>
+
+#include "gui/comparison_view.hpp"
 #include "gui/overlays.hpp"
+#include "gui/perturbation.hpp"
+#include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
 #include "gui/sim_session.hpp"
 #include "model/errors.hpp"
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
+#include "render/plot_image.hpp"
 #include "render/model_view.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
@@ -50,16 +57,42 @@ class GuiApp {
     state_.show_ui = !options.hide_ui;
     state_.toggles = options.toggles;
     state_.show_help = options.show_help;
+    state_.running = !options.paused;
     const fs::path scenes_dir = fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
     state_.scene_files = sceneFilesIn(scenes_dir);
+    state_.compare_solvers = options.compare;
+    state_.compare_reference = options.compare_reference;
+    state_.compare_side_by_side = options.compare_side_by_side;
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
+    if (!options.play.empty()) {
+      openRecords(options.play);
+      if (timeline_ && options.seek) {
+        timeline_->setPlaying(false);
+        timeline_->seek(*options.seek);
+      }
+    }
+    if (session_ && !options.compare.empty()) startComparison();
   }
 
   int run();
 
  private:
-  void open(const std::string& path, bool from_command_line = false, bool keep_camera = false);
+  void open(const std::string& path, bool from_command_line = false, bool keep_camera = false,
+            std::optional<Scene> loaded = std::nullopt);
+  void openRecords(const std::vector<std::string>& files);
   void finishRecording();
+  void resumeFromView();
+  /// Before every simulated step (session and comparison): the scripted and the mouse perturbation.
+  void beforeStep(Simulation& simulation);
+  /// Ctrl+drag on the selected body; true while it holds the mouse (the camera stays).
+  bool handlePerturbationMouse();
+  /// The poses picking and perturbing act on: the reference's when comparing, else the session's.
+  std::vector<Eigen::Matrix4f> interactionPoses() const;
+  void startComparison();
+  void stopComparison();
+  /// Where the side-by-side layout puts solver i (zero when overlaid).
+  Eigen::Vector3f comparisonOffset(std::size_t solver) const;
+  std::vector<Eigen::Matrix4f> comparisonPoses(std::size_t solver) const;
   void resetCamera();
   void handleInput();
   void carryOutRequests();
@@ -70,6 +103,12 @@ class GuiApp {
   void drawUi();
   void saveScreenshot(const fs::path& path);
   bool screenBox(int width, int height, Eigen::Vector4f& box) const;
+  /// Simulated time of what is shown: the comparison's when comparing, else the session's.
+  double shownTime() const {
+    if (timeline_) return timeline_->time();
+    return comparison_ ? comparison_->comparison().time() : session_ ? session_->simulation().time() : 0.0;
+  }
+  bool screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const;
 
   GuiOptions options_;
   render::Window& window_;
@@ -79,6 +118,15 @@ class GuiApp {
   GuiState state_;
   std::unique_ptr<SimulationSession> session_;
   std::unique_ptr<render::ModelView> model_view_;
+  std::unique_ptr<ComparisonView> comparison_;
+  std::unique_ptr<RecordTimeline> timeline_;
+  MousePerturbation perturbation_;
+  std::unique_ptr<Data> perturbation_scratch_;
+  int scripted_body_ = 0;  // --perturb's body (0: none)
+  Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
+  ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // records shown instead of the simulation  // solvers in lockstep (drawn instead of the session)
+  Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
+  bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
   bool recording_ = false;
   bool load_failed_ = false;    // the last open() failed (a --frames run then exits 1)
@@ -89,16 +137,20 @@ class GuiApp {
   bool screenshot_pending_ = false;  // Ctrl+P: saved after this frame's UI is drawn
 };
 
-void GuiApp::open(const std::string& path, bool from_command_line, bool keep_camera) {
+void GuiApp::open(const std::string& path, bool from_command_line, bool keep_camera, std::optional<Scene> loaded) {
   try {
-    Scene scene = loadSceneOrModel(path);
+    Scene scene = loaded ? std::move(*loaded) : loadSceneOrModel(path);
     if (from_command_line && !options_.solver.empty() && options_.solver != scene.solver) {
       checkSolverForScene(scene, options_.solver);
       scene.solver = options_.solver;
     }
-    auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path));
+    auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path), 600, options_.history_seconds);
     auto view = std::make_unique<render::ModelView>(session->simulation().model(), renderer_, meshes_);
     finishRecording();
+    comparison_.reset();
+    state_.comparing = false;
+    timeline_.reset();
+    state_.timeline = false;
     if (from_command_line && !options_.record.empty()) {
       session->startRecording(options_.record, options_.overwrite);
       recording_ = true;
@@ -106,11 +158,22 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     for (const std::string& warning : view->warnings()) spdlog::warn("{}", warning);
     session_ = std::move(session);
     model_view_ = std::move(view);
+    perturbation_.end();
+    perturbation_scratch_ = std::make_unique<Data>(session_->simulation().model());
+    session_->before_step = [this](Simulation& simulation) { beforeStep(simulation); };
+    scripted_body_ = 0;
+    if (from_command_line && !options_.perturb_body.empty()) {
+      scripted_body_ = session_->simulation().model().bodyId(options_.perturb_body);
+      if (scripted_body_ <= 0) {
+        throw ModelError(path, "--perturb", "no moving body '" + options_.perturb_body + "' in the model");
+      }
+    }
     const Simulation& sim = session_->simulation();
     state_.settings = sim.scene().solver_settings;  // μ resolved; the checkbox keeps asking for auto
     state_.settings.mu_auto = sim.solverBinding().mu_auto;
     state_.time_constant = sim.scene().time_constant;
     state_.projection = sim.scene().projection;
+    state_.history_seconds = session_->historySeconds();
     state_.open_path = path;
     state_.error.clear();
     state_.divergence.clear();
@@ -141,13 +204,191 @@ void GuiApp::finishRecording() {
   spdlog::info("record: {}", options_.record);
 }
 
+void GuiApp::openRecords(const std::vector<std::string>& files) {
+  std::unique_ptr<RecordTimeline> timeline;
+  try {
+    timeline = std::make_unique<RecordTimeline>(std::vector<fs::path>(files.begin(), files.end()));
+  } catch (const std::exception& e) {
+    state_.error = "Cannot open the record:\n" + std::string(e.what());
+    spdlog::error("cannot open the record: {}", e.what());
+    load_failed_ = true;
+    return;
+  }
+  // The record's own scene (from its summary) gives the model to draw; the simulation waits.
+  open(files.front(), false, false, timeline->run(0).scene());
+  if (load_failed_) return;
+  timeline_ = std::move(timeline);
+  state_.timeline = true;
+  state_.record_path = files.front();
+  state_.overlay_record_path = files.size() > 1 ? files[1] : "";
+  state_.say("record " + files.front() + (files.size() > 1 ? " with " + files[1] + " overlaid" : std::string()) + " on the timeline");
+  spdlog::info("timeline: {} rows of {}{}", timeline_->run(0).rows(), files.front(),
+               files.size() > 1 ? " (overlay: " + files[1] + ")" : std::string());
+  timeline_->updateKinematics();
+}
+
+void GuiApp::beforeStep(Simulation& simulation) {
+  if (scripted_body_ > 0) {
+    const double dt = simulation.scene().dt;
+    const long step = simulation.stepCount();
+    const bool inside = step >= std::llround(options_.perturb_t0 / dt) && step < std::llround(options_.perturb_t1 / dt);
+    if (inside && !perturbation_.active()) {
+      const auto& p = options_.perturb_target;
+      perturbation_.beginTranslation(simulation.model(), scripted_body_, Eigen::Vector3d(p[0], p[1], p[2]));
+    } else if (!inside && perturbation_.active()) {
+      perturbation_.end();
+    }
+  }
+  perturbation_.apply(simulation, *perturbation_scratch_);
+}
+
+std::vector<Eigen::Matrix4f> GuiApp::interactionPoses() const {
+  if (comparison_) return comparisonPoses(static_cast<std::size_t>(comparison_->comparison().referenceIndex()));
+  return session_ ? session_->bodyPoses() : std::vector<Eigen::Matrix4f>{};
+}
+
+bool GuiApp::handlePerturbationMouse() {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float width = io.DisplaySize.x, height = std::max(1.0f, io.DisplaySize.y);
+  const int body = state_.selected_body;
+  if (!perturbation_.active() && io.KeyCtrl && body > 0 && session_ && !timeline_) {
+    const std::vector<Eigen::Matrix4f> poses = interactionPoses();
+    if (body < static_cast<int>(poses.size())) {
+      const Eigen::Matrix4f& pose = poses[static_cast<std::size_t>(body)];
+      const Model& model = session_->simulation().model();
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        grab_plane_point_ = pose.block<3, 1>(0, 3).cast<double>();
+        perturbation_.beginTranslation(model, body, grab_plane_point_);
+        spdlog::info("perturbation: pulling body '{}' toward the cursor (Ctrl+drag)", model.body_names[static_cast<std::size_t>(body)]);
+      } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+        rotate_start_mouse_ = io.MousePos;
+        perturbation_.beginRotation(model, body, pose.block<3, 3>(0, 0).cast<double>());
+        spdlog::info("perturbation: turning body '{}' (Ctrl+right-drag)", model.body_names[static_cast<std::size_t>(body)]);
+      }
+    }
+  }
+  if (!perturbation_.active() || scripted_body_ > 0) return false;
+  if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      perturbation_.end();
+      spdlog::info("perturbation: released");
+      return false;
+    }
+    // The target: where the cursor's ray meets the plane through the grab point facing the camera.
+    const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, width, height);
+    const Eigen::Vector3d normal = (camera_.lookat - camera_.eye()).normalized().cast<double>();
+    const Eigen::Vector3d origin = ray.origin.cast<double>(), direction = ray.direction.cast<double>();
+    const double along = normal.dot(direction);
+    if (std::abs(along) > 1e-6) perturbation_.setTarget(origin + normal.dot(grab_plane_point_ - origin) / along * direction);
+  } else {
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
+      perturbation_.end();
+      spdlog::info("perturbation: released");
+      return false;
+    }
+    // Turn about the view's up axis (horizontal drag) and right axis (vertical drag), 0.01 rad per pixel.
+    const Eigen::Vector3d forward = (camera_.lookat - camera_.eye()).normalized().cast<double>();
+    Eigen::Vector3d right = forward.cross(Eigen::Vector3d::UnitZ());
+    if (right.norm() < 1e-6) right = Eigen::Vector3d::UnitX();
+    right.normalize();
+    const Eigen::Vector3d up = right.cross(forward);
+    perturbation_.setRotation(0.01 * (up * (io.MousePos.x - rotate_start_mouse_.x) + right * (io.MousePos.y - rotate_start_mouse_.y)));
+  }
+  return true;
+}
+
+void GuiApp::resumeFromView() {
+  if (!session_ || !session_->viewingPast()) return;
+  if (recording_) {
+    // A record is one run: it ends where the run leaves its course.
+    const double t = session_->simulation().time();
+    finishRecording();
+    state_.say("record " + options_.record + " ended at t = " + std::to_string(t) + " s (resumed from a past state)");
+    spdlog::info("record {} ended at t = {} s (resumed from a past state)", options_.record, t);
+  }
+  session_->resumeFromView();
+  const Simulation& sim = session_->simulation();
+  spdlog::info("resumed from t = {} s (step {}); the later states were dropped", sim.time(), sim.stepCount());
+  sim_target_time_ = sim.time();
+  state_.divergence.clear();
+  divergence_reported_ = false;
+}
+
+void GuiApp::startComparison() {
+  if (!session_) return;
+  // From the scene's start, with the settings of the panel (as a reset would use them).
+  Scene scene = session_->sceneForReset();
+  scene.time_constant = state_.time_constant;
+  scene.projection = state_.projection;
+  scene.solver_settings = state_.settings;
+  try {
+    comparison_ = std::make_unique<ComparisonView>(scene, state_.compare_solvers, state_.compare_reference);
+  } catch (const std::exception& e) {
+    state_.error = std::string("Cannot compare these solvers:\n") + e.what();
+    spdlog::error("cannot compare {}: {}", fmt::join(state_.compare_solvers, ","), e.what());
+    compare_failed_ = true;
+    return;
+  }
+  state_.comparing = true;
+  sim_target_time_ = 0.0;
+  const SolverComparison& c = comparison_->comparison();
+  std::string names;
+  for (const ComparedSolver& s : c.solvers()) names += (names.empty() ? "" : ", ") + s.name;
+  comparison_->comparison().before_step = [this](std::size_t, Simulation& simulation) { beforeStep(simulation); };
+  state_.say("comparing " + names + " from t = 0 (reference " + c.reference().name + ")");
+  spdlog::info("compare: {} from t = 0, reference {}", names, c.reference().name);
+  // The side-by-side step: across the view (horizontal), the model's size apart.
+  Eigen::Vector3f lo, hi;
+  side_by_side_step_.setZero();
+  if (model_view_ && model_view_->bounds(comparison_->bodyPoses(0), lo, hi)) {
+    Eigen::Vector3f forward = camera_.lookat - camera_.eye();
+    Eigen::Vector3f right = forward.cross(Eigen::Vector3f::UnitZ());
+    if (right.norm() < 1e-6f) right = Eigen::Vector3f::UnitX();
+    right.normalize();
+    const Eigen::Vector3f size = hi - lo;
+    const float across = std::abs(size.x() * right.x()) + std::abs(size.y() * right.y()) + std::abs(size.z() * right.z());
+    side_by_side_step_ = right * (across + 0.25f * size.maxCoeff());
+  }
+  resetCamera();
+}
+
+void GuiApp::stopComparison() {
+  comparison_.reset();
+  state_.comparing = false;
+  if (session_) sim_target_time_ = session_->simulation().time();
+  state_.say("comparison stopped");
+  resetCamera();
+}
+
+Eigen::Vector3f GuiApp::comparisonOffset(std::size_t solver) const {
+  if (!comparison_ || !state_.compare_side_by_side) return Eigen::Vector3f::Zero();
+  const float centred = static_cast<float>(solver) - 0.5f * static_cast<float>(comparison_->size() - 1);
+  return centred * side_by_side_step_;
+}
+
+std::vector<Eigen::Matrix4f> GuiApp::comparisonPoses(std::size_t solver) const {
+  std::vector<Eigen::Matrix4f> poses = comparison_->bodyPoses(solver);
+  const Eigen::Vector3f offset = comparisonOffset(solver);
+  for (Eigen::Matrix4f& pose : poses) pose.block<3, 1>(0, 3) += offset;
+  return poses;
+}
+
 void GuiApp::resetCamera() {
   camera_ = render::OrbitCamera{};
   int width = 1, height = 1;
   window_.framebufferSize(width, height);
   const float aspect = static_cast<float>(std::max(1, width)) / static_cast<float>(std::max(1, height));
   Eigen::Vector3f lo, hi;
-  if (model_view_ && model_view_->bounds(session_->bodyPoses(), lo, hi)) {
+  bool framed = model_view_ && model_view_->bounds(session_->bodyPoses(), lo, hi);
+  if (framed && comparison_) {
+    for (std::size_t i = 0; i < comparison_->size(); ++i) {
+      Eigen::Vector3f a, b;
+      if (!model_view_->bounds(comparisonPoses(i), a, b)) continue;
+      lo = lo.cwiseMin(a);
+      hi = hi.cwiseMax(b);
+    }
+  }
+  if (framed) {
     camera_.frame(lo, hi, aspect);
     model_scale_ = std::max(0.1f, (hi - lo).norm());
   }
@@ -163,9 +404,26 @@ void GuiApp::handleInput() {
   for (const std::string& file : droppedFiles()) state_.requests.open = file;
   droppedFiles().clear();
   if (!io.WantCaptureKeyboard) {
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_) state_.running = !state_.running;
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) state_.requests.step = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) state_.requests.reset = true;
+    if (timeline_) {
+      if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) timeline_->setPlaying(!timeline_->playing());
+      if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) timeline_->stepRows(1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true)) timeline_->stepRows(-1);
+      if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) {
+        timeline_->setPlaying(false);
+        timeline_->seek(0.0);
+      }
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_ && !timeline_) state_.running = !state_.running;
+    const bool history_keys = session_ && !comparison_ && !timeline_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
+      if (history_keys && session_->viewingPast()) state_.requests.view_delta += 1;
+      else if (!timeline_) state_.requests.step = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
+    if ((ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) && history_keys) {
+      state_.requests.resume_from_view = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !timeline_) state_.requests.reset = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) state_.show_help = !state_.show_help;
     if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) state_.show_ui = !state_.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) state_.follow = false;
@@ -177,6 +435,7 @@ void GuiApp::handleInput() {
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) window_.requestClose();
   }
   if (io.WantCaptureMouse) return;
+  if (handlePerturbationMouse()) return;  // Ctrl+drag on the selected body: the camera stays
   const float height = std::max(1.0f, io.DisplaySize.y);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) camera_.rotate(io.MouseDelta.x, io.MouseDelta.y);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
@@ -187,7 +446,8 @@ void GuiApp::handleInput() {
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
   if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && model_view_) {
     const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, io.DisplaySize.x, height);
-    state_.selected_body = model_view_->pick(ray, session_->bodyPoses());
+    state_.selected_body = model_view_->pick(ray, interactionPoses());
+    spdlog::debug("double-click at {} {}: body {}", io.MousePos.x, io.MousePos.y, state_.selected_body);
     state_.follow = state_.selected_body > 0;
   }
 }
@@ -197,7 +457,18 @@ void GuiApp::carryOutRequests() {
   state_.requests = {};
   if (requests.screenshot) screenshot_pending_ = true;
   if (requests.open) open(*requests.open);
-  if (requests.reload && session_) {
+  if (requests.open_records) openRecords(*requests.open_records);
+  if (requests.close_records && timeline_) {
+    timeline_.reset();
+    state_.timeline = false;
+    state_.say("record closed");
+  }
+  if (requests.reload && timeline_) {
+    // The records again from disk (the session's file is the record, not a scene).
+    std::vector<std::string> files;
+    for (std::size_t k = 0; k < timeline_->size(); ++k) files.push_back(timeline_->run(k).file().string());
+    openRecords(files);
+  } else if (requests.reload && session_) {
     const std::string file = session_->file().string();
     open(file, false, /*keep_camera=*/true);
   }
@@ -206,6 +477,32 @@ void GuiApp::carryOutRequests() {
     resetCamera();
   }
   if (!session_) return;
+  if (requests.history_seconds) {
+    session_->setHistorySeconds(*requests.history_seconds);
+    state_.say("history: the last " + std::to_string(*requests.history_seconds) + " s from now on");
+  }
+  if (!comparison_ && (requests.view_delta != 0 || requests.view_index)) {
+    state_.running = false;  // looking at the past pauses
+    if (requests.view_index) session_->viewIndex(*requests.view_index);
+    session_->moveView(requests.view_delta);
+    sim_target_time_ = session_->simulation().time();
+  }
+  if (requests.resume_from_view) resumeFromView();
+  if (requests.stop_comparison) stopComparison();
+  if (requests.start_comparison) {
+    timeline_.reset();
+    state_.timeline = false;
+    startComparison();
+  }
+  if (requests.reset && comparison_) {
+    startComparison();  // the comparison restarts from the scene's start
+    requests.reset = false;
+  }
+  if (requests.step && !state_.running && comparison_) {
+    comparison_->advanceTo(comparison_->comparison().stepCount() + 1);
+    sim_target_time_ = comparison_->comparison().time();
+    requests.step = false;
+  }
   if (requests.reset) {
     finishRecording();
     Scene& scene = session_->sceneForReset();
@@ -264,6 +561,27 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
 
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
+  if (timeline_) {  // playback: 1/60 s of record time per frame in a --frames run, else the wall clock
+    timeline_->advance(options_.frames ? kFramePeriod : std::min(wall_dt, 0.1));
+    return;
+  }
+  if (comparison_) {
+    SolverComparison& c = comparison_->comparison();
+    if (!state_.running || !c.anyRunning()) {
+      sim_target_time_ = c.time();
+      return;
+    }
+    const bool fixed = options_.frames.has_value();
+    sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
+    const std::optional<Clock::time_point> deadline =
+        fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+    const long target = comparison_->stepsFor(sim_target_time_);
+    comparison_->advanceTo(target, deadline);
+    if (c.stepCount() < target && c.anyRunning()) sim_target_time_ = c.time();  // fell behind: no debt
+    comparison_->sampleFrame();
+    return;
+  }
+  if (state_.running && session_->viewingPast()) resumeFromView();  // running from a past state resumes there
   Simulation& sim = session_->simulation();
   if (!state_.running || sim.diverged()) {
     sim_target_time_ = sim.time();
@@ -281,6 +599,16 @@ void GuiApp::advancePhysics(double wall_dt) {
 }
 
 void GuiApp::checkDivergence() {
+  if (comparison_) {
+    // A solver that stops pauses alone (the others go on); all stopped: paused.
+    for (const std::size_t i : comparison_->newlyStopped()) {
+      const ComparedSolver& s = comparison_->comparison().solvers()[i];
+      spdlog::error("compare: {} stopped: {}", s.name, s.failure);
+      state_.say(s.name + " stopped: " + s.failure);
+    }
+    if (!comparison_->comparison().anyRunning()) state_.running = false;
+    return;
+  }
   if (!session_ || !session_->simulation().diverged() || divergence_reported_) return;
   const Divergence& d = *session_->simulation().divergence();
   state_.divergence = d.message();
@@ -290,8 +618,12 @@ void GuiApp::checkDivergence() {
 }
 
 bool GuiApp::screenBox(int width, int height, Eigen::Vector4f& box) const {
+  return session_ && screenBoxOf(session_->bodyPoses(), width, height, box);
+}
+
+bool GuiApp::screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const {
   Eigen::Vector3f lo, hi;
-  if (!model_view_ || !model_view_->bounds(session_->bodyPoses(), lo, hi)) return false;
+  if (!model_view_ || !model_view_->bounds(poses, lo, hi)) return false;
   box << static_cast<float>(width), static_cast<float>(height), 0.0f, 0.0f;
   for (int corner = 0; corner < 8; ++corner) {
     const Eigen::Vector3f p((corner & 1) ? hi.x() : lo.x(), (corner & 2) ? hi.y() : lo.y(), (corner & 4) ? hi.z() : lo.z());
@@ -314,7 +646,34 @@ void GuiApp::drawScene(int width, int height) {
     camera_.lookat = session_->kinematics().oMi[state_.selected_body].t.cast<float>();
   }
   renderer_.beginScene(width, height, camera_);
-  if (session_ && model_view_) {
+  if (timeline_ && model_view_) {
+    // The first record solid in the model's colours, a second one as a ghost.
+    render::ModelStyle style;
+    style.wireframe = state_.toggles.wireframe;
+    model_view_->draw(renderer_, timeline_->bodyPoses(0), style);
+    if (timeline_->size() == 2) {
+      const auto rgb = render::seriesColour(1);
+      style.use_tint = true;
+      style.tint = Eigen::Vector4f(rgb[0] / 255.0f, rgb[1] / 255.0f, rgb[2] / 255.0f, ComparisonView::kGhostAlpha);
+      model_view_->draw(renderer_, timeline_->bodyPoses(1), style);
+    }
+  } else if (comparison_ && model_view_) {
+    // The reference solid first (it writes depth), then the translucent ghosts.
+    const int reference = comparison_->comparison().referenceIndex();
+    std::vector<std::size_t> order{static_cast<std::size_t>(reference)};
+    for (std::size_t i = 0; i < comparison_->size(); ++i) {
+      if (static_cast<int>(i) != reference) order.push_back(i);
+    }
+    for (const std::size_t i : order) {
+      const ComparedSolver& s = comparison_->comparison().solvers()[i];
+      render::ModelStyle style;
+      style.wireframe = state_.toggles.wireframe;
+      style.use_tint = true;
+      style.tint = comparison_->colour(i);
+      if (s.simulation->diverged()) style.highlighted_body = s.simulation->model().jointId(s.simulation->divergence()->joint);
+      model_view_->draw(renderer_, comparisonPoses(i), style);
+    }
+  } else if (session_ && model_view_) {
     render::ModelStyle style;
     style.wireframe = state_.toggles.wireframe;
     style.alpha_scale = state_.toggles.transparent ? 0.35f : 1.0f;
@@ -329,6 +688,17 @@ void GuiApp::drawScene(int width, int height) {
       renderer_.drawFrame(pose, 0.15f * model_scale_);
     }
   }
+  if (perturbation_.active() && (session_ || comparison_)) {
+    // The perturbation: an arrow from the body origin to the target (force), or along the torque.
+    const Eigen::Vector3f origin = perturbation_.lastOrigin().cast<float>();
+    const Eigen::Vector4f colour(0.95f, 0.2f, 0.85f, 1.0f);
+    if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
+      renderer_.drawArrow(origin, perturbation_.target().cast<float>(), 0.01f * model_scale_, colour);
+    } else if (perturbation_.lastWorldVector().norm() > 0.0) {
+      const Eigen::Vector3f axis = perturbation_.lastWorldVector().normalized().cast<float>();
+      renderer_.drawArrow(origin, origin + 0.25f * model_scale_ * axis, 0.01f * model_scale_, colour);
+    }
+  }
   renderer_.endScene();
 }
 
@@ -336,6 +706,8 @@ void GuiApp::drawUi() {
   if (state_.show_ui) {
     drawControlPanel(state_, session_.get());
     drawInfoPanel(state_, session_.get());
+    if (comparison_) drawComparisonPanel(state_, *comparison_);
+    if (timeline_) drawTimelinePanel(state_, *timeline_);
   }
   drawHelpOverlay(state_);
   drawMessages(state_);
@@ -351,7 +723,7 @@ int GuiApp::run() {
   const Clock::time_point start = Clock::now();
   Clock::time_point last = start, window_start = start;
   long frames = 0, window_frames = 0;
-  double window_sim_start = session_ ? session_->simulation().time() : 0.0;
+  double window_sim_start = shownTime();
   const double sim_start = window_sim_start;
   double physics_wall = 0.0;  // of the frames' wall time, the part spent stepping
   int exit_code = 0;
@@ -369,6 +741,8 @@ int GuiApp::run() {
     physics_wall += seconds(Clock::now() - physics_start);
     checkDivergence();
     if (session_) session_->updateKinematics();
+    if (comparison_) comparison_->updateKinematics();
+    if (timeline_) timeline_->updateKinematics();
 
     int width = 0, height = 0;
     window_.framebufferSize(width, height);
@@ -402,7 +776,7 @@ int GuiApp::run() {
     const double window_wall = seconds(Clock::now() - window_start);
     if (window_wall >= 0.5) {
       state_.fps = static_cast<double>(window_frames) / window_wall;
-      const double sim_now = session_ ? session_->simulation().time() : 0.0;
+      const double sim_now = shownTime();
       state_.rtf = std::max(0.0, sim_now - window_sim_start) / window_wall;
       window_start = Clock::now();
       window_frames = 0;
@@ -413,7 +787,7 @@ int GuiApp::run() {
   finishRecording();
   if (options_.frames) {
     const double wall = seconds(Clock::now() - start);
-    const double simulated = session_ ? session_->simulation().time() - sim_start : 0.0;
+    const double simulated = shownTime() - sim_start;
     int width = 0, height = 0;
     window_.framebufferSize(width, height);
     std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, MSAA %d, physics included); simulated %.4f s (RTF %.2f)\n",
@@ -426,9 +800,47 @@ int GuiApp::run() {
       std::printf("gui: model on screen: %.0f %.0f %.0f %.0f (x0 y0 x1 y1, pixels)\n", box[0], box[1], box[2], box[3]);
     }
     if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
+    if (session_) {
+      const StateHistory& h = session_->history();
+      std::printf("gui: history: %zu states, t = %.6f to %.6f s (last %g s)", h.size(), h.time(0), h.time(h.size() - 1),
+                  session_->historySeconds());
+      if (session_->viewingPast()) std::printf(", viewing t = %.6f s", session_->shownTime());
+      std::printf("\n");
+    }
+    if (timeline_) {
+      // The state shown, read back from the timeline (the q drawn), at full precision.
+      for (std::size_t k = 0; k < timeline_->size(); ++k) {
+        const RecordedRun& run = timeline_->run(k);
+        const std::size_t row = timeline_->shownRow(k);
+        std::printf("gui: record %zu: %s t = %.17g s, row %zu of %zu, q =", k + 1, run.file().string().c_str(), run.time(row),
+                    row, run.rows());
+        for (Eigen::Index i = 0; i < run.q(row).size(); ++i) std::printf(" %.17g", run.q(row)[i]);
+        std::printf("\n");
+      }
+      if (timeline_->size() == 2) std::printf("gui: records divergence %.17g\n", timeline_->divergenceNow());
+    }
+    if (comparison_) {
+      const SolverComparison& c = comparison_->comparison();
+      std::printf("gui: compare: %zu solvers, t = %.6f s, reference %s, layout %s\n", comparison_->size(), c.time(),
+                  c.reference().name.c_str(), state_.compare_side_by_side ? "side-by-side" : "overlay");
+      for (std::size_t i = 0; i < comparison_->size(); ++i) {
+        const ComparedSolver& s = c.solvers()[i];
+        const Eigen::Vector4f colour = comparison_->colour(i);
+        Eigen::Vector4f ghost_box(0, 0, 0, 0);
+        screenBoxOf(comparisonPoses(i), width, height, ghost_box);
+        std::printf("gui: ghost %zu %s %s rgb %d %d %d alpha %.2f box %.0f %.0f %.0f %.0f divergence %.3e %s\n", i,
+                    s.name.c_str(), static_cast<int>(i) == c.referenceIndex() ? "reference" : "ghost",
+                    static_cast<int>(std::lround(colour[0] * 255)), static_cast<int>(std::lround(colour[1] * 255)),
+                    static_cast<int>(std::lround(colour[2] * 255)), static_cast<double>(colour[3]), ghost_box[0],
+                    ghost_box[1], ghost_box[2], ghost_box[3], s.divergence,
+                    s.running() ? "running" : ("stopped: " + s.failure).c_str());
+      }
+      const bool stopped = std::any_of(c.solvers().begin(), c.solvers().end(), [](const ComparedSolver& s) { return !s.running(); });
+      if (stopped && exit_code == 0) exit_code = kExitGuiDiverged;
+    }
     if (!state_.error.empty()) std::printf("gui: error shown: %s\n", state_.error.c_str());
     if (session_ && session_->simulation().diverged()) std::printf("gui: %s\n", state_.divergence.c_str());
-    if ((load_failed_ || switch_failed_) && exit_code == 0) exit_code = 1;
+    if ((load_failed_ || switch_failed_ || compare_failed_) && exit_code == 0) exit_code = 1;
     if (session_ && session_->simulation().diverged() && exit_code == 0) exit_code = kExitGuiDiverged;
   }
   return exit_code;

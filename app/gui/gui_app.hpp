@@ -23,8 +23,20 @@ struct GuiOptions {
   int msaa = 4;
   std::optional<std::array<double, 3>> camera;  // azimuth, elevation (deg), distance (m)
   bool hide_ui = false;
+  bool paused = false;  // start paused (Space runs)
   OverlayToggles toggles;  // --show: visual toggles on from the start
   bool show_help = false;
+  std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
+  std::string compare_reference;     // empty: kkt, or the first exact solver compared
+  bool compare_side_by_side = false;
+  std::vector<std::string> play;  // records on the timeline (one, or two overlaid)
+  std::optional<double> seek;     // start the timeline paused at this time
+  // Scripted perturbation (the equivalent of a Ctrl+drag): pull `perturb_body`'s
+  // origin toward `perturb_target` (world) from t0 to t1 of simulated time.
+  std::string perturb_body;
+  double perturb_t0 = 0.0, perturb_t1 = 0.0;
+  std::array<double, 3> perturb_target{0.0, 0.0, 0.0};
+  double history_seconds = 10.0;  // states kept for stepping back and scrubbing
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

@@ -20,6 +20,14 @@ struct GuiRequests {
   bool apply_settings = false;  // μ, tolerance, iterations, soft weight: new solver on the next step
   std::optional<std::string> open;    // a scene or model file
   std::optional<std::string> solver;  // switch on the next step
+  long view_delta = 0;                       // history: move the shown state (Left / Right while paused)
+  std::optional<std::size_t> view_index;     // history slider
+  bool resume_from_view = false;             // Enter: continue from the shown past state
+  std::optional<double> history_seconds;     // a new history length
+  std::optional<std::vector<std::string>> open_records;  // the timeline: one record, or two overlaid
+  bool close_records = false;
+  bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
+  bool stop_comparison = false;
 };
 
 struct GuiState {
@@ -44,11 +52,21 @@ struct GuiState {
   std::vector<std::string> scene_files;
   int scene_index = -1;
   std::string open_path;
+  std::string record_path, overlay_record_path;  // the timeline's fields
+  bool timeline = false;  // records are shown instead of the simulation
 
   // Settings being edited (applied on request).
   SolverSettings settings;
+  double history_seconds = 10.0;  // edited in the panel, applied on Enter
   double time_constant = 0.1;
   bool projection = false;
+
+  // Solver comparison (issue 13): the solvers ticked in the panel, the
+  // reference ("" = kkt or the first exact one), the layout, and what is on.
+  std::vector<std::string> compare_solvers;
+  std::string compare_reference;
+  bool compare_side_by_side = false;
+  bool comparing = false;
 
   GuiRequests requests;
 

@@ -3,12 +3,15 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "sim/solver_comparison.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim::app {
@@ -52,6 +55,20 @@ void fileSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (Ctrl+P)")) state.requests.screenshot = true;
+  // Records on the timeline (a `--record` CSV with its JSON summary beside it).
+  ImGui::SetNextItemWidth(-90.0f);
+  inputText("record##path", state.record_path);
+  ImGui::SetNextItemWidth(-90.0f);
+  inputText("overlay##path", state.overlay_record_path);
+  if (ImGui::Button("Open record") && !state.record_path.empty()) {
+    std::vector<std::string> files{state.record_path};
+    if (!state.overlay_record_path.empty()) files.push_back(state.overlay_record_path);
+    state.requests.open_records = files;
+  }
+  if (state.timeline) {
+    ImGui::SameLine();
+    if (ImGui::Button("Close record")) state.requests.close_records = true;
+  }
 }
 
 void simulationSection(GuiState& state, SimulationSession* session) {
@@ -62,6 +79,31 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   if (ImGui::Button("Step (Right)")) state.requests.step = true;
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
   ImGui::EndDisabled();
+  if (session != nullptr && !state.comparing && !state.timeline) {
+    // History: the last seconds of states; Left / Right move through them while paused, Enter resumes.
+    const StateHistory& history = session->history();
+    int index = static_cast<int>(session->viewedIndex().value_or(history.size() - 1));
+    char label[64];
+    std::snprintf(label, sizeof label, "t = %.3f s%s", history.time(static_cast<std::size_t>(index)),
+                  session->viewingPast() ? " (past)" : "");
+    ImGui::SetNextItemWidth(200.0f);
+    if (ImGui::SliderInt("history", &index, 0, static_cast<int>(history.size()) - 1, label)) {
+      state.requests.view_index = static_cast<std::size_t>(index);
+    }
+    ImGui::BeginDisabled(!session->viewingPast());
+    if (ImGui::Button("Resume from here (Enter)")) state.requests.resume_from_view = true;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip("continue from the shown state; the later states are dropped%s",
+                        session->recording() ? " and the record ends here" : "");
+    }
+    ImGui::SetNextItemWidth(100.0f);
+    if (ImGui::InputDouble("history length (s)", &state.history_seconds, 0.0, 0.0, "%.3g",
+                           ImGuiInputTextFlags_EnterReturnsTrue) &&
+        state.history_seconds > 0.0) {
+      state.requests.history_seconds = state.history_seconds;
+    }
+  }
   static const char* kSpeeds[] = {"1x", "1/2x", "1/4x", "1/8x", "1/16x", "1/32x"};
   ImGui::SetNextItemWidth(150.0f);
   ImGui::SliderInt("slow motion (- =)", &state.slow_motion, 0, 5, kSpeeds[std::clamp(state.slow_motion, 0, 5)]);
@@ -145,6 +187,48 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   ImGui::TextColored(kDimColour, "T and projection shape the constraint\nset: they take effect from a reset.");
 }
 
+void compareSection(GuiState& state, SimulationSession* session) {
+  if (!ImGui::CollapsingHeader("Compare solvers", state.comparing ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  if (session == nullptr) {
+    ImGui::TextColored(kDimColour, "no scene");
+    return;
+  }
+  const Simulation& sim = session->simulation();
+  std::vector<std::string>& chosen = state.compare_solvers;
+  ImGui::BeginDisabled(state.comparing);
+  for (const SolverInfo& info : solverRegistry()) {
+    const std::string missing = missingCapability(info.capabilities, sim.constraints());
+    const auto at = std::find(chosen.begin(), chosen.end(), info.name);
+    bool ticked = at != chosen.end();
+    ImGui::BeginDisabled(!missing.empty());
+    if (ImGui::Checkbox((info.name + "##compare").c_str(), &ticked)) {
+      if (ticked) chosen.push_back(info.name);
+      else chosen.erase(at);
+    }
+    ImGui::EndDisabled();
+    if (!missing.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("needs %s", missing.c_str());
+  }
+  const std::string automatic = "auto (" + SolverComparison::defaultReference(chosen) + ")";
+  if (ImGui::BeginCombo("reference", state.compare_reference.empty() ? automatic.c_str() : state.compare_reference.c_str())) {
+    if (ImGui::Selectable(automatic.c_str(), state.compare_reference.empty())) state.compare_reference.clear();
+    for (const std::string& name : chosen) {
+      if (ImGui::Selectable(name.c_str(), name == state.compare_reference)) state.compare_reference = name;
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::EndDisabled();
+  ImGui::Checkbox("side by side (else overlaid)", &state.compare_side_by_side);
+  if (!state.comparing) {
+    const int k = static_cast<int>(chosen.size());
+    ImGui::BeginDisabled(k < SolverComparison::kMinSolvers || k > SolverComparison::kMaxSolvers);
+    if (ImGui::Button("Start comparison (from t = 0)")) state.requests.start_comparison = true;
+    ImGui::EndDisabled();
+    ImGui::TextColored(kDimColour, "tick 2 to 6 solvers (%d ticked)", k);
+  } else if (ImGui::Button("Stop comparison")) {
+    state.requests.stop_comparison = true;
+  }
+}
+
 void renderingSection(GuiState& state) {
   if (!ImGui::CollapsingHeader("Rendering", ImGuiTreeNodeFlags_DefaultOpen)) return;
   OverlayToggles& t = state.toggles;
@@ -174,6 +258,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   simulationSection(state, session);
   solverSection(state, session);
   settingsSection(state, session);
+  compareSection(state, session);
   renderingSection(state);
   ImGui::End();
 }
@@ -191,7 +276,20 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   }
   const Simulation& sim = session->simulation();
   ImGui::Text("%s", sim.scene().name.c_str());
-  ImGui::Text("time       %.3f s %s", sim.time(), state.running ? "" : "(paused)");
+  if (state.timeline) {
+    ImGui::TextColored(kDimColour, "showing records on the timeline (the\nsimulation waits at t = %.3f s)", sim.time());
+    ImGui::Text("FPS %.0f", state.fps);
+    ImGui::End();
+    return;
+  }
+  if (state.comparing) {
+    // The session waits while the comparison runs: its figures would be stale.
+    ImGui::TextColored(kDimColour, "comparing solvers: see the Comparison\npanel (the session resumes at\nt = %.3f s when it stops)", sim.time());
+    ImGui::Text("FPS %.0f   RTF %.2f", state.fps, state.rtf);
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("time       %.3f s %s", session->shownTime(), session->viewingPast() ? "(history)" : state.running ? "" : "(paused)");
   ImGui::Text("solver     %s%s", sim.scene().solver.c_str(), sim.solverBinding().selection ? " (auto)" : "");
   ImGui::Text("solve      %.1f us (median, last 1 s)", session->recentMedianSolveUs());
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
@@ -215,10 +313,158 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::End();
 }
 
+void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
+  (void)state;
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  ImGui::Begin("Record timeline", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  const RecordedRun& first = timeline.run(0);
+  ImGui::Text("%s (solid)", first.file().filename().c_str());
+  if (timeline.size() == 2) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.06f, 1.0f), "  %s (ghost)", timeline.run(1).file().filename().c_str());
+  }
+  if (ImGui::Button(timeline.playing() ? "Pause (Space)" : "Play (Space)", ImVec2(110, 0))) timeline.setPlaying(!timeline.playing());
+  ImGui::SameLine();
+  float t = static_cast<float>(timeline.time());
+  ImGui::SetNextItemWidth(360.0f);
+  if (ImGui::SliderFloat("##time", &t, static_cast<float>(first.time(0)), static_cast<float>(first.duration()), "t = %.3f s")) {
+    timeline.setPlaying(false);
+    timeline.seek(static_cast<double>(t));
+  }
+  ImGui::SameLine();
+  static const double kSpeeds[] = {0.125, 0.25, 0.5, 1.0, 2.0, 4.0};
+  static const char* kSpeedNames[] = {"1/8x", "1/4x", "1/2x", "1x", "2x", "4x"};
+  int speed = 3;
+  for (int k = 0; k < 6; ++k) {
+    if (kSpeeds[k] == timeline.speed()) speed = k;
+  }
+  ImGui::SetNextItemWidth(80.0f);
+  if (ImGui::Combo("speed", &speed, kSpeedNames, 6)) timeline.setSpeed(kSpeeds[speed]);
+  const std::size_t row = timeline.shownRow(0);
+  ImGui::Text("row %zu of %zu, t = %.6f s (the recorded q exactly; Left / Right: one row)", row + 1, first.rows(), first.time(row));
+  if (timeline.size() == 2) {
+    const double d = timeline.divergenceNow();
+    if (std::isnan(d)) ImGui::TextUnformatted("divergence |q_2 (-) q_1| = - (no row of the second record at this time)");
+    else ImGui::Text("divergence |q_2 (-) q_1| = %.3e", d);
+    // log10 of the divergence over the whole record, with the shown time marked.
+    std::vector<float> values;
+    values.reserve(timeline.divergence().size());
+    for (const double x : timeline.divergence()) values.push_back(x > 0.0 ? static_cast<float>(std::max(-17.0, std::log10(x))) : -17.0f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float width = 560.0f, height = 70.0f;
+    ImGui::PlotLines("##divergence", values.data(), static_cast<int>(values.size()), 0, "log10 divergence", -17.0f, FLT_MAX,
+                     ImVec2(width, height));
+    const float x = origin.x + width * static_cast<float>(row) / static_cast<float>(std::max<std::size_t>(1, first.rows() - 1));
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + height), IM_COL32(255, 255, 255, 200));
+  }
+  ImGui::End();
+}
+
+void drawComparisonPanel(const GuiState& state, ComparisonView& view) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const SolverComparison& comparison = view.comparison();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  ImGui::Begin("Comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  ImGui::Text("t = %.3f s   reference %s (solid), the others translucent ghosts%s", comparison.time(),
+              comparison.reference().name.c_str(), state.running ? "" : "   (paused)");
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("solvers", 8, flags)) {
+    for (const char* header : {"solver", "status", "solve us", "iter", "closure err", "energy bal J", "divergence", "> 1e-6 at"}) {
+      ImGui::TableSetupColumn(header);
+    }
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < view.size(); ++i) {
+      const ComparedSolver& s = comparison.solvers()[i];
+      const Simulation& sim = *s.simulation;
+      const Eigen::Vector4f c = view.colour(i);
+      const bool is_reference = static_cast<int>(i) == comparison.referenceIndex();
+      ImGui::TableNextColumn();
+      ImGui::ColorButton(("##colour" + std::to_string(i)).c_str(), ImVec4(c[0], c[1], c[2], 1.0f),
+                         ImGuiColorEditFlags_NoTooltip, ImVec2(12, 12));
+      ImGui::SameLine();
+      ImGui::Text("%s%s", s.name.c_str(), is_reference ? " (ref)" : "");
+      ImGui::TableNextColumn();
+      if (s.running()) ImGui::TextUnformatted("running");
+      else ImGui::TextColored(kErrorColour, "stopped %.3f s", s.failure_time);
+      if (!s.running() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.failure.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.1f", s.recentMedianSolveUs());
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", sim.lastStep().iterations);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2e", sim.positionViolation());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.2e", sim.energy().balance());
+      ImGui::TableNextColumn();
+      if (is_reference) ImGui::TextUnformatted("-");
+      else ImGui::Text("%.2e", s.divergence);
+      ImGui::TableNextColumn();
+      if (is_reference) ImGui::TextUnformatted("-");
+      else if (std::isnan(s.first_exceeded_time)) ImGui::TextUnformatted("never");
+      else ImGui::Text("%.3f s", s.first_exceeded_time);
+    }
+    ImGui::EndTable();
+  }
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 640.0f);  // long reasons wrap instead of widening the panel
+  for (const ComparedSolver& s : comparison.solvers()) {
+    if (!s.running()) ImGui::TextColored(kErrorColour, "%s: %s", s.name.c_str(), s.failure.c_str());
+  }
+  if (!std::isnan(comparison.referenceStopTime())) {
+    ImGui::TextColored(kErrorColour, "the reference stopped: divergences end at t = %.3f s", comparison.referenceStopTime());
+  }
+  ImGui::PopTextWrapPos();
+
+  // Divergence from the reference over the last frames, log10 scale, one line per solver.
+  ImGui::TextUnformatted("divergence |q (-) q_ref| (log scale, last 10 s; dashed: 1e-6)");
+  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x), height = 110.0f;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, height));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float left = origin.x + 42.0f, right = origin.x + width - 4.0f, top = origin.y + 4.0f, bottom = origin.y + height - 4.0f;
+  float lo = -17.0f, hi = -5.0f;  // decades shown: at least the floor to 1e-5 (the 1e-6 line inside)
+  for (std::size_t i = 0; i < view.size(); ++i) {
+    const SeriesBuffer& series = view.divergencePlot(i);
+    for (int k = 0; k < series.count(); ++k) hi = std::max(hi, std::ceil(series.data()[(series.offset() + k) % series.capacity()]));
+  }
+  auto y_of = [&](float decade) { return bottom - (decade - lo) / (hi - lo) * (bottom - top); };
+  draw->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), IM_COL32(20, 20, 24, 255));
+  for (int d = static_cast<int>(lo); d <= static_cast<int>(hi); d += 3) {
+    const float y = y_of(static_cast<float>(d));
+    draw->AddLine(ImVec2(left, y), ImVec2(right, y), IM_COL32(70, 70, 80, 255));
+    char label[16];
+    std::snprintf(label, sizeof label, "1e%d", d);
+    draw->AddText(ImVec2(origin.x, y - 7.0f), IM_COL32(170, 170, 170, 255), label);
+  }
+  for (float x = left; x < right; x += 8.0f) {
+    draw->AddLine(ImVec2(x, y_of(-6.0f)), ImVec2(std::min(x + 4.0f, right), y_of(-6.0f)), IM_COL32(200, 200, 200, 160));
+  }
+  for (std::size_t i = 0; i < view.size(); ++i) {
+    if (static_cast<int>(i) == comparison.referenceIndex()) continue;
+    const SeriesBuffer& series = view.divergencePlot(i);
+    if (series.count() < 2) continue;
+    const Eigen::Vector4f c = view.colour(i);
+    std::vector<ImVec2> points;
+    points.reserve(static_cast<std::size_t>(series.count()));
+    for (int k = 0; k < series.count(); ++k) {
+      const float v = series.data()[(series.offset() + k) % series.capacity()];
+      const float x = left + (right - left) * static_cast<float>(k) / static_cast<float>(series.capacity() - 1);
+      points.emplace_back(x, y_of(std::clamp(v, lo, hi)));
+    }
+    draw->AddPolyline(points.data(), static_cast<int>(points.size()),
+                      ImGui::ColorConvertFloat4ToU32(ImVec4(c[0], c[1], c[2], 1.0f)), ImDrawFlags_None, 1.5f);
+  }
+  ImGui::End();
+}
+
 const std::vector<std::pair<const char*, const char*>>& shortcutList() {
   static const std::vector<std::pair<const char*, const char*>> list = {
       {"Space", "run / pause"},
-      {"Right", "one step (paused)"},
+      {"Right", "one step (paused; in the history: the next state)"},
+      {"Left", "one state back in the history (pauses)"},
+      {"Enter", "resume from the shown past state (the later ones are dropped)"},
       {"Backspace", "reset"},
       {"- / =", "slower / faster (slow motion)"},
       {"Ctrl+L", "reload the scene from disk"},
@@ -232,6 +478,8 @@ const std::vector<std::pair<const char*, const char*>>& shortcutList() {
       {"Right drag", "pan"},
       {"Scroll / middle drag", "zoom"},
       {"Double-click", "select and follow a body (empty: none)"},
+      {"Ctrl+drag", "pull the selected body toward the cursor (recorded)"},
+      {"Ctrl+right drag", "turn the selected body (recorded)"},
       {"Drop a file", "open a scene, URDF or MJCF"},
   };
   return list;

@@ -2,7 +2,9 @@
 // The ImGui panels, laid out like MuJoCo's simulate: controls on the left
 // (file, simulation, solver, settings, rendering), information and plots on
 // the right, the F1 help overlay and an error banner.
+#include "gui/comparison_view.hpp"
 #include "gui/gui_state.hpp"
+#include "gui/record_timeline.hpp"
 #include "gui/sim_session.hpp"
 
 namespace loopsim::app {
@@ -10,6 +12,10 @@ namespace loopsim::app {
 /// session may be null (nothing loaded yet, or the first load failed).
 void drawControlPanel(GuiState& state, SimulationSession* session);
 void drawInfoPanel(GuiState& state, SimulationSession* session);
+/// The record timeline: play / pause, the time slider, speed, the rows shown and their divergence.
+void drawTimelinePanel(GuiState& state, RecordTimeline& timeline);
+/// The comparison's legend, table per solver and divergence plot (bottom of the window).
+void drawComparisonPanel(const GuiState& state, ComparisonView& view);
 void drawHelpOverlay(GuiState& state);
 void drawMessages(GuiState& state);
 

@@ -6,6 +6,7 @@
 
 #include "algorithms/kinematics.hpp"
 #include "model/errors.hpp"
+#include "record/record_row.hpp"
 #include "render/model_view.hpp"
 #include "scene/scene_loader.hpp"
 
@@ -41,18 +42,59 @@ Scene loadSceneOrModel(const fs::path& file) {
   return loadScene(file);
 }
 
-SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames)
+SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames, double history_seconds)
     : solve_us_plot(plot_frames),
       violation_plot(plot_frames),
       energy_plot(plot_frames),
       scene_(std::move(scene)),
       file_(std::move(file)),
       simulation_(std::make_unique<Simulation>(scene_)),
+      history_seconds_(history_seconds),
+      history_(scene_.model->nq, scene_.model->nv,
+               StateHistory::capacityFor(history_seconds, scene_.dt, scene_.model->nq, scene_.model->nv)),
       kinematics_(*scene_.model),
       body_poses_(static_cast<std::size_t>(scene_.model->nbodies()), Eigen::Matrix4f::Identity()),
       recent_solve_us_(stepsPerSecond(scene_)),
       recent_iterations_(stepsPerSecond(scene_)),
       median_scratch_(stepsPerSecond(scene_)) {
+  history_.push(*simulation_);
+  updateKinematics();
+}
+
+void SimulationSession::setHistorySeconds(double seconds) {
+  const Model& model = simulation_->model();
+  history_ = StateHistory(model.nq, model.nv, StateHistory::capacityFor(seconds, simulation_->scene().dt, model.nq, model.nv));
+  history_seconds_ = seconds;
+  viewed_.reset();
+  history_.push(*simulation_);
+  updateKinematics();
+}
+
+void SimulationSession::moveView(long delta) {
+  if (history_.size() == 0) return;
+  const long newest = static_cast<long>(history_.size()) - 1;
+  const long from = viewed_ ? static_cast<long>(*viewed_) : newest;
+  const long to = std::clamp(from + delta, 0L, newest);
+  if (to == newest) viewed_.reset();
+  else viewed_ = static_cast<std::size_t>(to);
+  updateKinematics();
+}
+
+void SimulationSession::viewIndex(std::size_t index) {
+  if (history_.size() == 0) return;
+  moveView(static_cast<long>(std::min(index, history_.size() - 1)) -
+           static_cast<long>(viewed_ ? *viewed_ : history_.size() - 1));
+}
+
+double SimulationSession::shownTime() const { return viewed_ ? history_.time(*viewed_) : simulation_->time(); }
+
+void SimulationSession::resumeFromView() {
+  if (!viewed_) return;
+  history_.get(*viewed_, restore_scratch_);
+  simulation_->restore(restore_scratch_);
+  history_.truncateAfter(*viewed_);
+  viewed_.reset();
+  recent_next_ = recent_count_ = 0;
   updateKinematics();
 }
 
@@ -60,6 +102,9 @@ void SimulationSession::reset() {
   auto fresh = std::make_unique<Simulation>(scene_);
   simulation_ = std::move(fresh);
   recent_next_ = recent_count_ = 0;
+  history_.clear();
+  viewed_.reset();
+  history_.push(*simulation_);
   solve_us_plot.clear();
   violation_plot.clear();
   energy_plot.clear();
@@ -80,9 +125,12 @@ long SimulationSession::stepsFor(double t) const { return std::llround(t / simul
 long SimulationSession::advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline) {
   long taken = 0;
   while (simulation_->stepCount() < target_steps && !simulation_->diverged()) {
+    if (viewed_) break;  // a past state is shown: resume from it (or return to the newest) first
+    if (before_step) before_step(*simulation_);
     if (recorder_) recorder_->step(*simulation_);
     else simulation_->step();
     recordStepStatistics();
+    if (!simulation_->diverged()) history_.push(*simulation_);
     ++taken;
     if (deadline && std::chrono::steady_clock::now() > *deadline) break;
   }
@@ -98,7 +146,10 @@ void SimulationSession::recordStepStatistics() {
 }
 
 void SimulationSession::startRecording(const fs::path& csv, bool overwrite) {
-  recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite);
+  RecordOptions options;
+  options.groups = defaultRecordGroups();
+  options.groups.push_back("perturbation");
+  recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite, options);
 }
 
 void SimulationSession::finishRecording(const std::string& command_line) {
@@ -109,7 +160,8 @@ void SimulationSession::finishRecording(const std::string& command_line) {
 
 void SimulationSession::updateKinematics() {
   const Model& model = simulation_->model();
-  forwardKinematics(model, kinematics_, simulation_->q());
+  if (viewed_) forwardKinematics(model, kinematics_, history_.q(*viewed_));
+  else forwardKinematics(model, kinematics_, simulation_->q());
   for (int i = 0; i < model.nbodies(); ++i) body_poses_[static_cast<std::size_t>(i)] = render::poseMatrix(kinematics_.oMi[i]);
 }
 

@@ -5,6 +5,7 @@
 // renderer only ever receives body poses, so several sessions of the same
 // model can be drawn side by side or as ghosts.
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "record/recorder.hpp"
 #include "scene/scene.hpp"
 #include "sim/simulation.hpp"
+#include "sim/state_history.hpp"
 
 namespace loopsim::app {
 
@@ -27,8 +29,9 @@ Scene loadSceneOrModel(const std::filesystem::path& file);
 
 class SimulationSession {
  public:
-  /// Plots keep `plot_frames` samples (one per rendered frame).
-  SimulationSession(Scene scene, std::filesystem::path file, int plot_frames = 600);
+  /// Plots keep `plot_frames` samples (one per rendered frame); the history
+  /// keeps the last `history_seconds` of states (one per step).
+  SimulationSession(Scene scene, std::filesystem::path file, int plot_frames = 600, double history_seconds = 10.0);
 
   const std::filesystem::path& file() const { return file_; }
   Simulation& simulation() { return *simulation_; }
@@ -47,11 +50,34 @@ class SimulationSession {
   /// Steps of scene dt for a simulated time t (rounded to the nearest step).
   long stepsFor(double t) const;
 
-  /// Streams every following step to a CSV record (`loopsim run --record` format).
+  /// Called before every step (the GUI's perturbation sets the step's external wrench).
+  std::function<void(Simulation&)> before_step;
+
+  /// Streams every following step to a CSV record (`loopsim run --record` format, with the
+  /// perturbation column group, so that a perturbed run replays bit for bit).
   void startRecording(const std::filesystem::path& csv, bool overwrite);
   void finishRecording(const std::string& command_line);
 
-  /// Forward kinematics at the current q (for drawing and picking).
+  // History: the last seconds of states. Viewing a past state shows it (and
+  // stops stepping); resuming from it restores the simulation there and drops
+  // the states after it, as MuJoCo's simulate does.
+  const StateHistory& history() const { return history_; }
+  double historySeconds() const { return history_seconds_; }
+  /// A new length (s): the ring is rebuilt, keeping only the current state.
+  void setHistorySeconds(double seconds);
+  /// The index in history() of the state shown when it is a past one.
+  std::optional<std::size_t> viewedIndex() const { return viewed_; }
+  bool viewingPast() const { return viewed_.has_value(); }
+  /// Moves the view by `delta` states (negative: back); at the newest state it shows the simulation again.
+  void moveView(long delta);
+  void viewIndex(std::size_t index);
+  /// The simulated time shown (the viewed state's or the simulation's).
+  double shownTime() const;
+  /// Continues the simulation from the viewed state, dropping the later ones.
+  void resumeFromView();
+  bool recording() const { return recorder_ != nullptr; }
+
+  /// Forward kinematics at the shown q (for drawing and picking).
   void updateKinematics();
   const Data& kinematics() const { return kinematics_; }
   const std::vector<Eigen::Matrix4f>& bodyPoses() const { return body_poses_; }
@@ -70,6 +96,10 @@ class SimulationSession {
   Scene scene_;
   std::filesystem::path file_;
   std::unique_ptr<Simulation> simulation_;
+  double history_seconds_;
+  StateHistory history_;
+  std::optional<std::size_t> viewed_;
+  SimulationSnapshot restore_scratch_;
   std::unique_ptr<SimulationRecorder> recorder_;
   Data kinematics_;
   std::vector<Eigen::Matrix4f> body_poses_;

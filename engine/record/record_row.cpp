@@ -26,13 +26,25 @@ const std::vector<std::string> kTiming = {"timing:solve_us"};
 }  // namespace
 
 const std::vector<std::string>& recordColumnGroups() {
+  static const std::vector<std::string> groups = {"q", "v", "tau", "vdot", "lambda", "perturbation", "stats", "timing"};
+  return groups;
+}
+
+const std::vector<std::string>& defaultRecordGroups() {
   static const std::vector<std::string> groups = {"q", "v", "tau", "vdot", "lambda", "stats", "timing"};
   return groups;
 }
 
+const std::vector<std::string>& perturbationColumns() {
+  static const std::vector<std::string> columns = {"perturbation:body", "perturbation:nx", "perturbation:ny",
+                                                   "perturbation:nz",   "perturbation:fx", "perturbation:fy",
+                                                   "perturbation:fz"};
+  return columns;
+}
+
 std::vector<std::string> normalizedRecordGroups(const std::vector<std::string>& groups, const std::string& option) {
   const auto& all = recordColumnGroups();
-  if (groups.empty()) return all;
+  if (groups.empty()) return defaultRecordGroups();
   for (const std::string& g : groups) {
     if (std::find(all.begin(), all.end(), g) == all.end()) {
       std::string list;
@@ -66,6 +78,7 @@ RecordRowBuilder::RecordRowBuilder(const Simulation& sim, const std::vector<std:
   add(velocityColumns(model, "tau"), has("tau"));
   add(velocityColumns(model, "vdot"), has("vdot"));
   add(lambdaColumns(sim.constraints()), has("lambda"));
+  add(perturbationColumns(), has("perturbation"));
   add(kStateStats, has("stats"));
   step_stats_begin_ = full_names.size();
   add(kStepStats, has("stats"));
@@ -107,6 +120,10 @@ void RecordRowBuilder::afterStep(const Simulation& sim) {
   for (const VectorX* x : {&sim.appliedTorque(), &sim.vdot(), &sim.lambda()}) {
     for (Eigen::Index i = 0; i < x->size(); ++i) full_[c++] = (*x)[i];
   }
+  // The wrench this step applied (the simulation keeps it until it changes).
+  const Force& w = sim.perturbation();
+  full_[c++] = static_cast<double>(sim.perturbedBody());
+  for (double x : {w.n.x(), w.n.y(), w.n.z(), w.f.x(), w.f.y(), w.f.z()}) full_[c++] = x;
   const StepRecord& step = sim.lastStep();
   std::size_t s = step_stats_begin_;
   full_[s++] = static_cast<double>(step.iterations);

@@ -1,7 +1,11 @@
 #pragma once
 // One row of a record, built the same way by the recorder and by replay (so
 // replay --verify can compare every column). Column groups, in order:
-//   t (always) | q | v | tau | vdot | lambda | stats | timing
+//   t (always) | q | v | tau | vdot | lambda | perturbation | stats | timing
+// perturbation (not in the default set; GUI records have it): the external
+// wrench the step applied, perturbation:body (0: none) and
+// perturbation:nx ny nz fx fy fz (body frame, about its origin); replay
+// applies it again.
 // stats: the state's constraint violations and energy terms, and the step's
 // solver iterations and residual; timing: wall-clock columns (timing:solve_us),
 // the only ones replay cannot reproduce. Row k holds state k (before step k)
@@ -17,9 +21,13 @@ class Simulation;
 
 /// The column groups, in record order ("t" is always written).
 const std::vector<std::string>& recordColumnGroups();
+/// The groups of a record when none are asked for: all but perturbation.
+const std::vector<std::string>& defaultRecordGroups();
+/// The perturbation group's columns.
+const std::vector<std::string>& perturbationColumns();
 
 /// Checks group names (ModelError naming `option` and suggesting the nearest);
-/// empty means all. Returns them in record order, deduplicated.
+/// empty means the default set. Returns them in record order, deduplicated.
 std::vector<std::string> normalizedRecordGroups(const std::vector<std::string>& groups, const std::string& option);
 
 class RecordRowBuilder {

@@ -62,16 +62,36 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   scene.projection = summary.projection;
   Simulation sim(scene);
   report.verified = verify;
+  // A perturbed record (GUI mouse perturbations) holds the wrench of every step: applied again before it.
+  const bool perturbed = std::find(summary.layout.groups.begin(), summary.layout.groups.end(), "perturbation") !=
+                         summary.layout.groups.end();
+  if (perturbed && summary.layout.every != 1) {
+    throw ModelError(summary.file, "perturbation", "a perturbed record needs every step's row to replay (--record-every 1)");
+  }
+  const std::filesystem::path csv = record.extension() == ".json" ? std::filesystem::path(summary.csv) : record;
+  const CsvTable table = verify || perturbed ? readCsv(csv) : CsvTable{};
+  std::vector<int> perturbation_columns;
+  if (perturbed) {
+    for (const std::string& name : perturbationColumns()) perturbation_columns.push_back(table.requireColumn(name));
+  }
+  auto applyPerturbation = [&](long k) {
+    if (!perturbed) return;
+    if (k >= static_cast<long>(table.rows.size())) throw ModelError(csv.string(), "perturbation", "the record ends before the run");
+    const auto& row = table.rows[static_cast<std::size_t>(k)];
+    auto at = [&](std::size_t i) { return row[static_cast<std::size_t>(perturbation_columns[i])]; };
+    const int body = static_cast<int>(at(0));
+    if (body > 0) sim.setPerturbation(body, Force(Vector3(at(1), at(2), at(3)), Vector3(at(4), at(5), at(6))));
+    else sim.clearPerturbation();
+  };
   if (!verify) {
     for (long k = 0; k < summary.steps; ++k) {
       ++report.steps;
+      applyPerturbation(k);
       if (!sim.step()) break;
     }
     return report;
   }
 
-  const std::filesystem::path csv = record.extension() == ".json" ? std::filesystem::path(summary.csv) : record;
-  const CsvTable table = readCsv(csv);
   RecordRowBuilder rows(sim, summary.layout.groups);
   auto fail = [&](long row, const std::string& what) {
     report.verified = false;
@@ -128,6 +148,7 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   for (long k = 0; k < summary.steps && running; ++k) {
     const bool write = k % summary.layout.every == 0;
     if (write) rows.beforeStep(sim);
+    applyPerturbation(k);
     running = sim.step();
     ++report.steps;
     if (write) {

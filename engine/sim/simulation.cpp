@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "algorithms/configuration.hpp"
 #include "algorithms/dynamics.hpp"
 #include "algorithms/energy.hpp"
 #include "algorithms/integrator.hpp"
+#include "algorithms/kinematics.hpp"
 #include "sim/implicit_damping.hpp"
 #include "model/errors.hpp"
 #include "solvers/registry.hpp"
@@ -70,6 +72,8 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
       joint_damping_(damping_diagonal_ - derivative_gains_),
       tau_effective_(VectorX::Zero(scene_.model->nv)),
       step_gains_(VectorX::Zero(scene_.model->nv)),
+      fext_(static_cast<std::size_t>(scene_.model->nbodies())),
+      perturbation_data_(*scene_.model),
       statistics_(constraints_->dimension(),
                   options.timing_samples > 0 ? options.timing_samples : defaultTimingSamples(scene_)) {
   if (!(options.violation_threshold > 0.0)) {
@@ -162,8 +166,17 @@ bool Simulation::step() {
   const bool saturated = saturatedDofs();
   if (saturated) solver_->setAddedInertia(dt * (damping_diagonal_ - step_gains_));
 
+  // A perturbation enters fext (only then: an unperturbed step passes none, as before).
+  const int perturbed = perturbed_body_;
+  double perturbation_power_start = 0.0;
+  if (perturbed > 0) {
+    forwardKinematics(model, perturbation_data_, q_, v_);
+    const Motion& body_velocity = perturbation_data_.v[static_cast<std::size_t>(perturbed)];
+    perturbation_power_start = perturbation_.n.dot(body_velocity.w) + perturbation_.f.dot(body_velocity.v);
+  }
+  const std::span<const Force> fext = perturbed > 0 ? std::span<const Force>(fext_) : std::span<const Force>();
   const Clock::time_point solve_start = Clock::now();
-  const SolveStats solve = solver_->solve(q_, v_, tau_total_, {}, vdot_, lambda_);
+  const SolveStats solve = solver_->solve(q_, v_, tau_total_, fext, vdot_, lambda_);
   const Clock::time_point solve_end = Clock::now();
   if (saturated) solver_->setAddedInertia(dt * damping_diagonal_);
 
@@ -190,6 +203,12 @@ bool Simulation::step() {
   // Work over the step with the midpoint velocity (the forces were held constant over it).
   energy_.applied_work += 0.5 * dt * tau_effective_.dot(v_previous_ + v_);
   energy_.damping_work += 0.5 * dt * tau_damping_.dot(v_previous_ + v_);
+  if (perturbed > 0 && v_.allFinite() && q_.allFinite()) {
+    forwardKinematics(model, perturbation_data_, q_, v_);
+    const Motion& body_velocity = perturbation_data_.v[static_cast<std::size_t>(perturbed)];
+    const double power_end = perturbation_.n.dot(body_velocity.w) + perturbation_.f.dot(body_velocity.v);
+    energy_.applied_work += 0.5 * dt * (perturbation_power_start + power_end);
+  }
 
   last_step_.solve_us = microseconds(solve_end - solve_start);
   last_step_.iterations = solve.iterations;
@@ -222,6 +241,51 @@ void Simulation::setSolver(const std::string& name, const SolverSettings& settin
   // bindAt replaces nothing until the new solver is built: on an error the old one stays.
   const VectorX added = solver_->addedInertia();
   bindAt(name, settings, added);
+}
+
+void Simulation::setPerturbation(int body, const Force& wrench) {
+  if (body <= 0 || body >= scene_.model->nbodies()) {
+    throw ModelError(scene_.source_file, "perturbation", "body " + std::to_string(body) + " is not a moving body");
+  }
+  if (perturbed_body_ > 0) fext_[static_cast<std::size_t>(perturbed_body_)] = Force();
+  perturbed_body_ = body;
+  perturbation_ = wrench;
+  fext_[static_cast<std::size_t>(body)] = wrench;
+}
+
+void Simulation::clearPerturbation() {
+  if (perturbed_body_ > 0) fext_[static_cast<std::size_t>(perturbed_body_)] = Force();
+  perturbed_body_ = 0;
+  perturbation_ = Force();
+}
+
+void Simulation::snapshot(SimulationSnapshot& out) const {
+  out.time = time_;
+  out.steps = steps_;
+  out.q = q_;
+  out.v = v_;
+  out.applied_work = energy_.applied_work;
+  out.damping_work = energy_.damping_work;
+}
+
+void Simulation::restore(const SimulationSnapshot& s) {
+  if (s.q.size() != q_.size() || s.v.size() != v_.size()) {
+    throw ModelError(scene_.source_file, "simulation", "restore: the snapshot is of another model");
+  }
+  time_ = s.time;
+  steps_ = s.steps;
+  q_ = s.q;
+  v_ = s.v;
+  energy_.applied_work = s.applied_work;
+  energy_.damping_work = s.damping_work;
+  divergence_.reset();
+  terms_current_ = energy_current_ = false;
+  state_booked_ = false;  // checked (and booked) again by the next step
+  if (solver_->capabilities().iterative) {  // no warm start from the dropped future
+    std::unique_ptr<ConstrainedSolver> cold = makeSolver(scene_.solver, *constraints_, scene_.solver_settings);
+    cold->setAddedInertia(solver_->addedInertia());
+    solver_ = std::move(cold);
+  }
 }
 
 bool Simulation::run(double duration) {

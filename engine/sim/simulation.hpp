@@ -35,6 +35,15 @@ struct SimulationOptions {
   std::size_t timing_samples = 0;      // kept for medians; 0 = duration / dt + 1 (capped at 1e6)
 };
 
+/// What a run needs to continue from a past state (the GUI's history): the
+/// time, the step count, (q, v) and the work booked so far.
+struct SimulationSnapshot {
+  double time = 0.0;
+  long steps = 0;
+  VectorX q, v;
+  double applied_work = 0.0, damping_work = 0.0;
+};
+
 class Simulation {
  public:
   /// Builds the constraint set, the solver (scene.solver), the controller and
@@ -65,6 +74,27 @@ class Simulation {
   /// What was asked for and what runs (scene().solver and solver_settings are
   /// the resolved name and μ), with the auto-μ estimate and the auto probe.
   const SolverBinding& solverBinding() const { return binding_; }
+
+  /// The current state as a snapshot (no allocation once `out` is sized).
+  void snapshot(SimulationSnapshot& out) const;
+  /// Continues from a snapshot of this simulation (the future is dropped): t,
+  /// steps, q, v and the work are restored, a divergence is cleared and the
+  /// state is checked again by the next step. A direct solver gives the
+  /// original trajectory again bit for bit; an iterative one restarts cold
+  /// (no warm start from the dropped future). Statistics (timings,
+  /// violations) keep counting every step computed.
+  void restore(const SimulationSnapshot& snapshot);
+
+  /// An external wrench on one body (in its frame, about its origin) for the
+  /// following steps until changed or cleared: the GUI's mouse perturbation.
+  /// It enters the solver's fext, and its work (midpoint velocity of the
+  /// body) is booked as applied work. Records keep it (column group
+  /// `perturbation`), so a perturbed run replays bit for bit.
+  void setPerturbation(int body, const Force& wrench);
+  void clearPerturbation();
+  /// The body perturbed in the following steps (0: none) and its wrench.
+  int perturbedBody() const { return perturbed_body_; }
+  const Force& perturbation() const { return perturbation_; }
 
   double time() const { return time_; }
   long stepCount() const { return steps_; }
@@ -131,6 +161,12 @@ class Simulation {
   VectorX joint_damping_;      // the joints' part of D (implicit), else 0
   VectorX tau_effective_;      // the applied force the step actually integrated
   VectorX step_gains_;         // kd of the dofs saturated this step (not implicit this step)
+
+  // The perturbation: fext (size nbodies, zero but at perturbed_body_) and the kinematics for its work.
+  std::vector<Force> fext_;
+  int perturbed_body_ = 0;
+  Force perturbation_;
+  Data perturbation_data_;
 
   StepRecord last_step_;
   mutable EnergyTerms energy_;

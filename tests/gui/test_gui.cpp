@@ -6,6 +6,7 @@
 #include <png.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "record/csv_reader.hpp"
+#include "algorithms/configuration.hpp"
 #include "scene/scene_loader.hpp"
 
 namespace {
@@ -179,7 +181,9 @@ TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   const Output gui = runGui(scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --switch-solver 0.5:ltl --frames 45 --size 160x120 --msaa 0 --hide-ui --record " + gui_csv.string());
   ASSERT_EQ(gui.exit_code, 0) << gui.text;
   EXPECT_NE(gui.text.find("solver ltl from t = 0.5"), std::string::npos) << gui.text;
-  const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " + run_csv.string());
+  // GUI records add the perturbation group (zero here): the run asks for it to have the same columns.
+  const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " +
+                                run_csv.string() + " --record-columns q,v,tau,vdot,lambda,perturbation,stats,timing");
   ASSERT_EQ(run.exit_code, 0) << run.text;
 
   const loopsim::CsvTable g = loopsim::readCsv(gui_csv), r = loopsim::readCsv(run_csv);
@@ -444,4 +448,391 @@ TEST(Gui, PlainLoopsimWithoutADisplayRunsTheDefaultSceneHeadless) {
             std::string::npos)
       << out.text;
   EXPECT_NE(out.text.find("consistent start"), std::string::npos) << "the run started\n" << out.text;
+}
+
+namespace {
+
+// Hue (degrees) and saturation of an RGB pixel (HSV).
+std::pair<double, double> hueSaturation(const std::array<int, 3>& p) {
+  const double r = p[0] / 255.0, g = p[1] / 255.0, b = p[2] / 255.0;
+  const double hi = std::max({r, g, b}), lo = std::min({r, g, b}), span = hi - lo;
+  if (hi <= 0.0 || span <= 0.0) return {0.0, 0.0};
+  double hue = 0.0;
+  if (hi == r) hue = 60.0 * std::fmod((g - b) / span + 6.0, 6.0);
+  else if (hi == g) hue = 60.0 * ((b - r) / span + 2.0);
+  else hue = 60.0 * ((r - g) / span + 4.0);
+  return {hue, span / hi};
+}
+
+double hueDistance(double a, double b) {
+  const double d = std::abs(a - b);
+  return std::min(d, 360.0 - d);
+}
+
+struct Ghost {
+  std::string name, role;
+  std::array<int, 3> rgb{};
+  std::array<int, 4> box{};
+  double divergence = 0.0;
+};
+
+// "gui: ghost I NAME ROLE rgb R G B alpha A box X0 Y0 X1 Y1 divergence D STATUS" lines of a --frames run.
+std::vector<Ghost> ghostsOf(const std::string& text) {
+  std::vector<Ghost> ghosts;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("gui: ghost ", 0) != 0) continue;
+    std::istringstream in(line.substr(11));
+    Ghost g;
+    int index = 0;
+    double alpha = 0.0;
+    std::string word;
+    in >> index >> g.name >> g.role >> word >> g.rgb[0] >> g.rgb[1] >> g.rgb[2] >> word >> alpha >> word >> g.box[0] >>
+        g.box[1] >> g.box[2] >> g.box[3] >> word >> g.divergence;
+    if (in) ghosts.push_back(g);
+  }
+  return ghosts;
+}
+
+}  // namespace
+
+TEST(Gui, ComparisonOfThreeSolversOnTheFourBarDrawsThreeGhostsOfDistinctColours) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath("compare_side_by_side.png");
+  // Side by side: each solver's mechanism where it can be seen on its own.
+  const Output out = runGui(scenePath("four_bar.yaml") +
+                            " --compare kkt,ltl,prox-ltl --compare-layout side-by-side --frames 10 --size 480x270 --msaa 4 "
+                            "--hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.167000 s, reference kkt, layout side-by-side"), std::string::npos)
+      << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  EXPECT_EQ(ghosts[0].role, "reference");
+  EXPECT_EQ(ghosts[1].role, "ghost");
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 480);
+  for (std::size_t i = 0; i < ghosts.size(); ++i) {
+    EXPECT_LT(ghosts[i].divergence, 1e-9) << ghosts[i].name;
+    for (std::size_t j = 0; j < i; ++j) {
+      EXPECT_GT(hueDistance(hueSaturation(ghosts[i].rgb).first, hueSaturation(ghosts[j].rgb).first), 60.0)
+          << "distinct colours: " << ghosts[i].name << " and " << ghosts[j].name;
+      EXPECT_TRUE(ghosts[i].box[0] >= ghosts[j].box[2] || ghosts[j].box[0] >= ghosts[i].box[2])
+          << "side by side: the boxes of " << ghosts[i].name << " and " << ghosts[j].name << " do not overlap";
+    }
+  }
+  // In each ghost's box, the pixels of a clear hue (saturation >= 0.4) are mostly of its own colour's hue.
+  for (std::size_t i = 0; i < ghosts.size(); ++i) {
+    std::vector<long> counts(ghosts.size(), 0);
+    const auto& box = ghosts[i].box;
+    for (int y = box[1]; y < box[3]; ++y) {
+      for (int x = box[0]; x < box[2]; ++x) {
+        const auto [hue, saturation] = hueSaturation(image.at(x, y));
+        if (saturation < 0.4) continue;
+        for (std::size_t k = 0; k < ghosts.size(); ++k) {
+          if (hueDistance(hue, hueSaturation(ghosts[k].rgb).first) < 25.0) ++counts[k];
+        }
+      }
+    }
+    std::printf("[ measured ] %s box: own-colour pixels %ld; others", ghosts[i].name.c_str(), counts[i]);
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      if (k != i) std::printf(" %s %ld", ghosts[k].name.c_str(), counts[k]);
+    }
+    std::printf("\n");
+    EXPECT_GT(counts[i], 40) << ghosts[i].name << " is drawn in its colour in " << png;
+    for (std::size_t k = 0; k < ghosts.size(); ++k) {
+      if (k == i) continue;
+      EXPECT_GT(counts[i], 4 * counts[k]) << ghosts[i].name << "'s box shows " << ghosts[k].name << "'s colour";
+    }
+  }
+  fs::remove(png);
+
+  // Overlaid (the default layout): the same three, at the same place, all running.
+  const Output overlay = runGui(scenePath("four_bar.yaml") + " --compare kkt,ltl,prox-ltl --frames 3 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(overlay.exit_code, 0) << overlay.text;
+  const std::vector<Ghost> overlaid = ghostsOf(overlay.text);
+  ASSERT_EQ(overlaid.size(), 3u) << overlay.text;
+  EXPECT_EQ(overlaid[1].box, overlaid[0].box);
+  EXPECT_EQ(overlaid[2].box, overlaid[0].box);
+}
+
+TEST(Gui, ComparisonRefusesBadListsAndAStoppedSolverGivesExitCode3) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  Output out = runLoopsim("gui " + scenePath("four_bar.yaml") + " --compare kkt,ltll");
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.text.find("--compare: unknown solver 'ltll' (did you mean 'ltl'?)"), std::string::npos) << out.text;
+  out = runLoopsim("gui " + scenePath("four_bar.yaml") + " --compare kkt");
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.text.find("compare 2 to 6 solvers (got 1)"), std::string::npos) << out.text;
+  // A solver the scene refuses: shown as an error, the --frames run exits 1.
+  out = runGui(scenePath("redundant_four_bar.yaml") + " --compare prox-ltl,ltl --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: Cannot compare these solvers:"), std::string::npos) << out.text;
+  // soft-ltl with a negligible weight opens the loop and stops alone; kkt and ltl go on.
+  std::string yaml;
+  {
+    std::ifstream in(scenePath("four_bar.yaml"));
+    std::ostringstream text;
+    text << in.rdbuf();
+    yaml = text.str();
+  }
+  yaml.replace(yaml.find("solver: kkt"), 11, "solver: {name: kkt, soft_weight: 1e-9}");
+  const fs::path scene = freshPath("loose_four_bar.yaml");  // a generator: nothing relative to resolve
+  std::ofstream(scene) << yaml;
+  out = runGui(scene.string() + " --compare kkt,soft-ltl,ltl --frames 20 --size 160x120 --msaa 0 --hide-ui");
+  fs::remove(scene);
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.333000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("soft-ltl ghost rgb"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("stopped: diverged at t = "), std::string::npos) << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  EXPECT_NE(out.text.find("gui: ghost 2 ltl ghost"), std::string::npos);
+  EXPECT_NE(out.text.substr(out.text.find("gui: ghost 2 ltl")).find("running"), std::string::npos) << out.text;
+}
+
+namespace {
+
+// Runs the GUI on `scene` under xdotool pressing `keys` (each held 0.2 s), then Ctrl+Q.
+Output guiWithKeys(const std::string& scene, const std::string& keys, const std::string& extra = "") {
+  const fs::path script = freshPath("history_keys.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath(scene) +
+                               " --frames 100000000 --size 160x120 --msaa 0 --hide-ui " + extra + " &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.3\n"
+                               "xdotool key --delay 200 " + keys + " ctrl+q\n"
+                               "wait $gui\n";
+  Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  return out;
+}
+
+double numberAfter(const std::string& text, const std::string& marker) {
+  const auto at = text.find(marker);
+  return at == std::string::npos ? std::nan("") : std::atof(text.c_str() + at + marker.size());
+}
+
+}  // namespace
+
+TEST(Gui, LeftStepsBackInTheHistoryAndEnterResumesDroppingTheFuture) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  // Paused at t = 0 (reset), three steps, two back: the view shows t = 1 ms, the simulation stays at 3 ms.
+  Output out = guiWithKeys("four_bar.yaml", "space BackSpace Right Right Right Left Left");
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.003000 s, solver kkt"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: history: 4 states, t = 0.000000 to 0.003000 s (last 10 s), viewing t = 0.001000 s"),
+            std::string::npos)
+      << out.text;
+  // Right moves forward in the history; Enter resumes from the shown state and drops the later ones; Right steps again.
+  out = guiWithKeys("four_bar.yaml", "space BackSpace Right Right Right Left Left Right Return Right", "--history 5");
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("resumed from t = 0.002 s (step 2)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.003000 s, solver kkt"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: history: 4 states, t = 0.000000 to 0.003000 s (last 5 s)\n"), std::string::npos) << out.text;
+}
+
+TEST(Gui, ResumingFromThePastEndsTheRecordWhichReplaysBitForBit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  const fs::path csv = freshPath("history_record.csv");
+  // Running, then Left pauses and shows the previous state; Enter resumes there: the record ends at the pause.
+  const Output out = guiWithKeys("four_bar.yaml", "Left Left Return", "--record " + csv.string());
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  const double paused = numberAfter(out.text, "record " + csv.string() + " ended at t = ");
+  const double resumed = numberAfter(out.text, "resumed from t = ");
+  const double now = numberAfter(out.text, "gui: t = ");
+  ASSERT_FALSE(std::isnan(paused) || std::isnan(resumed) || std::isnan(now)) << out.text;
+  EXPECT_NEAR(resumed, paused - 0.002, 1e-9) << out.text;
+  EXPECT_NEAR(now, resumed, 1e-9) << "paused after resuming" << out.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  ASSERT_FALSE(table.rows.empty());
+  EXPECT_NEAR(table.rows.back()[static_cast<std::size_t>(table.requireColumn("t"))], paused, 1e-9);
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK"), std::string::npos) << replay.text;
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
+namespace {
+
+struct ShownRecord {
+  double t = 0.0;
+  std::size_t row = 0;
+  std::vector<double> q;
+};
+
+// "gui: record K: FILE t = T s, row R of N, q = ..." (numbers at 17 digits: they read back exactly).
+bool shownRecord(const std::string& text, int k, ShownRecord& shown) {
+  const std::string marker = "gui: record " + std::to_string(k) + ": ";
+  const auto at = text.find(marker);
+  if (at == std::string::npos) return false;
+  const std::string line = text.substr(at, text.find('\n', at) - at);
+  const auto t_at = line.find(" t = "), row_at = line.find(", row "), q_at = line.find(", q =");
+  if (t_at == std::string::npos || row_at == std::string::npos || q_at == std::string::npos) return false;
+  shown.t = std::strtod(line.c_str() + t_at + 5, nullptr);
+  shown.row = std::strtoul(line.c_str() + row_at + 6, nullptr, 10);
+  std::istringstream in(line.substr(q_at + 5));
+  for (double x; in >> x;) shown.q.push_back(x);
+  return true;
+}
+
+std::vector<double> recordedQ(const loopsim::CsvTable& table, std::size_t row) {
+  std::vector<double> q;
+  for (std::size_t c = 0; c < table.columns.size(); ++c) {
+    if (table.columns[c].rfind("q:", 0) == 0) q.push_back(table.rows[row][c]);
+  }
+  return q;
+}
+
+}  // namespace
+
+TEST(Gui, ScrubbingARecordShowsExactlyTheRecordedQAndTwoRecordsOverlayWithTheirDivergence) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path kkt = freshPath("timeline_kkt.csv"), soft = freshPath("timeline_soft.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + kkt.string()).exit_code, 0);
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --solver soft-ltl --duration 0.5 --quiet --record " + soft.string()).exit_code, 0);
+  const loopsim::CsvTable table = loopsim::readCsv(kkt), soft_table = loopsim::readCsv(soft);
+
+  // Scrubbed (--seek, the slider's action) to a row's time and between two rows: the row at or before t, exactly.
+  for (const auto& [seek, expected_row] : std::vector<std::pair<std::string, std::size_t>>{{"0.25", 250}, {"0.3335", 333}, {"9", 500}}) {
+    const Output out = runGui("--play " + kkt.string() + " --seek " + seek + " --frames 2 --size 160x120 --msaa 0 --hide-ui");
+    ASSERT_EQ(out.exit_code, 0) << out.text;
+    ShownRecord shown;
+    ASSERT_TRUE(shownRecord(out.text, 1, shown)) << out.text;
+    EXPECT_EQ(shown.row, expected_row) << "seek " << seek;
+    EXPECT_EQ(shown.t, table.rows[expected_row][static_cast<std::size_t>(table.requireColumn("t"))]);
+    const std::vector<double> q = recordedQ(table, expected_row);
+    ASSERT_EQ(shown.q.size(), q.size());
+    for (std::size_t i = 0; i < q.size(); ++i) EXPECT_EQ(shown.q[i], q[i]) << "seek " << seek << " q " << i << " bit for bit";
+  }
+
+  // Playing: 20 frames of 1/60 s from the start; the second record is the ghost, with the divergence of the rows shown.
+  const Output out = runGui("--play " + kkt.string() + " --play " + soft.string() + " --frames 20 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  ShownRecord first, second;
+  ASSERT_TRUE(shownRecord(out.text, 1, first)) << out.text;
+  ASSERT_TRUE(shownRecord(out.text, 2, second)) << out.text;
+  EXPECT_EQ(first.row, 333u) << "20 frames of 1/60 s: t = 0.333";
+  EXPECT_EQ(second.row, 333u);
+  EXPECT_EQ(second.q, recordedQ(soft_table, 333));
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  loopsim::VectorX q1 = Eigen::Map<const loopsim::VectorX>(first.q.data(), static_cast<Eigen::Index>(first.q.size()));
+  loopsim::VectorX q2 = Eigen::Map<const loopsim::VectorX>(second.q.data(), static_cast<Eigen::Index>(second.q.size()));
+  loopsim::VectorX d(scene.model->nv);
+  loopsim::difference(*scene.model, q1, q2, d);
+  const double shown_divergence = numberAfter(out.text, "gui: records divergence ");
+  EXPECT_EQ(shown_divergence, d.norm());
+  EXPECT_GT(shown_divergence, 0.0) << "soft-ltl differs from kkt";
+  std::printf("[ measured ] four_bar kkt vs soft-ltl records at t = 0.333 s: divergence %.3e\n", shown_divergence);
+
+  // Records of different models do not overlay.
+  const fs::path go1 = freshPath("timeline_go1.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("go1_standing.yaml") + " --duration 0.01 --quiet --record " + go1.string()).exit_code, 0);
+  const Output mixed = runGui("--play " + kkt.string() + " --play " + go1.string() + " --frames 1 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.text;
+  EXPECT_NE(mixed.text.find("is of another model"), std::string::npos) << mixed.text;
+  for (const fs::path& p : {kkt, soft, go1}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+TEST(Gui, APerturbationRecordedInTheGuiReplaysBitForBitAndDrivesEveryComparedSolver) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("perturbed.csv");
+  // --perturb is the scripted Ctrl+drag: the coupler's origin pulled toward (0.3, 0, 1.8) from 0.1 s to 0.4 s.
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --perturb coupler:0.1:0.4:0.3,0,1.8 --frames 30 --size 160x120 "
+                                                         "--msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK, 501 rows identical bit for bit"), std::string::npos) << replay.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  const auto t = static_cast<std::size_t>(table.requireColumn("t"));
+  const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
+  const auto fx = static_cast<std::size_t>(table.requireColumn("perturbation:fx"));
+  long perturbed_rows = 0;
+  for (std::size_t r = 0; r + 1 < table.rows.size(); ++r) {
+    const bool inside = table.rows[r][t] >= 0.1 - 1e-9 && table.rows[r][t] < 0.4 - 1e-9;
+    EXPECT_EQ(table.rows[r][body], inside ? 2.0 : 0.0) << "row " << r;
+    if (inside) {
+      EXPECT_NE(table.rows[r][fx], 0.0);
+      ++perturbed_rows;
+    }
+  }
+  EXPECT_EQ(perturbed_rows, 300);
+  // It moved the mechanism: the final q is not the unperturbed run's.
+  const fs::path free_csv = freshPath("unperturbed.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + free_csv.string()).exit_code, 0);
+  const loopsim::CsvTable free_table = loopsim::readCsv(free_csv);
+  const auto q_crank = static_cast<std::size_t>(table.requireColumn("q:crank_joint"));
+  EXPECT_GT(std::abs(table.rows.back()[q_crank + 1] - free_table.rows.back()[q_crank + 1]), 1e-3);
+
+  // The same perturbation drives every compared solver: they stay together (and away from the unperturbed state).
+  const Output compare = runGui(scenePath("four_bar.yaml") + " --compare kkt,ltl,prox-ltl --perturb coupler:0.1:0.4:0.3,0,1.8 "
+                                                             "--frames 30 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(compare.exit_code, 0) << compare.text;
+  const std::vector<Ghost> ghosts = ghostsOf(compare.text);
+  ASSERT_EQ(ghosts.size(), 3u) << compare.text;
+  for (const Ghost& g : ghosts) EXPECT_LT(g.divergence, 1e-9) << g.name << compare.text;
+  for (const fs::path& p : {csv, free_csv}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBit) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  // Paused at the start, the four-bar's coupler is under pixel (350, 165) of a 640x400 window at (0, 0):
+  // double-click selects it; running, Ctrl+drag pulls it, then Ctrl+right-drag turns it.
+  const fs::path csv = freshPath("mouse.csv"), script = freshPath("mouse.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --paused --size 640x400 --msaa 0 --hide-ui --record " + csv.string() + " &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.5\n"
+                               "xdotool mousemove 350 165 click --repeat 2 --delay 80 1\n"
+                               "sleep 0.3\n"
+                               "xdotool key space\n"
+                               "sleep 0.3\n"
+                               "xdotool keydown ctrl mousedown 1\n"
+                               "sleep 0.2\n"
+                               "xdotool mousemove 380 320\n"
+                               "sleep 0.6\n"
+                               "xdotool mouseup 1\n"
+                               "sleep 0.3\n"
+                               "xdotool mousedown 3\n"
+                               "sleep 0.2\n"
+                               "xdotool mousemove 450 320\n"
+                               "sleep 0.6\n"
+                               "xdotool mouseup 3 keyup ctrl\n"
+                               "sleep 0.3\n"
+                               "xdotool key ctrl+q\n"
+                               "wait $gui\n";
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("perturbation: pulling body 'coupler' toward the cursor (Ctrl+drag)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("perturbation: turning body 'coupler' (Ctrl+right-drag)"), std::string::npos) << out.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
+  const auto nx = static_cast<std::size_t>(table.requireColumn("perturbation:nx"));
+  const auto fx = static_cast<std::size_t>(table.requireColumn("perturbation:fx"));
+  long forces = 0, torques = 0;
+  for (const auto& row : table.rows) {
+    if (row[body] == 2.0 && row[fx] != 0.0) ++forces;
+    if (row[body] == 2.0 && row[nx] != 0.0) ++torques;
+  }
+  EXPECT_GT(forces, 50) << "steps pulled by the Ctrl+drag";
+  EXPECT_GT(torques, 50) << "steps turned by the Ctrl+right-drag";
+  std::printf("[ measured ] %zu rows, %ld with the drag's force, %ld with the right-drag's torque\n", table.rows.size(), forces, torques);
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK"), std::string::npos) << replay.text;
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
 }

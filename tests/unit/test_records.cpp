@@ -281,6 +281,6 @@ TEST_F(Records, UnknownColumnGroupIsRefused) {
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--record-columns: unknown column group 'lamda' (did you mean 'lambda'?) (groups: q, v, tau, vdot, "
-              "lambda, stats, timing)");
+              "lambda, perturbation, stats, timing)");
   }
 }

@@ -1,0 +1,59 @@
+#pragma once
+// The GUI side of a solver comparison (issue 13): an engine SolverComparison
+// (K simulations in lockstep, the same seam as `loopsim compare`) plus what
+// drawing needs: each solver's body poses, its colour, and per-frame plot
+// samples of its divergence from the reference (log10) and solve time.
+// The reference is drawn solid in its colour, the others as translucent
+// ghosts in theirs, overlaid or side by side.
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "gui/series_buffer.hpp"
+#include "model/data.hpp"
+#include "scene/scene.hpp"
+#include "sim/solver_comparison.hpp"
+
+namespace loopsim::app {
+
+class ComparisonView {
+ public:
+  /// Throws ModelError (as SolverComparison) for a bad list of solvers.
+  ComparisonView(const Scene& scene, const std::vector<std::string>& solvers, const std::string& reference,
+                 int plot_frames = 600);
+
+  SolverComparison& comparison() { return comparison_; }
+  const SolverComparison& comparison() const { return comparison_; }
+  std::size_t size() const { return comparison_.solvers().size(); }
+
+  /// Steps the comparison until stepCount() == target_steps, nothing runs, or the deadline.
+  void advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+  long stepsFor(double t) const { return std::llround(t / comparison_.dt()); }
+
+  /// Forward kinematics of every solver's current q.
+  void updateKinematics();
+  const std::vector<Eigen::Matrix4f>& bodyPoses(std::size_t solver) const { return body_poses_[solver]; }
+  /// The solver's colour (RGB in [0, 1], alpha: 1 for the reference, kGhostAlpha for the others).
+  Eigen::Vector4f colour(std::size_t solver) const;
+  static constexpr float kGhostAlpha = 0.45f;
+
+  /// Pushes one plot sample per solver (log10 of the divergence, median solve µs).
+  void sampleFrame();
+  const SeriesBuffer& divergencePlot(std::size_t solver) const { return log_divergence_[solver]; }
+
+  /// Solvers that stopped since the last call (for the status line and the log).
+  std::vector<std::size_t> newlyStopped();
+
+ private:
+  SolverComparison comparison_;
+  std::vector<Data> kinematics_;
+  std::vector<std::vector<Eigen::Matrix4f>> body_poses_;
+  std::vector<SeriesBuffer> log_divergence_;
+  std::vector<bool> reported_;
+};
+
+}  // namespace loopsim::app
