@@ -26,18 +26,13 @@
 #include "sim/simulation.hpp"
 #include "solvers/auto_mu.hpp"
 #include "solvers/registry.hpp"
+#include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
 using namespace loopsim;
 using namespace loopsim::test;
 
 namespace {
-
-struct QuietLog {
-  spdlog::level::level_enum saved = spdlog::get_level();
-  QuietLog() { spdlog::set_level(spdlog::level::warn); }
-  ~QuietLog() { spdlog::set_level(saved); }
-};
 
 double denseLambdaMax(const Model& model, const VectorX& q, const VectorX& added) {
   Data data(model);

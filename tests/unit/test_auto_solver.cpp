@@ -21,18 +21,13 @@
 #include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
 #include "solvers/registry.hpp"
+#include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
 using namespace loopsim;
 using namespace loopsim::test;
 
 namespace {
-
-struct QuietLog {
-  spdlog::level::level_enum saved = spdlog::get_level();
-  QuietLog() { spdlog::set_level(spdlog::level::warn); }
-  ~QuietLog() { spdlog::set_level(saved); }
-};
 
 Scene autoScene(const std::string& file) {
   Scene scene = loadScene(scenesDir() / file);

@@ -34,6 +34,7 @@
 #include "solvers/loops/prox_bbo_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
 #include "solvers/registry.hpp"
+#include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
 using namespace loopsim;
@@ -50,12 +51,6 @@ const std::vector<std::pair<std::string, double>> kLoopScenes = {
     {"go1_standing.yaml", 0.05}};
 
 // Quiet projections: makeConsistent logs every correction at info level.
-struct QuietLog {
-  spdlog::level::level_enum saved = spdlog::get_level();
-  explicit QuietLog(spdlog::level::level_enum level = spdlog::level::warn) { spdlog::set_level(level); }
-  ~QuietLog() { spdlog::set_level(saved); }
-};
-
 // A consistent state near q0; samples the projection cannot close (off the
 // assembly branch) are drawn again and counted.
 TreeState sampleConsistent(const TreeCase& c, std::mt19937& rng, int& redrawn) {
