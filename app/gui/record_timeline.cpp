@@ -11,7 +11,6 @@
 #include "record/recorder.hpp"
 #include "record/state_columns.hpp"
 #include "render/model_view.hpp"
-#include "scene/scene_loader.hpp"
 
 namespace loopsim::app {
 
@@ -22,15 +21,7 @@ RecordedRun::RecordedRun(const fs::path& csv) : file_(csv) {
   if (!fs::is_regular_file(csv, ec)) throw ModelError(csv.string(), "record", "not found (or not a regular file)");
   // The model comes from the scene embedded in the JSON summary beside the CSV (as `replay` rebuilds it).
   const RecordSummary summary = readRecordSummary(summaryPathFor(csv));
-  const fs::path base_dir = summary.scene_source.empty() ? fs::path{} : fs::path(summary.scene_source).parent_path();
-  scene_ = loadSceneString(summary.scene_text, summary.scene_source.empty() ? summary.file : summary.scene_source, base_dir);
-  scene_.source_file = summary.scene_source;
-  scene_.solver = summary.solver;
-  scene_.solver_settings = summary.solver_settings;
-  scene_.dt = summary.dt;
-  scene_.duration = summary.duration;
-  scene_.time_constant = summary.time_constant;
-  scene_.projection = summary.projection;
+  scene_ = recordedScene(summary);
 
   const CsvTable table = readCsv(csv);
   const int t_column = table.requireColumn("t");

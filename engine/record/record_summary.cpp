@@ -16,6 +16,7 @@
 #include "record/file_hash.hpp"
 #include "record/output_file.hpp"
 #include "record/recorder.hpp"
+#include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
 
 namespace loopsim {
@@ -157,6 +158,21 @@ RecordSummary readRecordSummary(const std::filesystem::path& path) {
     throw ModelError(s.file, "", std::string("incomplete record summary: ") + e.what());
   }
   return s;
+}
+
+Scene recordedScene(const RecordSummary& summary) {
+  const std::filesystem::path base_dir =
+      summary.scene_source.empty() ? std::filesystem::path{} : std::filesystem::path(summary.scene_source).parent_path();
+  Scene scene = loadSceneString(summary.scene_text, summary.scene_source.empty() ? summary.file : summary.scene_source,
+                                base_dir);
+  scene.source_file = summary.scene_source;
+  scene.solver = summary.solver;
+  scene.solver_settings = summary.solver_settings;
+  scene.dt = summary.dt;
+  scene.duration = summary.duration;
+  scene.time_constant = summary.time_constant;
+  scene.projection = summary.projection;
+  return scene;
 }
 
 }  // namespace loopsim

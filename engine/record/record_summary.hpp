@@ -47,4 +47,9 @@ struct RecordSummary {
 /// Reads a summary; errors name the file and the missing key.
 RecordSummary readRecordSummary(const std::filesystem::path& path);
 
+/// The scene the record was made with: its embedded text loaded again, with
+/// the solver, settings, dt, duration and stabilisation the run used (they may
+/// differ from the text's own after CLI overrides or `auto` resolution).
+Scene recordedScene(const RecordSummary& summary);
+
 }  // namespace loopsim

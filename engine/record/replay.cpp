@@ -13,7 +13,6 @@
 #include "record/record_summary.hpp"
 #include "record/recorder.hpp"
 #include "record/state_columns.hpp"
-#include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
 
 namespace loopsim {
@@ -49,17 +48,7 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
       report.warnings.push_back(what);
     }
   }
-  const std::filesystem::path base_dir =
-      summary.scene_source.empty() ? std::filesystem::path{} : std::filesystem::path(summary.scene_source).parent_path();
-  Scene scene = loadSceneString(summary.scene_text, summary.scene_source.empty() ? summary.file : summary.scene_source,
-                                base_dir);
-  scene.source_file = summary.scene_source;
-  scene.solver = summary.solver;
-  scene.solver_settings = summary.solver_settings;
-  scene.dt = summary.dt;
-  scene.duration = summary.duration;
-  scene.time_constant = summary.time_constant;
-  scene.projection = summary.projection;
+  Scene scene = recordedScene(summary);
   Simulation sim(scene);
   report.verified = verify;
   // A perturbed record (GUI mouse perturbations) holds the wrench of every step: applied again before it.
