@@ -9,6 +9,7 @@
 namespace loopsim {
 
 /// Recursive Newton-Euler: data.tau = M a + h - Σ Jᵀ fext (passive forces not included).
+/// Works in body frames: writes data.liMi, v, c, a_gf, f, S but not data.oMi.
 const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                     const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a,
                     std::span<const Force> fext = {});

@@ -34,15 +34,14 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
   detail::requireSize(q, model.nq, "q");
   detail::requireSize(v, model.nv, "v");
   detail::requireFext(model, fext);
-  data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
   data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
 
   // Forward: velocities, accelerations, body forces f_i = I a + v x* I v - fext.
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i];
+    // Body frames only: RNEA needs no world placement (data.oMi is not written).
     const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
-    data.oMi[i] = data.oMi[p] * liMi;
     detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;

@@ -11,6 +11,7 @@
 #include "algorithms/dynamics.hpp"
 #include "algorithms/kinematics.hpp"
 #include "model/errors.hpp"
+#include "solvers/joint_space/joint_space_terms.hpp"
 
 namespace loopsim {
 
@@ -38,6 +39,7 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
       displacement_(VectorX::Zero(set.model().nv)),
       zero_nv_(VectorX::Zero(set.model().nv)) {
   const Model& model = set.model();
+  if (set.dimension() > 0) terms_ = std::make_unique<JointSpaceTerms>(set, zero_nv_);
   for (int j : held_joints) {
     if (j < 1 || j >= model.nbodies()) {
       throw ModelError(model.source_file, "held joints", "joint index " + std::to_string(j) + " out of range");
@@ -50,6 +52,8 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
     throw ModelError(model.source_file, "projection settings", "iterations must be >= 0, tolerance > 0, damping >= 0");
   }
 }
+
+ConstraintProjector::~ConstraintProjector() = default;
 
 double ConstraintProjector::positionErrorNorm(const Eigen::Ref<const VectorX>& q) {
   forwardKinematics(set_.model(), data_, q);
@@ -107,10 +111,41 @@ ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, in
 }
 
 ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v) {
-  const Model& model = set_.model();
   ProjectionResult result;
   result.converged = true;
   if (set_.dimension() == 0) return result;
+  if (has_held_) return projectVelocitiesHolding(q, v, result);
+  // W = M: Λ = J M⁻¹ Jᵀ through M's LTDL factors and the constraints'
+  // supports (the joint-space solvers' terms), never a dense M⁻¹ Jᵀ.
+  terms_->evaluateDelassus(q, v);
+  return projectVelocitiesAtTerms(v, result);
+}
+
+ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result) {
+  const ConstraintData& cd = terms_->constraintData();
+  result.position_residual = cd.phi.lpNorm<Eigen::Infinity>();
+  gram_ = terms_->delassus();
+  gram_.diagonal().array() += damping(gram_);
+  gram_ldlt_.compute(gram_);
+  // The damping μ leaves a residual ~ μ/λ_min(Λ) of J v; iterative refinement
+  // with the same factorisation removes it (each pass shrinks it by μ/(λ + μ)).
+  velocity_residual_ = cd.phidot;
+  double correction2 = 0.0;
+  for (int pass = 0; pass < kVelocityRefinementPasses; ++pass) {
+    multiplier_ = gram_ldlt_.solve(velocity_residual_);
+    terms_->inverseMassTimesJt(multiplier_, step_);
+    v -= step_;
+    correction2 += step_.squaredNorm();
+    velocity_residual_.noalias() = cd.J * v;
+  }
+  result.velocity_correction = std::sqrt(correction2);
+  result.velocity_residual = velocity_residual_.lpNorm<Eigen::Infinity>();
+  return result;
+}
+
+ProjectionResult ConstraintProjector::projectVelocitiesHolding(const Eigen::Ref<const VectorX>& q,
+                                                               Eigen::Ref<VectorX> v, ProjectionResult result) {
+  const Model& model = set_.model();
   computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
   result.position_residual = cdata_.phi.lpNorm<Eigen::Infinity>();
   free_jacobian_ = cdata_.J;
@@ -118,15 +153,13 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
   // M's ancestor pattern is ever written here (the held rows below included),
   // which crbaAtKinematics requires.
   crbaAtKinematics(model, data_);
-  if (has_held_) {
-    // W: M restricted to the free dofs, identity on held ones (which J_f does not touch).
-    free_jacobian_.array().rowwise() *= free_mask_.transpose().array();
-    for (int i = 0; i < model.nv; ++i) {
-      if (free_mask_[i] != 0.0) continue;
-      data_.M.row(i).setZero();
-      data_.M.col(i).setZero();
-      data_.M(i, i) = 1.0;
-    }
+  // W: M restricted to the free dofs, identity on held ones (which J_f does not touch).
+  free_jacobian_.array().rowwise() *= free_mask_.transpose().array();
+  for (int i = 0; i < model.nv; ++i) {
+    if (free_mask_[i] != 0.0) continue;
+    data_.M.row(i).setZero();
+    data_.M.col(i).setZero();
+    data_.M(i, i) = 1.0;
   }
   mass_ltl_.factorize(data_.M);  // zeroing held rows and columns keeps the tree pattern
   winv_jt_ = free_jacobian_.transpose();
@@ -134,8 +167,6 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
   gram_.noalias() = free_jacobian_ * winv_jt_;
   gram_.diagonal().array() += damping(gram_);
   gram_ldlt_.compute(gram_);
-  // The damping μ leaves a residual ~ μ/λ_min(Λ) of J v; iterative refinement
-  // with the same factorisation removes it (each pass shrinks it by μ/(λ + μ)).
   velocity_residual_ = cdata_.phidot;
   double correction2 = 0.0;
   for (int pass = 0; pass < kVelocityRefinementPasses; ++pass) {
@@ -151,6 +182,20 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
 }
 
 ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations) {
+  if (terms_ && !has_held_) {
+    // The velocity projection's kinematics at q give φ(q) too: when q needs
+    // no correction (the common case after a stabilised step), one pass
+    // serves both projections.
+    terms_->evaluateDelassus(q, v);
+    const double error_inf = terms_->constraintData().phi.lpNorm<Eigen::Infinity>();
+    if (error_inf <= settings_.position_tolerance) {
+      ProjectionResult result;
+      result.converged = true;
+      result = projectVelocitiesAtTerms(v, result);
+      result.position_residual = error_inf;
+      return result;
+    }
+  }
   ProjectionResult result = projectPositions(q, max_iterations);
   const ProjectionResult velocity = projectVelocities(q, v);
   result.velocity_residual = velocity.velocity_residual;

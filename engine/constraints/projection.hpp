@@ -14,12 +14,15 @@
 // projection (a few iterations every step). Every workspace is sized at
 // construction: project*() never allocate.
 #include <Eigen/Cholesky>
+#include <memory>
 #include <vector>
 
 #include "constraints/constraint_data.hpp"
 #include "solvers/joint_space/ltl_factorization.hpp"
 
 namespace loopsim {
+
+class JointSpaceTerms;
 
 struct ProjectionSettings {
   int max_iterations = 50;            // Gauss-Newton iterations on q
@@ -42,6 +45,7 @@ class ConstraintProjector {
   /// held_joints keep their positions and velocities (consistent start only).
   explicit ConstraintProjector(const ConstraintSet& set, const std::vector<int>& held_joints = {},
                                const ProjectionSettings& settings = {});
+  ~ConstraintProjector();
 
   /// Gauss-Newton on φ(q) = 0, at most max_iterations (<= 0: settings'). No allocation.
   ProjectionResult projectPositions(Eigen::Ref<VectorX> q, int max_iterations = 0);
@@ -56,6 +60,11 @@ class ConstraintProjector {
   double positionErrorNorm(const Eigen::Ref<const VectorX>& q);  // ‖φ(q)‖∞
   void freeJacobian(const Eigen::Ref<const VectorX>& q);          // J_f into free_jacobian_
   double damping(const MatrixX& gram) const;
+  // Held joints (consistent start only): W restricted to the free dofs, dense W⁻¹ J_fᵀ.
+  ProjectionResult projectVelocitiesHolding(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v,
+                                            ProjectionResult result);
+  // The M-norm velocity projection on the kinematics terms_ holds.
+  ProjectionResult projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result);
 
   const ConstraintSet& set_;
   ProjectionSettings settings_;
@@ -75,6 +84,9 @@ class ConstraintProjector {
   VectorX q_start_, q_trial_;
   VectorX displacement_;   // q_out ⊖ q_in, size nv
   VectorX zero_nv_;
+  // Λ = J M⁻¹ Jᵀ over the constraints' supports (the joint-space solvers' terms),
+  // for the velocity projection without held joints. Reads zero_nv_ as its added diagonal.
+  std::unique_ptr<JointSpaceTerms> terms_;
 };
 
 /// Consistent start: projects (q, v) in place with the given held joints,

@@ -4,26 +4,12 @@
 #include <utility>
 
 #include "algorithms/configuration.hpp"
+#include "algorithms/joint_motion.hpp"
 #include "model/errors.hpp"
 
 namespace loopsim {
 
 namespace {
-
-/// liMi of a source joint at configuration q (kept local: the algorithms'
-/// helper is internal to engine/algorithms).
-SE3 sourceJointPose(const Model& m, int i, const VectorX& q) {
-  const SE3& P = m.joint_placements[i];
-  const int iq = m.idx_q[i];
-  auto quat = [&](int k) { return Quaternion(q[k + 3], q[k], q[k + 1], q[k + 2]).normalized().toRotationMatrix(); };
-  switch (m.joint_types[i]) {
-    case JointType::Revolute: return {P.R * Eigen::AngleAxisd(q[iq], m.joint_axes[i]).toRotationMatrix(), P.t};
-    case JointType::Prismatic: return {P.R, P.t + P.R * (m.joint_axes[i] * q[iq])};
-    case JointType::Spherical: return {P.R * quat(iq), P.t};
-    case JointType::Floating: return {P.R * quat(iq + 3), P.t + P.R * q.segment<3>(iq)};
-  }
-  return P;
-}
 
 std::optional<double> finiteOrNone(double x) {
   if (std::isfinite(x)) return x;
@@ -93,7 +79,7 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
     const std::string joint_name = prefix + src.joint_names[i];
     const auto q_joint = qs.segment(src.idx_q[i], src.joint_nq[i]);
     if (parent == 0 && type == JointType::Floating) {
-      const SE3 pose = options.base_pose * sourceJointPose(src, i, qs);
+      const SE3 pose = options.base_pose * detail::jointPlacement(src, i, qs);
       if (options.base == BaseMode::Fixed) {
         out.bodies[i] = {0, pose};  // welded where it stands: merged into the world
         continue;

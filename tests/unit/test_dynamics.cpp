@@ -135,6 +135,7 @@ TEST(Dynamics, ExternalForcesMapThroughLocalBodyJacobians) {
     const VectorX delta = with_fext - rnea(model, data, q, v, a);
     VectorX expected = VectorX::Zero(model.nv);
     Matrix6X J(6, model.nv);
+    forwardKinematics(model, data, q);  // RNEA works in body frames: it leaves data.oMi alone
     for (int i = 1; i < model.nbodies(); ++i) {
       bodyPointJacobian(model, data, i, SE3::Identity(), ReferenceFrame::Local, J);
       expected -= J.transpose() * fext[i].toVector();

@@ -86,13 +86,30 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
   biasForcesAtKinematics(model, data_, fext);
   vdot_free_ = tau - data_.tau;
-  crbaAtKinematics(model, data_);        // data_.M is ours: only its pattern is ever written
-  data_.M.diagonal() += added_inertia_;  // implicit damping: M + dt·D
-  ltl_.factorize(data_.M);
+  factorizeMass();
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
   if (set_.dimension() == 0) return;
   evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  reduceJacobian(true);
+  assembleDelassus();
+}
 
+void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v) {
+  forwardKinematics(set_.model(), data_, q, v, cdata_.zero_nv);
+  factorizeMass();
+  if (set_.dimension() == 0) return;
+  evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  reduceJacobian(false);
+  assembleDelassus();
+}
+
+void JointSpaceTerms::factorizeMass() {
+  crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
+  data_.M.diagonal() += added_inertia_;   // implicit damping: M + dt·D
+  ltl_.factorize(data_.M);
+}
+
+void JointSpaceTerms::reduceJacobian(bool with_rhs) {
   const MatrixX& J = cdata_.J;
   for (int c = 0; c < set_.size(); ++c) {
     const std::span<const int> dofs = support(c);
@@ -100,16 +117,15 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
     for (int r = offset; r < offset + set_[c].dimension(); ++r) {
       // Column r of Y = L⁻ᵀ (row r of J)ᵀ, touching S_c only; b_r = k_r - J_r v̇_free.
       auto y = Y_.col(r);
-      double j_vdot_free = 0.0;
-      for (int i : dofs) {
-        y[i] = J(r, i);
-        j_vdot_free += J(r, i) * vdot_free_[i];
+      for (int i : dofs) y[i] = J(r, i);
+      if (with_rhs) {
+        double j_vdot_free = 0.0;
+        for (int i : dofs) j_vdot_free += J(r, i) * vdot_free_[i];
+        rhs_[r] = cdata_.k[r] - j_vdot_free;
       }
       ltl_.solveLt(y, dofs);
-      rhs_[r] = cdata_.k[r] - j_vdot_free;
     }
   }
-  assembleDelassus();
 }
 
 void JointSpaceTerms::assembleDelassus() {
@@ -134,18 +150,22 @@ void JointSpaceTerms::assembleDelassus() {
 }
 
 void JointSpaceTerms::acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot) {
-  force_.setZero();
+  inverseMassTimesJt(lambda, force_);
+  vdot = vdot_free_ + force_;
+}
+
+void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
+  out.setZero();
   for (int c = 0; c < set_.size(); ++c) {
     const int offset = set_.rowOffset(c);
     for (int r = offset; r < offset + set_[c].dimension(); ++r) {
       const auto y = Y_.col(r);
       const double lr = lambda[r];
-      for (int i : support(c)) force_[i] += y[i] * lr;  // L⁻ᵀ Jᵀ λ
+      for (int i : support(c)) out[i] += y[i] * lr;  // L⁻ᵀ Jᵀ λ
     }
   }
-  ltl_.solveD(force_);
-  ltl_.solveL(force_);
-  vdot = vdot_free_ + force_;
+  ltl_.solveD(out);
+  ltl_.solveL(out);
 }
 
 double JointSpaceTerms::residual(const Eigen::Ref<const VectorX>& vdot) const {

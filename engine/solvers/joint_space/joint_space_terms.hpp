@@ -35,8 +35,15 @@ class JointSpaceTerms {
   void evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
 
+  /// The half of evaluate a velocity projection needs: kinematics at (q, v),
+  /// the LTDL of M (+ the added diagonal), φ, J v, J, Y and Λ; not h, v̇_free
+  /// or b. No allocation.
+  void evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v);
+
   /// v̇ = v̇_free + M⁻¹ Jᵀ λ = v̇_free + L⁻¹ D⁻¹ (Y λ). No allocation.
   void acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot);
+  /// out = M⁻¹ Jᵀ λ through the factors and Y's supports. No allocation.
+  void inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const;
   /// ‖J v̇ - k‖∞ over the supports. No allocation.
   double residual(const Eigen::Ref<const VectorX>& vdot) const;
 
@@ -55,6 +62,8 @@ class JointSpaceTerms {
 
  private:
   std::span<const int> intersection(int c, int d) const;
+  void factorizeMass();                // CRBA on the current kinematics, + added diagonal, LTDL
+  void reduceJacobian(bool with_rhs);  // Y = L⁻ᵀ Jᵀ over the supports (and b)
   void assembleDelassus();
 
   const ConstraintSet& set_;
