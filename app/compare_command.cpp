@@ -42,6 +42,7 @@ struct CompareOptions {
   std::vector<std::string> solvers;
   std::string reference;
   std::optional<double> duration;
+  std::optional<double> from;  // start from the scene's own run at this time
   std::string out_dir = ".";
   std::string plot_size = "1000x600";
   bool overwrite = false;
@@ -187,9 +188,11 @@ render::RgbImage plotOf(const SolverComparison& comparison, const Scene& scene, 
   return render::drawPlot(width, height, title, "simulated time (s)", {divergence, solve});
 }
 
-void printTable(const SolverComparison& comparison, const Scene& scene, std::ostream& out) {
-  out << "\n Comparison: " << scene.name << ", " << comparison.solvers().size() << " solvers in lockstep, "
-      << comparison.time() << " s (" << comparison.stepCount() << " steps of " << scene.dt << " s), reference "
+void printTable(const SolverComparison& comparison, const Scene& scene, long start_steps, std::ostream& out) {
+  out << "\n Comparison: " << scene.name << ", " << comparison.solvers().size() << " solvers in lockstep, ";
+  if (start_steps > 0) out << "from t = " << static_cast<double>(start_steps) * scene.dt << " s, ";
+  out << comparison.time() - static_cast<double>(start_steps) * scene.dt << " s (" << comparison.stepCount() - start_steps
+      << " steps of " << scene.dt << " s), reference "
       << comparison.reference().name << "\n divergence = |q (-) q_ref|_2, the configuration difference to the "
       << "reference at the same time\n\n";
   TextTable table({"solver", "status", "median solve us", "iterations", "max closure err", "energy bal. J",
@@ -238,10 +241,29 @@ int runCompare(CompareOptions o) {
   for (const fs::path& p : {table_csv, series_csv, plot_png}) requireReplaceableOutput(p, o.overwrite, inputs);
 
   SolverComparison comparison(scene, o.solvers, options);
-  comparison.advanceTo(steps);
+  long start_steps = 0;
+  if (o.from) {
+    // Every solver from the state the scene's own run (its solver) reaches at --from, as the GUI's "compare from here".
+    if (!(std::isfinite(*o.from) && *o.from >= 0.0)) {
+      throw ModelError("", "--from", "must be a time >= 0 s (got " + std::to_string(*o.from) + ")");
+    }
+    start_steps = std::llround(*o.from / scene.dt);
+    Simulation lead(scene);
+    while (lead.stepCount() < start_steps && lead.step()) {
+    }
+    if (lead.diverged()) {
+      throw ModelError(o.scene_file, "--from", "the scene's run (" + scene.solver + ") diverged before t = " +
+                                                   std::to_string(*o.from) + " s: " + lead.divergence()->message());
+    }
+    SimulationSnapshot start;
+    lead.snapshot(start);
+    comparison.restore(std::span(&start, 1));
+    spdlog::info("compare: from t = {} s (step {}) of the scene's run with {}", comparison.time(), start_steps, scene.solver);
+  }
+  comparison.advanceTo(start_steps + steps);
   for (ComparedSolver& s : comparison.solvers()) s.simulation->checkState();  // book the final states
 
-  printTable(comparison, scene, std::cout);
+  printTable(comparison, scene, start_steps, std::cout);
   std::cout.flush();
 
   if (!fs::exists(dir, ec)) fs::create_directories(dir);
@@ -290,6 +312,9 @@ Command registerCompareCommand(CLI::App& parent) {
   sub->add_option("--reference", o->reference,
                   "The solver the others are compared to; default kkt when listed, else the first exact one");
   sub->add_option("--duration", o->duration, "Simulated time in seconds; default: the scene's");
+  sub->add_option("--from", o->from,
+                  "Start every solver from the state the scene's own run (its solver) reaches at this time (s), "
+                  "then compare for --duration");
   sub->add_option("--out", o->out_dir, "Directory for the CSV and PNG outputs (created if missing)")->capture_default_str();
   sub->add_option("--plot-size", o->plot_size, "PNG size WxH in pixels")->capture_default_str();
   sub->add_flag("--overwrite", o->overwrite, "Allow replacing existing outputs (regular files only)");

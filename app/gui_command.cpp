@@ -33,6 +33,8 @@ struct GuiArguments {
   std::optional<long> frames;
   std::vector<std::string> compare;
   std::string compare_layout = "overlay";
+  std::vector<std::string> set_joints;
+  std::vector<std::string> stabilization_changes;
   std::string perturb;
 };
 
@@ -116,6 +118,29 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
   }
   o.compare_side_by_side = a.compare_layout == "side-by-side";
+  for (const std::string& item : splitListValues(a.stabilization_changes)) {
+    const std::vector<std::string> parts = split(item, ':');
+    if (parts.size() != 3 || (parts[2] != "on" && parts[2] != "off")) {
+      throw ModelError("", "--set-stabilization", "'" + item + "' is not TIME:T:on|off (e.g. 0.2:0.05:on)");
+    }
+    const double time = number(parts[0], "--set-stabilization", item);
+    if (time < 0.0) throw ModelError("", "--set-stabilization", "'" + item + "': the time must be >= 0");
+    o.stabilization_changes.push_back({time, number(parts[1], "--set-stabilization", item), parts[2] == "on"});
+  }
+  std::stable_sort(o.stabilization_changes.begin(), o.stabilization_changes.end(),
+                   [](const auto& x, const auto& y) { return x.time < y.time; });
+  for (const std::string& item : splitListValues(a.set_joints)) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw ModelError("", "--set-joint", "'" + item + "' is not JOINT=VALUE (e.g. crank_joint=0.5)");
+    o.set_joints.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), "--set-joint", item));
+  }
+  if (!o.set_joints.empty() && !o.record.empty()) {
+    throw ModelError("", "--set-joint", "a record replays from the scene's start, which --set-joint changes: not with --record");
+  }
+  if (o.compare_from && o.compare.empty()) throw ModelError("", "--compare-from", "applies to --compare, which is not given");
+  if (o.compare_from && !(std::isfinite(*o.compare_from) && *o.compare_from >= 0.0)) {
+    throw ModelError("", "--compare-from", "must be a time >= 0 s (got " + std::to_string(*o.compare_from) + ")");
+  }
   if (!a.perturb.empty()) {
     // BODY:T0:T1:X,Y,Z
     const std::vector<std::string> parts = split(a.perturb, ':');
@@ -166,6 +191,8 @@ std::string commandLine(const GuiArguments& a) {
     os << " --compare ";
     for (std::size_t k = 0; k < a.compare.size(); ++k) os << (k ? "," : "") << a.compare[k];
   }
+  if (a.options.compare_from) os << " --compare-from " << *a.options.compare_from;
+  for (const std::string& s : a.stabilization_changes) os << " --set-stabilization " << s;
   if (!a.perturb.empty()) os << " --perturb " << a.perturb;
   if (!a.options.record.empty()) os << " --record " << a.options.record;
   if (a.options.overwrite) os << " --overwrite";
@@ -209,6 +236,15 @@ Command registerGuiCommand(CLI::App& parent) {
                   "translucent ghosts, a table and a divergence plot (also in the panel 'Compare solvers')");
   gui->add_option("--reference", a->options.compare_reference,
                   "The solver --compare measures divergence from (default kkt, else the first exact one)");
+  gui->add_option("--set-stabilization", a->stabilization_changes,
+                  "TIME:T:on|off sets the Baumgarte time constant T (s; <= 0: none) and the projection from that "
+                  "simulated time on, as the Settings panel's 'Apply on next step' (recorded; repeatable)");
+  gui->add_option("--set-joint", a->set_joints,
+                  "JOINT=VALUE sets a 1-dof joint's position before the first step, as its slider in the Joints panel "
+                  "(the other joints re-projected to keep the loops closed; repeatable)");
+  gui->add_option("--compare-from", a->options.compare_from,
+                  "Run the simulation to this time (s) first, then start --compare from its state there (the "
+                  "panel's 'Compare from here', key C)");
   gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
       ->capture_default_str();
   gui->add_option("--perturb", a->perturb,

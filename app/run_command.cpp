@@ -291,7 +291,7 @@ Command registerRunCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber);
   run->add_option("--record-columns", options->record_columns,
                   "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, perturbation, stats, timing "
-                  "(t always; default: all but perturbation, the GUI's mouse forces)");
+                  "(t always; default: all, as the GUI's records; perturbation holds the GUI's mouse forces, 0 in a run)");
   return {run, [options] { return runScene(*options); }};
 }
 

@@ -1,5 +1,6 @@
 #include "gui/comparison_view.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "algorithms/kinematics.hpp"
@@ -19,30 +20,80 @@ ComparisonOptions optionsWithReference(const std::string& reference) {
 }  // namespace
 
 ComparisonView::ComparisonView(const Scene& scene, const std::vector<std::string>& solvers, const std::string& reference,
-                               int plot_frames)
+                               double history_seconds, const SimulationSnapshot* start, int plot_frames)
     : comparison_(scene, solvers, optionsWithReference(reference)) {
+  if (start != nullptr) comparison_.restore(std::span(start, 1));
   const Model& model = comparison_.reference().simulation->model();
+  // The K rings share the session history's memory cap.
+  const std::size_t capacity = StateHistory::capacityFor(history_seconds, comparison_.dt(), model.nq, model.nv,
+                                                         512e6 / static_cast<double>(size()));
   for (std::size_t i = 0; i < size(); ++i) {
     kinematics_.emplace_back(model);
     body_poses_.emplace_back(static_cast<std::size_t>(model.nbodies()), Eigen::Matrix4f::Identity());
     log_divergence_.emplace_back(plot_frames);
+    histories_.emplace_back(model.nq, model.nv, capacity);
+    histories_.back().push(*comparison_.solvers()[i].simulation);
   }
+  restore_scratch_.resize(size());
   reported_.assign(size(), false);
   updateKinematics();
 }
 
 void ComparisonView::advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline) {
-  while (comparison_.stepCount() < target_steps && comparison_.step()) {
+  while (!viewed_ && comparison_.stepCount() < target_steps && comparison_.step()) {
+    // Every solver's state of this step (a stopped one repeats its last: the rings stay in lockstep).
+    for (std::size_t i = 0; i < size(); ++i) histories_[i].push(*comparison_.solvers()[i].simulation);
     if (deadline && std::chrono::steady_clock::now() > *deadline) break;
   }
+}
+
+void ComparisonView::moveView(long delta) {
+  const long newest = static_cast<long>(historySize()) - 1;
+  const long from = viewed_ ? static_cast<long>(*viewed_) : newest;
+  const long to = std::clamp(from + delta, 0L, newest);
+  if (to == newest) viewed_.reset();
+  else viewed_ = static_cast<std::size_t>(to);
+  updateKinematics();
+}
+
+void ComparisonView::viewIndex(std::size_t index) {
+  moveView(static_cast<long>(std::min(index, historySize() - 1)) - static_cast<long>(viewed_.value_or(historySize() - 1)));
+}
+
+long ComparisonView::stepAt(std::size_t index) const {
+  // A stopped solver's ring repeats its last (older) state: the running ones hold the step's count.
+  long step = 0;
+  for (const StateHistory& h : histories_) step = std::max(step, h.step(index));
+  return step;
+}
+
+double ComparisonView::shownTime() const {
+  return viewed_ ? static_cast<double>(stepAt(*viewed_)) * comparison_.dt() : comparison_.time();
+}
+
+void ComparisonView::resumeFromView() {
+  if (!viewed_) return;
+  const std::size_t index = *viewed_;
+  const long step = stepAt(index);
+  for (std::size_t i = 0; i < size(); ++i) {
+    histories_[i].get(index, restore_scratch_[i]);
+    // A solver stopped before this step holds an older state: it stays stopped (restore skips it), at this step.
+    restore_scratch_[i].steps = step;
+  }
+  comparison_.restore(restore_scratch_);
+  for (StateHistory& h : histories_) h.truncateAfter(index);
+  for (std::size_t i = 0; i < size(); ++i) reported_[i] = !comparison_.solvers()[i].running();
+  viewed_.reset();
+  updateKinematics();
 }
 
 void ComparisonView::updateKinematics() {
   for (std::size_t i = 0; i < size(); ++i) {
     const Simulation& sim = *comparison_.solvers()[i].simulation;
     const Model& model = sim.model();
-    if (!sim.q().allFinite()) continue;  // a NaN state keeps its last drawn pose
-    forwardKinematics(model, kinematics_[i], sim.q());
+    const auto q = viewed_ ? histories_[i].q(*viewed_) : Eigen::Ref<const VectorX>(sim.q());
+    if (!q.allFinite()) continue;  // a NaN state keeps its last drawn pose
+    forwardKinematics(model, kinematics_[i], q);
     for (int b = 0; b < model.nbodies(); ++b) {
       body_poses_[i][static_cast<std::size_t>(b)] = render::poseMatrix(kinematics_[i].oMi[b]);
     }

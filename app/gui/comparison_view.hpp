@@ -4,7 +4,11 @@
 // drawing needs: each solver's body poses, its colour, and per-frame plot
 // samples of its divergence from the reference (log10) and solve time.
 // The reference is drawn solid in its colour, the others as translucent
-// ghosts in theirs, overlaid or side by side.
+// ghosts in theirs, overlaid or side by side. It keeps a history of the last
+// seconds of every solver's states in lockstep (one ring per solver, one
+// entry per comparison step): viewing a past state shows all K there, and
+// resuming continues all K from it with the future dropped, as the session's
+// history does.
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -17,14 +21,17 @@
 #include "model/data.hpp"
 #include "scene/scene.hpp"
 #include "sim/solver_comparison.hpp"
+#include "sim/state_history.hpp"
 
 namespace loopsim::app {
 
 class ComparisonView {
  public:
-  /// Throws ModelError (as SolverComparison) for a bad list of solvers.
+  /// Throws ModelError (as SolverComparison) for a bad list of solvers. With
+  /// `start`, every solver starts from that state (of a simulation of the
+  /// same scene) instead of the scene's start.
   ComparisonView(const Scene& scene, const std::vector<std::string>& solvers, const std::string& reference,
-                 int plot_frames = 600);
+                 double history_seconds = 10.0, const SimulationSnapshot* start = nullptr, int plot_frames = 600);
 
   SolverComparison& comparison() { return comparison_; }
   const SolverComparison& comparison() const { return comparison_; }
@@ -34,7 +41,20 @@ class ComparisonView {
   void advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
   long stepsFor(double t) const { return std::llround(t / comparison_.dt()); }
 
-  /// Forward kinematics of every solver's current q.
+  // History (lockstep): index i of every solver's ring is the same step.
+  const StateHistory& history(std::size_t solver) const { return histories_[solver]; }
+  std::size_t historySize() const { return histories_.front().size(); }
+  std::optional<std::size_t> viewedIndex() const { return viewed_; }
+  bool viewingPast() const { return viewed_.has_value(); }
+  /// Moves the view by `delta` states (negative: back); at the newest state it shows the comparison again.
+  void moveView(long delta);
+  void viewIndex(std::size_t index);
+  /// The simulated time shown (the viewed states' or the comparison's).
+  double shownTime() const;
+  /// Continues all K simulations from the viewed states, dropping the later ones.
+  void resumeFromView();
+
+  /// Forward kinematics of every solver's shown q (the viewed past state, or the current one).
   void updateKinematics();
   const std::vector<Eigen::Matrix4f>& bodyPoses(std::size_t solver) const { return body_poses_[solver]; }
   /// The solver's colour (RGB in [0, 1], alpha: 1 for the reference, kGhostAlpha for the others).
@@ -54,6 +74,11 @@ class ComparisonView {
   std::vector<std::vector<Eigen::Matrix4f>> body_poses_;
   std::vector<SeriesBuffer> log_divergence_;
   std::vector<bool> reported_;
+  long stepAt(std::size_t index) const;  // the comparison's step at a history index
+
+  std::vector<StateHistory> histories_;
+  std::optional<std::size_t> viewed_;
+  std::vector<SimulationSnapshot> restore_scratch_;
 };
 
 }  // namespace loopsim::app

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <span>
 
@@ -64,6 +65,22 @@ class GuiApp {
     state_.compare_reference = options.compare_reference;
     state_.compare_side_by_side = options.compare_side_by_side;
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
+    if (session_) {
+      // --set-joint: the sliders' action, scripted, before the first step.
+      for (const auto& [name, value] : options.set_joints) {
+        const int joint = session_->simulation().model().jointId(name);
+        if (joint < 1) {
+          state_.error = "--set-joint: no joint '" + name + "' in the model";
+          spdlog::error("{}", state_.error);
+          switch_failed_ = true;
+          continue;
+        }
+        const bool running = state_.running;
+        state_.running = false;
+        setJoint(joint, value);
+        state_.running = running;
+      }
+    }
     if (!options.play.empty()) {
       openRecords(options.play);
       if (timeline_ && options.seek) {
@@ -71,7 +88,23 @@ class GuiApp {
         timeline_->seek(*options.seek);
       }
     }
-    if (session_ && !options.compare.empty()) startComparison();
+    if (session_ && !options.compare.empty()) {
+      if (options.compare_from) {
+        // The simulation to T first (its solver, switches and perturbation), then every compared solver from there.
+        stepWithSwitches(session_->stepsFor(*options.compare_from), std::nullopt);
+        session_->updateKinematics();
+        if (session_->simulation().diverged()) {
+          state_.error = "Cannot compare from t = " + std::to_string(*options.compare_from) + " s: " +
+                         session_->simulation().divergence()->message();
+          spdlog::error("{}", state_.error);
+          compare_failed_ = true;
+        } else {
+          startComparison(/*from_shown_state=*/true);
+        }
+      } else {
+        startComparison();
+      }
+    }
   }
 
   int run();
@@ -82,13 +115,21 @@ class GuiApp {
   void openRecords(const std::vector<std::string>& files);
   void finishRecording();
   void resumeFromView();
+  /// A joint slider's change (paused, at the newest state): the session re-projects the loops.
+  void setJoint(int joint, double value);
+  /// Baumgarte T and projection from the next step on (recorded: the record still replays).
+  void setStabilization(double time_constant, bool projection);
   /// Before every simulated step (session and comparison): the scripted and the mouse perturbation.
   void beforeStep(Simulation& simulation);
   /// Ctrl+drag on the selected body; true while it holds the mouse (the camera stays).
   bool handlePerturbationMouse();
   /// The poses picking and perturbing act on: the reference's when comparing, else the session's.
   std::vector<Eigen::Matrix4f> interactionPoses() const;
-  void startComparison();
+  /// The ticked solvers from the scene's start, or from the state the session shows now
+  /// (a past one when viewing its history); Backspace restarts from the same state.
+  void startComparison(bool from_shown_state = false);
+  void restartComparison();
+  void resumeComparisonFromView();
   void stopComparison();
   /// Where the side-by-side layout puts solver i (zero when overlaid).
   Eigen::Vector3f comparisonOffset(std::size_t solver) const;
@@ -106,7 +147,7 @@ class GuiApp {
   /// Simulated time of what is shown: the comparison's when comparing, else the session's.
   double shownTime() const {
     if (timeline_) return timeline_->time();
-    return comparison_ ? comparison_->comparison().time() : session_ ? session_->simulation().time() : 0.0;
+    return comparison_ ? comparison_->shownTime() : session_ ? session_->simulation().time() : 0.0;
   }
   bool screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const;
 
@@ -119,6 +160,7 @@ class GuiApp {
   std::unique_ptr<SimulationSession> session_;
   std::unique_ptr<render::ModelView> model_view_;
   std::unique_ptr<ComparisonView> comparison_;
+  std::optional<SimulationSnapshot> comparison_start_;  // the state a comparison started from (none: the scene's start)
   std::unique_ptr<RecordTimeline> timeline_;
   MousePerturbation perturbation_;
   std::unique_ptr<Data> perturbation_scratch_;
@@ -132,6 +174,7 @@ class GuiApp {
   bool load_failed_ = false;    // the last open() failed (a --frames run then exits 1)
   bool switch_failed_ = false;  // a --switch-solver was refused (likewise)
   std::size_t next_switch_ = 0;
+  std::size_t next_stabilization_ = 0;  // in options_.stabilization_changes
   double sim_target_time_ = 0.0;  // where physics should be after this frame
   bool divergence_reported_ = false;
   bool screenshot_pending_ = false;  // Ctrl+P: saved after this frame's UI is drawn
@@ -179,6 +222,7 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     state_.divergence.clear();
     state_.selected_body = -1;
     state_.follow = false;
+    spdlog::info("opened {} ({}, solver {})", path, sim.scene().name, sim.scene().solver);
     state_.say("opened " + path + (model_view_->warnings().empty() ? "" : " (" + std::to_string(model_view_->warnings().size()) + " warnings: see the log)"));
     state_.scene_index = -1;
     for (std::size_t k = 0; k < state_.scene_files.size(); ++k) {
@@ -314,15 +358,67 @@ void GuiApp::resumeFromView() {
   divergence_reported_ = false;
 }
 
-void GuiApp::startComparison() {
+void GuiApp::setJoint(int joint, double value) {
+  if (!session_ || comparison_ || timeline_ || state_.running || session_->viewingPast()) return;
+  const Model& model = session_->simulation().model();
+  const std::string name = joint >= 1 && joint <= model.njoints() ? model.joint_names[static_cast<std::size_t>(joint)] : "?";
+  try {
+    if (recording_) {
+      // A record is one run: an edited state is not a step of it.
+      finishRecording();
+      spdlog::info("record {} ended at t = {} s (a joint was set)", options_.record, session_->simulation().time());
+    }
+    session_->setJointPosition(joint, value);
+    spdlog::info("joint '{}' set to {} at t = {} s; position violation {:.3e}", name, value, session_->simulation().time(),
+                 session_->simulation().positionViolation());
+    state_.divergence.clear();
+    divergence_reported_ = false;
+  } catch (const std::exception& e) {
+    state_.error = "Cannot set joint " + name + " to " + std::to_string(value) + ":\n" + e.what();
+    spdlog::error("cannot set joint {} to {}: {}", name, value, e.what());
+    switch_failed_ = true;  // a --frames run then exits 1
+  }
+}
+
+void GuiApp::setStabilization(double time_constant, bool projection) {
   if (!session_) return;
-  // From the scene's start, with the settings of the panel (as a reset would use them).
+  try {
+    session_->simulation().setStabilization(time_constant, projection);
+    session_->sceneForReset().time_constant = time_constant;  // a reset keeps them
+    session_->sceneForReset().projection = projection;
+    spdlog::info("stabilization: T = {} s, projection {} from t = {} s (step {})", time_constant, projection ? "on" : "off",
+                 session_->simulation().time(), session_->simulation().stepCount());
+    state_.say("Baumgarte T = " + std::to_string(time_constant) + " s, projection " + (projection ? "on" : "off") +
+               " from t = " + std::to_string(session_->simulation().time()) + " s");
+  } catch (const std::exception& e) {
+    state_.error = std::string("Cannot change the stabilization:\n") + e.what();
+    spdlog::error("cannot change the stabilization: {}", e.what());
+    switch_failed_ = true;
+  }
+}
+
+void GuiApp::startComparison(bool from_shown_state) {
+  if (!session_) return;
+  comparison_start_.reset();
+  if (from_shown_state) {
+    SimulationSnapshot start;
+    if (session_->viewingPast()) session_->history().get(*session_->viewedIndex(), start);
+    else session_->simulation().snapshot(start);
+    comparison_start_ = std::move(start);
+  }
+  restartComparison();
+}
+
+void GuiApp::restartComparison() {
+  // From the scene's start or the kept state, with the settings of the panel (as a reset would use them).
   Scene scene = session_->sceneForReset();
   scene.time_constant = state_.time_constant;
   scene.projection = state_.projection;
   scene.solver_settings = state_.settings;
   try {
-    comparison_ = std::make_unique<ComparisonView>(scene, state_.compare_solvers, state_.compare_reference);
+    comparison_ = std::make_unique<ComparisonView>(scene, state_.compare_solvers, state_.compare_reference,
+                                                   session_->historySeconds(),
+                                                   comparison_start_ ? &*comparison_start_ : nullptr);
   } catch (const std::exception& e) {
     state_.error = std::string("Cannot compare these solvers:\n") + e.what();
     spdlog::error("cannot compare {}: {}", fmt::join(state_.compare_solvers, ","), e.what());
@@ -330,13 +426,14 @@ void GuiApp::startComparison() {
     return;
   }
   state_.comparing = true;
-  sim_target_time_ = 0.0;
   const SolverComparison& c = comparison_->comparison();
+  sim_target_time_ = c.time();
   std::string names;
   for (const ComparedSolver& s : c.solvers()) names += (names.empty() ? "" : ", ") + s.name;
   comparison_->comparison().before_step = [this](std::size_t, Simulation& simulation) { beforeStep(simulation); };
-  state_.say("comparing " + names + " from t = 0 (reference " + c.reference().name + ")");
-  spdlog::info("compare: {} from t = 0, reference {}", names, c.reference().name);
+  const std::string from = fmt::format("t = {:.6g} s (step {})", c.time(), c.stepCount());
+  state_.say("comparing " + names + " from " + from + " (reference " + c.reference().name + ")");
+  spdlog::info("compare: {} from {}, reference {}", names, from, c.reference().name);
   // The side-by-side step: across the view (horizontal), the model's size apart.
   Eigen::Vector3f lo, hi;
   side_by_side_step_.setZero();
@@ -350,6 +447,16 @@ void GuiApp::startComparison() {
     side_by_side_step_ = right * (across + 0.25f * size.maxCoeff());
   }
   resetCamera();
+}
+
+void GuiApp::resumeComparisonFromView() {
+  if (!comparison_ || !comparison_->viewingPast()) return;
+  comparison_->resumeFromView();
+  const SolverComparison& c = comparison_->comparison();
+  spdlog::info("compare: resumed all {} solvers from t = {} s (step {}); the later states were dropped", comparison_->size(),
+               c.time(), c.stepCount());
+  state_.say("comparison resumed from t = " + std::to_string(c.time()) + " s");
+  sim_target_time_ = c.time();
 }
 
 void GuiApp::stopComparison() {
@@ -401,7 +508,10 @@ void GuiApp::resetCamera() {
 
 void GuiApp::handleInput() {
   const ImGuiIO& io = ImGui::GetIO();
-  for (const std::string& file : droppedFiles()) state_.requests.open = file;
+  for (const std::string& file : droppedFiles()) {
+    spdlog::info("dropped on the window: {}", file);
+    state_.requests.open = file;  // the last one, when several are dropped at once
+  }
   droppedFiles().clear();
   if (!io.WantCaptureKeyboard) {
     if (timeline_) {
@@ -414,10 +524,15 @@ void GuiApp::handleInput() {
       }
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_ && !timeline_) state_.running = !state_.running;
-    const bool history_keys = session_ && !comparison_ && !timeline_;
+    // The history keys act on the comparison while one runs, else on the session.
+    const bool history_keys = session_ && !timeline_;
+    const bool viewing_past = comparison_ ? comparison_->viewingPast() : session_ && session_->viewingPast();
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
-      if (history_keys && session_->viewingPast()) state_.requests.view_delta += 1;
+      if (history_keys && viewing_past) state_.requests.view_delta += 1;
       else if (!timeline_) state_.requests.step = true;
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && !io.KeyCtrl && session_ && !timeline_ && !comparison_) {
+      state_.requests.compare_from_here = true;
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
     if ((ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) && history_keys) {
@@ -444,10 +559,16 @@ void GuiApp::handleInput() {
   }
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Middle)) camera_.zoom(-io.MouseDelta.y * 0.05f);
   if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
-  if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && model_view_) {
+  if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && model_view_ && session_) {
     const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, io.DisplaySize.x, height);
     state_.selected_body = model_view_->pick(ray, interactionPoses());
-    spdlog::debug("double-click at {} {}: body {}", io.MousePos.x, io.MousePos.y, state_.selected_body);
+    const Model& model = session_->simulation().model();
+    if (state_.selected_body > 0) {
+      spdlog::info("double-click at {} {}: selected body '{}'", io.MousePos.x, io.MousePos.y,
+                   model.body_names[static_cast<std::size_t>(state_.selected_body)]);
+    } else {
+      spdlog::info("double-click at {} {}: nothing there, no body selected", io.MousePos.x, io.MousePos.y);
+    }
     state_.follow = state_.selected_body > 0;
   }
 }
@@ -481,6 +602,16 @@ void GuiApp::carryOutRequests() {
     session_->setHistorySeconds(*requests.history_seconds);
     state_.say("history: the last " + std::to_string(*requests.history_seconds) + " s from now on");
   }
+  if (comparison_ && (requests.view_delta != 0 || requests.view_index)) {
+    state_.running = false;  // looking at the past pauses
+    if (requests.view_index) comparison_->viewIndex(*requests.view_index);
+    comparison_->moveView(requests.view_delta);
+    sim_target_time_ = comparison_->comparison().time();
+  }
+  if (comparison_ && requests.resume_from_view) {
+    resumeComparisonFromView();
+    requests.resume_from_view = false;
+  }
   if (!comparison_ && (requests.view_delta != 0 || requests.view_index)) {
     state_.running = false;  // looking at the past pauses
     if (requests.view_index) session_->viewIndex(*requests.view_index);
@@ -488,17 +619,20 @@ void GuiApp::carryOutRequests() {
     sim_target_time_ = session_->simulation().time();
   }
   if (requests.resume_from_view) resumeFromView();
+  if (requests.set_joint) setJoint(requests.set_joint->first, requests.set_joint->second);
+  if (requests.apply_stabilization) setStabilization(state_.time_constant, state_.projection);
   if (requests.stop_comparison) stopComparison();
-  if (requests.start_comparison) {
+  if (requests.start_comparison || requests.compare_from_here) {
     timeline_.reset();
     state_.timeline = false;
-    startComparison();
+    startComparison(/*from_shown_state=*/requests.compare_from_here);
   }
   if (requests.reset && comparison_) {
-    startComparison();  // the comparison restarts from the scene's start
+    restartComparison();  // from the state it started from (the scene's start, or where "compare from here" was)
     requests.reset = false;
   }
   if (requests.step && !state_.running && comparison_) {
+    resumeComparisonFromView();  // a step from a past state continues from it
     comparison_->advanceTo(comparison_->comparison().stepCount() + 1);
     sim_target_time_ = comparison_->comparison().time();
     requests.step = false;
@@ -537,6 +671,21 @@ void GuiApp::carryOutRequests() {
 }
 
 void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point> deadline) {
+  // --set-stabilization: the panel's live change at its time (before a solver switch at the same step).
+  auto nextStabilization = [&] {
+    return next_stabilization_ < options_.stabilization_changes.size()
+               ? session_->stepsFor(options_.stabilization_changes[next_stabilization_].time)
+               : std::numeric_limits<long>::max();
+  };
+  while (nextStabilization() <= target_steps &&
+         (next_switch_ >= options_.solver_switches.size() ||
+          nextStabilization() <= session_->stepsFor(options_.solver_switches[next_switch_].first))) {
+    const long at = nextStabilization();
+    session_->advanceTo(at, deadline);
+    if (session_->simulation().stepCount() < at) return;  // diverged or out of time
+    const auto& change = options_.stabilization_changes[next_stabilization_++];
+    setStabilization(change.time_constant, change.projection);
+  }
   while (next_switch_ < options_.solver_switches.size()) {
     const auto& [time, name] = options_.solver_switches[next_switch_];
     const long at = session_->stepsFor(time);
@@ -566,6 +715,7 @@ void GuiApp::advancePhysics(double wall_dt) {
     return;
   }
   if (comparison_) {
+    if (state_.running && comparison_->viewingPast()) resumeComparisonFromView();  // running from a past state resumes there
     SolverComparison& c = comparison_->comparison();
     if (!state_.running || !c.anyRunning()) {
       sim_target_time_ = c.time();
@@ -647,15 +797,13 @@ void GuiApp::drawScene(int width, int height) {
   }
   renderer_.beginScene(width, height, camera_);
   if (timeline_ && model_view_) {
-    // The first record solid in the model's colours, a second one as a ghost.
+    // One record solid in the model's colours; two records as two translucent ghosts in their colours.
     render::ModelStyle style;
     style.wireframe = state_.toggles.wireframe;
-    model_view_->draw(renderer_, timeline_->bodyPoses(0), style);
-    if (timeline_->size() == 2) {
-      const auto rgb = render::seriesColour(1);
-      style.use_tint = true;
-      style.tint = Eigen::Vector4f(rgb[0] / 255.0f, rgb[1] / 255.0f, rgb[2] / 255.0f, ComparisonView::kGhostAlpha);
-      model_view_->draw(renderer_, timeline_->bodyPoses(1), style);
+    for (std::size_t k = 0; k < timeline_->size(); ++k) {
+      style.use_tint = timeline_->ghosts();
+      style.tint = timeline_->colour(k);
+      model_view_->draw(renderer_, timeline_->bodyPoses(k), style);
     }
   } else if (comparison_ && model_view_) {
     // The reference solid first (it writes depth), then the translucent ghosts.
@@ -801,6 +949,12 @@ int GuiApp::run() {
     }
     if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
     if (session_) {
+      const Simulation& sim = session_->simulation();
+      std::printf("gui: q =");
+      for (Eigen::Index i = 0; i < sim.q().size(); ++i) std::printf(" %.17g", sim.q()[i]);
+      std::printf(" (position violation %.3e)\n", sim.positionViolation());
+    }
+    if (session_) {
       const StateHistory& h = session_->history();
       std::printf("gui: history: %zu states, t = %.6f to %.6f s (last %g s)", h.size(), h.time(0), h.time(h.size() - 1),
                   session_->historySeconds());
@@ -817,7 +971,17 @@ int GuiApp::run() {
         for (Eigen::Index i = 0; i < run.q(row).size(); ++i) std::printf(" %.17g", run.q(row)[i]);
         std::printf("\n");
       }
-      if (timeline_->size() == 2) std::printf("gui: records divergence %.17g\n", timeline_->divergenceNow());
+      if (timeline_->ghosts()) {
+        for (std::size_t k = 0; k < timeline_->size(); ++k) {
+          const Eigen::Vector4f c = timeline_->colour(k);
+          Eigen::Vector4f box(0, 0, 0, 0);
+          screenBoxOf(timeline_->bodyPoses(k), width, height, box);
+          std::printf("gui: record ghost %zu rgb %d %d %d alpha %.2f box %.0f %.0f %.0f %.0f\n", k + 1,
+                      static_cast<int>(std::lround(c[0] * 255)), static_cast<int>(std::lround(c[1] * 255)),
+                      static_cast<int>(std::lround(c[2] * 255)), static_cast<double>(c[3]), box[0], box[1], box[2], box[3]);
+        }
+        std::printf("gui: records divergence %.17g\n", timeline_->divergenceNow());
+      }
     }
     if (comparison_) {
       const SolverComparison& c = comparison_->comparison();
@@ -835,6 +999,10 @@ int GuiApp::run() {
                     ghost_box[1], ghost_box[2], ghost_box[3], s.divergence,
                     s.running() ? "running" : ("stopped: " + s.failure).c_str());
       }
+      std::printf("gui: compare history: %zu states, t = %.6f to %.6f s", comparison_->historySize(),
+                  comparison_->history(0).time(0), comparison_->history(0).time(comparison_->historySize() - 1));
+      if (comparison_->viewingPast()) std::printf(", viewing t = %.6f s", comparison_->shownTime());
+      std::printf("\n");
       const bool stopped = std::any_of(c.solvers().begin(), c.solvers().end(), [](const ComparedSolver& s) { return !s.running(); });
       if (stopped && exit_code == 0) exit_code = kExitGuiDiverged;
     }

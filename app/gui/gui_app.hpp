@@ -29,6 +29,8 @@ struct GuiOptions {
   std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
   std::string compare_reference;     // empty: kkt, or the first exact solver compared
   bool compare_side_by_side = false;
+  // --compare-from T: the open simulation runs to T first, then the comparison starts from its state there.
+  std::optional<double> compare_from;
   std::vector<std::string> play;  // records on the timeline (one, or two overlaid)
   std::optional<double> seek;     // start the timeline paused at this time
   // Scripted perturbation (the equivalent of a Ctrl+drag): pull `perturb_body`'s
@@ -37,6 +39,14 @@ struct GuiOptions {
   double perturb_t0 = 0.0, perturb_t1 = 0.0;
   std::array<double, 3> perturb_target{0.0, 0.0, 0.0};
   double history_seconds = 10.0;  // states kept for stepping back and scrubbing
+  // --set-stabilization TIME:T:on|off, sorted by time: the panel's live Baumgarte T and projection.
+  struct StabilizationAt {
+    double time = 0.0, time_constant = 0.0;
+    bool projection = false;
+  };
+  std::vector<StabilizationAt> stabilization_changes;
+  // --set-joint NAME=VALUE: the joint sliders' action before the first step (loops re-projected).
+  std::vector<std::pair<std::string, double>> set_joints;
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

@@ -4,6 +4,7 @@
 // (so panels never load files or rebuild solvers themselves).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gui/overlays.hpp"
@@ -18,6 +19,7 @@ struct GuiRequests {
   bool screenshot = false;
   bool reset_camera = false;
   bool apply_settings = false;  // μ, tolerance, iterations, soft weight: new solver on the next step
+  bool apply_stabilization = false;  // Baumgarte T and projection on the next step, state kept
   std::optional<std::string> open;    // a scene or model file
   std::optional<std::string> solver;  // switch on the next step
   long view_delta = 0;                       // history: move the shown state (Left / Right while paused)
@@ -27,6 +29,8 @@ struct GuiRequests {
   std::optional<std::vector<std::string>> open_records;  // the timeline: one record, or two overlaid
   bool close_records = false;
   bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
+  bool compare_from_here = false;     // ... from the state shown now (C)
+  std::optional<std::pair<int, double>> set_joint;  // a joint slider (joint, position), while paused
   bool stop_comparison = false;
 };
 

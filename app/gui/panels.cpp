@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gui/joint_sliders.hpp"
 #include "sim/solver_comparison.hpp"
 #include "solvers/registry.hpp"
 
@@ -182,9 +183,11 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   ImGui::InputDouble("Baumgarte T (s)", &state.time_constant, 0.0, 0.0, "%.3g");
   ImGui::Checkbox("projection", &state.projection);
   ImGui::BeginDisabled(session == nullptr);
+  if (ImGui::Button("Apply on next step##stabilization")) state.requests.apply_stabilization = true;
+  ImGui::SameLine();
   if (ImGui::Button("Apply and reset")) state.requests.reset = true;
   ImGui::EndDisabled();
-  ImGui::TextColored(kDimColour, "T and projection shape the constraint\nset: they take effect from a reset.");
+  ImGui::TextColored(kDimColour, "T <= 0: no Baumgarte terms. A live change\nis recorded: the record still replays.");
 }
 
 void compareSection(GuiState& state, SimulationSession* session) {
@@ -222,6 +225,10 @@ void compareSection(GuiState& state, SimulationSession* session) {
     const int k = static_cast<int>(chosen.size());
     ImGui::BeginDisabled(k < SolverComparison::kMinSolvers || k > SolverComparison::kMaxSolvers);
     if (ImGui::Button("Start comparison (from t = 0)")) state.requests.start_comparison = true;
+    if (ImGui::Button("Compare from here (C)")) state.requests.compare_from_here = true;
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip("every ticked solver from the state shown now (t = %.3f s)", session->shownTime());
+    }
     ImGui::EndDisabled();
     ImGui::TextColored(kDimColour, "tick 2 to 6 solvers (%d ticked)", k);
   } else if (ImGui::Button("Stop comparison")) {
@@ -258,6 +265,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   simulationSection(state, session);
   solverSection(state, session);
   settingsSection(state, session);
+  jointSlidersSection(state, session);
   compareSection(state, session);
   renderingSection(state);
   ImGui::End();
@@ -320,10 +328,18 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
   ImGui::SetNextWindowBgAlpha(0.85f);
   ImGui::Begin("Record timeline", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
   const RecordedRun& first = timeline.run(0);
-  ImGui::Text("%s (solid)", first.file().filename().c_str());
-  if (timeline.size() == 2) {
-    ImGui::SameLine();
-    ImGui::TextColored(ImVec4(1.0f, 0.5f, 0.06f, 1.0f), "  %s (ghost)", timeline.run(1).file().filename().c_str());
+  if (timeline.ghosts()) {
+    // The legend: each record's colour swatch and file.
+    for (std::size_t k = 0; k < timeline.size(); ++k) {
+      const Eigen::Vector4f c = timeline.colour(k);
+      if (k > 0) ImGui::SameLine(0.0f, 24.0f);
+      ImGui::ColorButton(("##record" + std::to_string(k)).c_str(), ImVec4(c[0], c[1], c[2], 1.0f), ImGuiColorEditFlags_NoTooltip,
+                         ImVec2(12, 12));
+      ImGui::SameLine();
+      ImGui::Text("%zu: %s (ghost)", k + 1, timeline.run(k).file().filename().c_str());
+    }
+  } else {
+    ImGui::Text("%s", first.file().filename().c_str());
   }
   if (ImGui::Button(timeline.playing() ? "Pause (Space)" : "Play (Space)", ImVec2(110, 0))) timeline.setPlaying(!timeline.playing());
   ImGui::SameLine();
@@ -362,7 +378,7 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
   ImGui::End();
 }
 
-void drawComparisonPanel(const GuiState& state, ComparisonView& view) {
+void drawComparisonPanel(GuiState& state, ComparisonView& view) {
   const ImGuiIO& io = ImGui::GetIO();
   const SolverComparison& comparison = view.comparison();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
@@ -370,6 +386,18 @@ void drawComparisonPanel(const GuiState& state, ComparisonView& view) {
   ImGui::Begin("Comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
   ImGui::Text("t = %.3f s   reference %s (solid), the others translucent ghosts%s", comparison.time(),
               comparison.reference().name.c_str(), state.running ? "" : "   (paused)");
+  // History of all K in lockstep: Left / Right / the slider show a past step, Enter resumes every solver from it.
+  int index = static_cast<int>(view.viewedIndex().value_or(view.historySize() - 1));
+  char label[64];
+  std::snprintf(label, sizeof label, "t = %.3f s%s", view.shownTime(), view.viewingPast() ? " (past)" : "");
+  ImGui::SetNextItemWidth(260.0f);
+  if (ImGui::SliderInt("history##compare", &index, 0, static_cast<int>(view.historySize()) - 1, label)) {
+    state.requests.view_index = static_cast<std::size_t>(index);
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!view.viewingPast());
+  if (ImGui::Button("Resume all from here (Enter)")) state.requests.resume_from_view = true;
+  ImGui::EndDisabled();
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("solvers", 8, flags)) {
     for (const char* header : {"solver", "status", "solve us", "iter", "closure err", "energy bal J", "divergence", "> 1e-6 at"}) {
@@ -463,9 +491,10 @@ const std::vector<std::pair<const char*, const char*>>& shortcutList() {
   static const std::vector<std::pair<const char*, const char*>> list = {
       {"Space", "run / pause"},
       {"Right", "one step (paused; in the history: the next state)"},
-      {"Left", "one state back in the history (pauses)"},
+      {"Left", "one state back in the history (pauses; a comparison: all solvers)"},
       {"Enter", "resume from the shown past state (the later ones are dropped)"},
-      {"Backspace", "reset"},
+      {"Backspace", "reset (a comparison: restart from where it started)"},
+      {"C", "compare the ticked solvers from the shown state"},
       {"- / =", "slower / faster (slow motion)"},
       {"Ctrl+L", "reload the scene from disk"},
       {"Ctrl+P", "save a screenshot (PNG, never overwrites)"},

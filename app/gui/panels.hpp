@@ -15,7 +15,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session);
 /// The record timeline: play / pause, the time slider, speed, the rows shown and their divergence.
 void drawTimelinePanel(GuiState& state, RecordTimeline& timeline);
 /// The comparison's legend, table per solver and divergence plot (bottom of the window).
-void drawComparisonPanel(const GuiState& state, ComparisonView& view);
+void drawComparisonPanel(GuiState& state, ComparisonView& view);
 void drawHelpOverlay(GuiState& state);
 void drawMessages(GuiState& state);
 

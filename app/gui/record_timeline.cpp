@@ -11,6 +11,7 @@
 #include "record/recorder.hpp"
 #include "record/state_columns.hpp"
 #include "render/model_view.hpp"
+#include "render/plot_image.hpp"
 
 namespace loopsim::app {
 
@@ -105,6 +106,12 @@ void RecordTimeline::stepRows(long delta) {
   const long row = std::clamp(static_cast<long>(run.rowAt(time_)) + delta, 0L, static_cast<long>(run.rows()) - 1);
   time_ = run.time(static_cast<std::size_t>(row));
   playing_ = false;
+}
+
+Eigen::Vector4f RecordTimeline::colour(std::size_t k) const {
+  // The plots' palette: blue and orange, complementary hues that stay apart where the ghosts overlap.
+  const auto rgb = render::seriesColour(static_cast<int>(k));
+  return {rgb[0] / 255.0f, rgb[1] / 255.0f, rgb[2] / 255.0f, kGhostAlpha};
 }
 
 double RecordTimeline::divergenceNow() const {

@@ -2,9 +2,10 @@
 // Records (`run --record` / `gui --record` CSV) on a timeline (issue 13): the
 // recorded q of every row, played, paused, scrubbed and sped up; the state
 // shown is always a recorded row exactly (the last row at or before the
-// playback time; no interpolation). A second record of the same model is
-// drawn as a ghost, with the divergence ‖q_2 ⊖ q_1‖₂ of the rows shown at
-// each time of the first.
+// playback time; no interpolation). One record is drawn solid in the model's
+// colours; two records of the same model are drawn as two translucent ghosts
+// in distinct colours (neither hides the other), with the divergence
+// ‖q_2 ⊖ q_1‖₂ of the rows shown at each time of the first.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -65,6 +66,11 @@ class RecordTimeline {
   /// ‖q_2 ⊖ q_1‖₂ per row of the first record (empty with one record), and now.
   const std::vector<double>& divergence() const { return divergence_; }
   double divergenceNow() const;
+
+  /// Two records are ghosts: record k drawn translucent in colour(k) (RGB in [0, 1], alpha kGhostAlpha).
+  bool ghosts() const { return runs_.size() == 2; }
+  Eigen::Vector4f colour(std::size_t k) const;
+  static constexpr float kGhostAlpha = 0.5f;
 
   /// Forward kinematics of the shown rows; body poses for drawing.
   void updateKinematics();

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "algorithms/kinematics.hpp"
+#include "constraints/projection.hpp"
 #include "model/errors.hpp"
 #include "record/record_row.hpp"
 #include "render/model_view.hpp"
@@ -98,6 +99,26 @@ void SimulationSession::resumeFromView() {
   updateKinematics();
 }
 
+void SimulationSession::setJointPosition(int joint, double value) {
+  const Model& model = simulation_->model();
+  if (joint < 1 || joint > model.njoints() || model.joint_nq[static_cast<std::size_t>(joint)] != 1) {
+    throw ModelError(file_.string(), "joint slider", "joint " + std::to_string(joint) + " is not a 1-dof joint of the model");
+  }
+  if (!std::isfinite(value)) throw ModelError(file_.string(), model.joint_names[static_cast<std::size_t>(joint)], "position must be finite");
+  SimulationSnapshot state;
+  simulation_->snapshot(state);
+  state.q[model.idx_q[static_cast<std::size_t>(joint)]] = value;
+  state.v.setZero();
+  // The slider's joint keeps its value; the others move to close the loops (throws when they cannot).
+  if (simulation_->constraints().dimension() > 0) makeConsistent(simulation_->constraints(), state.q, state.v, {joint});
+  simulation_->holdPose(state.q);  // throws before changing anything
+  simulation_->restore(state);
+  history_.clear();
+  viewed_.reset();
+  history_.push(*simulation_);
+  updateKinematics();
+}
+
 void SimulationSession::reset() {
   auto fresh = std::make_unique<Simulation>(scene_);
   simulation_ = std::move(fresh);
@@ -147,8 +168,7 @@ void SimulationSession::recordStepStatistics() {
 
 void SimulationSession::startRecording(const fs::path& csv, bool overwrite) {
   RecordOptions options;
-  options.groups = defaultRecordGroups();
-  options.groups.push_back("perturbation");
+  options.groups = defaultRecordGroups();  // the format of `run --record` (perturbation columns included)
   recorder_ = std::make_unique<SimulationRecorder>(*simulation_, csv, overwrite, options);
 }
 

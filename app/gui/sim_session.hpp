@@ -77,6 +77,14 @@ class SimulationSession {
   void resumeFromView();
   bool recording() const { return recorder_ != nullptr; }
 
+  /// The joint sliders (while paused): sets a 1-dof joint's position, stops
+  /// the motion (v = 0) and re-projects the other joints onto the constraints
+  /// with this one held, so loops stay closed; the controller then holds the
+  /// new pose. The history restarts from it (the past is another run). Throws
+  /// ModelError (state unchanged) when the loops cannot close there or the
+  /// pose cannot be held.
+  void setJointPosition(int joint, double value);
+
   /// Forward kinematics at the shown q (for drawing and picking).
   void updateKinematics();
   const Data& kinematics() const { return kinematics_; }

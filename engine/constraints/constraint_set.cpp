@@ -56,6 +56,15 @@ void validate(const Model& model, const Constraint& c) {
 
 }  // namespace
 
+void ConstraintSet::setTimeConstant(double time_constant) {
+  if (!std::isfinite(time_constant)) throw ModelError(model_->source_file, "constraints", "time constant is NaN or Inf");
+  time_constant_ = time_constant;
+  const BaumgarteGains from_T = time_constant > 0.0 ? BaumgarteGains::fromTimeConstant(time_constant) : BaumgarteGains{};
+  for (std::size_t i = 0; i < constraints_.size(); ++i) {
+    gains_[i] = {constraints_[i].kp.value_or(from_T.kp), constraints_[i].kd.value_or(from_T.kd)};
+  }
+}
+
 ConstraintSet::ConstraintSet(const Model& model, std::vector<Constraint> constraints, double time_constant)
     : model_(&model), constraints_(std::move(constraints)), time_constant_(time_constant) {
   if (!std::isfinite(time_constant)) throw ModelError(model.source_file, "constraints", "time constant is NaN or Inf");

@@ -31,6 +31,10 @@ class ConstraintSet {
   int dimension() const { return dimension_; }
   int rowOffset(int i) const { return offsets_[i]; }
   double timeConstant() const { return time_constant_; }
+  /// A new time constant for the constraints without gains of their own (the
+  /// GUI's live Baumgarte T): every later evaluation of the terms uses it. No
+  /// allocation; throws ModelError for NaN or Inf.
+  void setTimeConstant(double time_constant);
   const BaumgarteGains& gains(int i) const { return gains_[i]; }
 
   /// "weld 'left_foot' row vz" for the given global row.

@@ -31,8 +31,9 @@ const std::vector<std::string>& recordColumnGroups() {
 }
 
 const std::vector<std::string>& defaultRecordGroups() {
-  static const std::vector<std::string> groups = {"q", "v", "tau", "vdot", "lambda", "stats", "timing"};
-  return groups;
+  // Every group: `run --record` and the GUI's records share one format (the
+  // perturbation columns are 0 when nothing pushed the robot).
+  return recordColumnGroups();
 }
 
 const std::vector<std::string>& perturbationColumns() {

@@ -2,8 +2,8 @@
 // One row of a record, built the same way by the recorder and by replay (so
 // replay --verify can compare every column). Column groups, in order:
 //   t (always) | q | v | tau | vdot | lambda | perturbation | stats | timing
-// perturbation (not in the default set; GUI records have it): the external
-// wrench the step applied, perturbation:body (0: none) and
+// perturbation: the external wrench the step applied (the GUI's mouse; 0 in a
+// run nothing pushed), perturbation:body (0: none) and
 // perturbation:nx ny nz fx fy fz (body frame, about its origin); replay
 // applies it again.
 // stats: the state's constraint violations and energy terms, and the step's
@@ -21,7 +21,7 @@ class Simulation;
 
 /// The column groups, in record order ("t" is always written).
 const std::vector<std::string>& recordColumnGroups();
-/// The groups of a record when none are asked for: all but perturbation.
+/// The groups of a record when none are asked for: all of them (run and gui alike).
 const std::vector<std::string>& defaultRecordGroups();
 /// The perturbation group's columns.
 const std::vector<std::string>& perturbationColumns();

@@ -91,8 +91,14 @@ void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim
   if (binding.selection) j["solver"]["auto"] = {{"probe", binding.selection->summary()}, {"reason", binding.selection->reason}};
   j["dt"] = scene.dt;
   j["duration"] = scene.duration;
-  j["time_constant"] = scene.time_constant;
-  j["projection"] = scene.projection;
+  // At the first step: a later change (the GUI's live panel) is in the list, replayed at its step.
+  j["time_constant"] = layout.time_constant;
+  j["projection"] = layout.projection;
+  nlohmann::json changes = nlohmann::json::array();
+  for (const StabilizationChange& c : layout.stabilization_changes) {
+    changes.push_back({{"step", c.step}, {"time_constant", c.time_constant}, {"projection", c.projection}});
+  }
+  j["stabilization_changes"] = changes;
   j["record"] = {{"every", layout.every}, {"column_groups", layout.groups}, {"rows", layout.rows}};
   j["summary"] = summaryJson(sim.summary());
   if (sim.divergence()) {
@@ -154,6 +160,13 @@ RecordSummary readRecordSummary(const std::filesystem::path& path) {
     s.layout.every = j.at("record").at("every");
     s.layout.groups = j.at("record").at("column_groups").get<std::vector<std::string>>();
     s.layout.rows = j.at("record").at("rows");
+    s.layout.time_constant = s.time_constant;
+    s.layout.projection = s.projection;
+    if (j.contains("stabilization_changes")) {  // absent from records made before live changes
+      for (const auto& c : j.at("stabilization_changes")) {
+        s.layout.stabilization_changes.push_back({c.at("step"), c.at("time_constant"), c.at("projection")});
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(s.file, "", std::string("incomplete record summary: ") + e.what());
   }

@@ -12,12 +12,25 @@ namespace loopsim {
 
 class Simulation;
 
+/// A live change of the stabilisation (Simulation::setStabilization, the
+/// GUI's panel), in effect from step `step` on.
+struct StabilizationChange {
+  long step = 0;
+  double time_constant = 0.0;
+  bool projection = false;
+};
+
 /// How the CSV was written (recorder.hpp RecordOptions, plus the row count).
 struct RecordLayout {
   long every = 1;
   std::vector<std::string> groups;  // column groups written (record_row.hpp)
   long rows = 0;
   std::string stopped_by;  // why the run stopped early when the simulation itself did not diverge (energy watch)
+  // The stabilisation at the record's first step and its later changes
+  // (summary keys time_constant, projection and stabilization_changes).
+  double time_constant = 0.0;
+  bool projection = false;
+  std::vector<StabilizationChange> stabilization_changes;
 };
 
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& simulation,

@@ -50,11 +50,19 @@ SimulationRecorder::SimulationRecorder(const Simulation& simulation, const std::
   const auto inputs = sceneInputFiles(simulation.scene());
   requireReplaceableOutput(summary_path_, overwrite, inputs);
   writer_ = std::make_unique<CsvWriter>(csv_path, rows_.columns(), overwrite, inputs);
+  start_time_constant_ = time_constant_ = simulation.scene().time_constant;
+  start_projection_ = projection_ = simulation.scene().projection;
+  stabilization_changes_.reserve(16);
 }
 
 std::filesystem::path SimulationRecorder::summaryPath() const { return summary_path_; }
 
 bool SimulationRecorder::step(Simulation& sim) {
+  if (sim.scene().time_constant != time_constant_ || sim.scene().projection != projection_) {
+    time_constant_ = sim.scene().time_constant;
+    projection_ = sim.scene().projection;
+    stabilization_changes_.push_back({sim.stepCount(), time_constant_, projection_});
+  }
   const bool write = steps_seen_ % options_.every == 0;
   ++steps_seen_;
   if (!write) return sim.step();
@@ -73,7 +81,8 @@ void SimulationRecorder::finish(const Simulation& simulation, const std::string&
   ++rows_written_;
   writer_->commit();
   writeRecordSummary(summary_path_, simulation, writer_->finalPath(), command_line, overwrite_,
-                     {options_.every, options_.groups, rows_written_, stopped_by});
+                     {options_.every, options_.groups, rows_written_, stopped_by, start_time_constant_, start_projection_,
+                      stabilization_changes_});
 }
 
 }  // namespace loopsim

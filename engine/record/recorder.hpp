@@ -12,6 +12,7 @@
 
 #include "record/csv_writer.hpp"
 #include "record/record_row.hpp"
+#include "record/record_summary.hpp"
 #include "sim/simulation.hpp"
 
 namespace loopsim {
@@ -29,7 +30,9 @@ class SimulationRecorder {
   SimulationRecorder(const Simulation& simulation, const std::filesystem::path& csv_path, bool overwrite,
                      const RecordOptions& options = {});
 
-  /// Steps the simulation once and writes the row (every Nth step). Returns Simulation::step()'s result.
+  /// Steps the simulation once and writes the row (every Nth step). Returns
+  /// Simulation::step()'s result. A stabilisation change since the last step
+  /// is noted for the summary (it allocates only then).
   bool step(Simulation& simulation);
   /// Writes the final state's row, commits the CSV under its final name and
   /// writes the JSON summary beside it. `stopped_by`: why the caller stopped
@@ -48,6 +51,10 @@ class SimulationRecorder {
   RecordOptions options_;
   long steps_seen_ = 0;
   long rows_written_ = 0;
+  // The stabilisation at the first step and its changes since (noted before the step they apply to).
+  double start_time_constant_ = 0.0, time_constant_ = 0.0;
+  bool start_projection_ = false, projection_ = false;
+  std::vector<StabilizationChange> stabilization_changes_;
 };
 
 /// Bytes of one row and of the whole record of `steps` steps, estimated from

@@ -51,19 +51,32 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   Scene scene = recordedScene(summary);
   Simulation sim(scene);
   report.verified = verify;
-  // A perturbed record (GUI mouse perturbations) holds the wrench of every step: applied again before it.
-  const bool perturbed = std::find(summary.layout.groups.begin(), summary.layout.groups.end(), "perturbation") !=
-                         summary.layout.groups.end();
-  if (perturbed && summary.layout.every != 1) {
-    throw ModelError(summary.file, "perturbation", "a perturbed record needs every step's row to replay (--record-every 1)");
-  }
+  // A record with the perturbation group (the default) holds the wrench of every step: applied again before it.
+  bool perturbed = std::find(summary.layout.groups.begin(), summary.layout.groups.end(), "perturbation") !=
+                   summary.layout.groups.end();
   const std::filesystem::path csv = record.extension() == ".json" ? std::filesystem::path(summary.csv) : record;
   const CsvTable table = verify || perturbed ? readCsv(csv) : CsvTable{};
   std::vector<int> perturbation_columns;
   if (perturbed) {
     for (const std::string& name : perturbationColumns()) perturbation_columns.push_back(table.requireColumn(name));
+    const std::size_t body = static_cast<std::size_t>(perturbation_columns.front());
+    // (The final row's step columns are nan: no step follows it.)
+    const bool pushed = std::any_of(table.rows.begin(), table.rows.end(),
+                                    [&](const auto& row) { return row[body] != 0.0 && !std::isnan(row[body]); });
+    // Rows skipped by --record-every hide the wrench of their steps: only an unperturbed run replays from them.
+    if (pushed && summary.layout.every != 1) {
+      throw ModelError(summary.file, "perturbation", "a perturbed record needs every step's row to replay (--record-every 1)");
+    }
+    perturbed = pushed;
   }
-  auto applyPerturbation = [&](long k) {
+  // Live stabilisation changes (the GUI's panel) at the steps they were made.
+  std::size_t next_change = 0;
+  const auto& changes = summary.layout.stabilization_changes;
+  auto applyStepInputs = [&](long k) {
+    while (next_change < changes.size() && changes[next_change].step <= k) {
+      sim.setStabilization(changes[next_change].time_constant, changes[next_change].projection);
+      ++next_change;
+    }
     if (!perturbed) return;
     if (k >= static_cast<long>(table.rows.size())) throw ModelError(csv.string(), "perturbation", "the record ends before the run");
     const auto& row = table.rows[static_cast<std::size_t>(k)];
@@ -75,7 +88,7 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   if (!verify) {
     for (long k = 0; k < summary.steps; ++k) {
       ++report.steps;
-      applyPerturbation(k);
+      applyStepInputs(k);
       if (!sim.step()) break;
     }
     return report;
@@ -137,7 +150,7 @@ ReplayReport replayRecord(const std::filesystem::path& record, bool verify) {
   for (long k = 0; k < summary.steps && running; ++k) {
     const bool write = k % summary.layout.every == 0;
     if (write) rows.beforeStep(sim);
-    applyPerturbation(k);
+    applyStepInputs(k);
     running = sim.step();
     ++report.steps;
     if (write) {

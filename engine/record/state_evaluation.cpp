@@ -1,5 +1,7 @@
 #include "record/state_evaluation.hpp"
 
+#include "record/record_row.hpp"
+
 #include "algorithms/configuration.hpp"
 #include "algorithms/dynamics.hpp"
 #include "model/errors.hpp"
@@ -38,6 +40,7 @@ Columns mapStateColumns(const CsvTable& table, const Scene& scene, const Constra
   const auto tau_names = velocityColumns(model, "tau");
   for (const auto& name : tau_names) out.tau.push_back(table.column(name));
   out.t = table.column("t");
+  out.perturbation_body = table.column(perturbationColumns().front());
 
   // Every column is read or knowingly skipped: a misspelt one would otherwise
   // silently be zero.
@@ -48,6 +51,8 @@ Columns mapStateColumns(const CsvTable& table, const Scene& scene, const Constra
   std::vector<std::string> record_outputs = velocityColumns(model, "vdot");
   for (const auto& name : lambdaColumns(set)) record_outputs.push_back(name);
   for (const auto& name : recordStatisticsColumns()) record_outputs.push_back(name);
+  // The GUI's mouse wrench: read to refuse the rows it pushed (their v̇ includes it).
+  for (const auto& name : perturbationColumns()) record_outputs.push_back(name);
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const std::string& name = table.columns[c];
     if (std::find(readable.begin(), readable.end(), name) != readable.end()) continue;
@@ -257,8 +262,15 @@ void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t 
       continue;
     }
     std::string message;
+    const double pushed = cols_.perturbation_body >= 0 ? row[static_cast<std::size_t>(cols_.perturbation_body)] : 0.0;
     if (!w.q.allFinite() || !w.v.allFinite() || !w.tau.allFinite()) {
       message = "state has a NaN or Inf value";
+    } else if (pushed != 0.0) {
+      char body[32];
+      std::snprintf(body, sizeof body, "%g", pushed);
+      message = std::string("the record's step pushed body ") + body +
+                " (perturbation:body, the GUI's mouse): eval applies no external wrench, so it would not reproduce this "
+                "row's vdot";
     } else {
       message = nonUnitQuaternion(model, w.q, line);
     }

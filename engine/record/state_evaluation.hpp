@@ -86,6 +86,7 @@ class StateEvaluation {
   struct Columns {
     std::vector<int> q, v, tau;  // tau: -1 when absent (τ = 0)
     int t = -1;
+    int perturbation_body = -1;  // a record's perturbation:body (-1: absent): eval applies no external wrench
   };
   struct Workspace;  // one worker's solver and vectors (state_evaluation.cpp)
   struct Block;      // one block's output

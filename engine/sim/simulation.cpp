@@ -268,6 +268,15 @@ void Simulation::snapshot(SimulationSnapshot& out) const {
   out.damping_work = energy_.damping_work;
 }
 
+void Simulation::setStabilization(double time_constant, bool projection) {
+  constraints_->setTimeConstant(time_constant);  // the solvers read the gains at every evaluation of the terms
+  scene_.time_constant = time_constant;
+  scene_.projection = projection;
+  if (projection && constraints_->dimension() > 0 && !projector_) projector_ = std::make_unique<ConstraintProjector>(*constraints_);
+  if (!projection) projector_.reset();
+  terms_current_ = false;
+}
+
 void Simulation::restore(const SimulationSnapshot& s) {
   if (s.q.size() != q_.size() || s.v.size() != v_.size()) {
     throw ModelError(scene_.source_file, "simulation", "restore: the snapshot is of another model");

@@ -85,6 +85,13 @@ class Simulation {
   /// violations) keep counting every step computed.
   void restore(const SimulationSnapshot& snapshot);
 
+  /// Baumgarte time constant T (<= 0: off; constraints with their own gains
+  /// keep them) and the post-step projection, from the next step on, state
+  /// kept (the GUI's live settings). Records note the change (step, T,
+  /// projection) so that replay applies it at the same step. Throws
+  /// ModelError for a non-finite T.
+  void setStabilization(double time_constant, bool projection);
+
   /// An external wrench on one body (in its frame, about its origin) for the
   /// following steps until changed or cleared: the GUI's mouse perturbation.
   /// It enters the solver's fext, and its work (midpoint velocity of the

@@ -107,6 +107,41 @@ void SolverComparison::advanceTo(long steps) {
   }
 }
 
+void SolverComparison::restore(std::span<const SimulationSnapshot> states) {
+  const std::string file = reference().simulation->scene().source_file;
+  if (states.size() != 1 && states.size() != solvers_.size()) {
+    throw ModelError(file, "compare", "restore: " + std::to_string(states.size()) + " states for " +
+                                          std::to_string(solvers_.size()) + " solvers");
+  }
+  const long step = states.front().steps;
+  for (const SimulationSnapshot& s : states) {
+    if (s.steps != step) throw ModelError(file, "compare", "restore: the states are not of one time (lockstep)");
+  }
+  const double t = states.front().time;
+  for (std::size_t i = 0; i < solvers_.size(); ++i) {
+    ComparedSolver& s = solvers_[i];
+    // Stopped at or before t: it has no state at t, and stays stopped.
+    if (!s.running() && !(t < s.failure_time)) continue;
+    s.simulation->restore(states.size() == 1 ? states.front() : states[i]);
+    s.energy_watch = std::make_unique<EnergyGrowthWatch>(*s.simulation);  // no growth streak from the dropped future
+    s.failure.clear();
+    s.failure_time = std::numeric_limits<double>::quiet_NaN();
+    if (s.first_exceeded_time > t) s.first_exceeded_time = std::numeric_limits<double>::quiet_NaN();
+    while (!s.series.empty() && s.series.back().time > t) s.series.pop_back();
+    s.window_divergence_ = s.window_solve_us_ = 0.0;
+    s.window_steps_ = 0;
+  }
+  steps_ = step;
+  // The divergences at the restored state (compare() books them as a step's would, without a sample).
+  for (ComparedSolver& s : solvers_) s.divergence = 0.0;
+  ComparedSolver& ref = solvers_[static_cast<std::size_t>(reference_)];
+  for (ComparedSolver& s : solvers_) {
+    if (&s == &ref || !ref.running() || s.simulation->time() != time()) continue;
+    difference(ref.simulation->model(), ref.simulation->q(), s.simulation->q(), difference_);
+    s.divergence = difference_.norm();
+  }
+}
+
 void SolverComparison::compare() {
   ComparedSolver& ref = solvers_[static_cast<std::size_t>(reference_)];
   const Model& model = ref.simulation->model();

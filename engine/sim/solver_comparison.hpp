@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,16 @@ class SolverComparison {
   bool step();
   /// Steps until `steps` steps were taken or nothing runs.
   void advanceTo(long steps);
+
+  /// Continues every simulation from a state of one time: states[i] for
+  /// solver i (the GUI's history), or one state for all (a comparison started
+  /// from a state of another simulation of the scene). The future is dropped:
+  /// a solver that stopped after that time runs again, one stopped at or
+  /// before it stays stopped; the divergences are compared again at that
+  /// state, the series and first crossings after it are dropped (the max
+  /// divergence and the timings keep counting every step computed).
+  /// Throws ModelError for a wrong count, mixed times or another model's state.
+  void restore(std::span<const SimulationSnapshot> states);
 
   double time() const { return static_cast<double>(steps_) * dt_; }
   long stepCount() const { return steps_; }

@@ -181,9 +181,8 @@ TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   const Output gui = runGui(scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --switch-solver 0.5:ltl --frames 45 --size 160x120 --msaa 0 --hide-ui --record " + gui_csv.string());
   ASSERT_EQ(gui.exit_code, 0) << gui.text;
   EXPECT_NE(gui.text.find("solver ltl from t = 0.5"), std::string::npos) << gui.text;
-  // GUI records add the perturbation group (zero here): the run asks for it to have the same columns.
   const Output run = runLoopsim("run " + scenePath("atlas_2f2h.yaml") + " --solver prox-ltl --duration 0.75 --quiet --record " +
-                                run_csv.string() + " --record-columns q,v,tau,vdot,lambda,perturbation,stats,timing");
+                                run_csv.string());
   ASSERT_EQ(run.exit_code, 0) << run.text;
 
   const loopsim::CsvTable g = loopsim::readCsv(gui_csv), r = loopsim::readCsv(run_csv);
@@ -252,16 +251,31 @@ TEST(Gui, AutoSolverAtStartAndAtASwitch) {
   EXPECT_TRUE(picked == "prox-ltl" || picked == "lcaba" || picked == "prox-bbo") << picked;
 }
 
-TEST(Gui, RecordReplaysBitForBit) {
+TEST(Gui, RecordsOfTheGuiAndOfRunHaveOneFormatAndBothReplayBitForBit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
-  const fs::path csv = freshPath("replayed.csv");
+  const fs::path csv = freshPath("replayed.csv"), run_csv = freshPath("replayed_run.csv");
   const Output gui = runGui(scenePath("four_bar.yaml") + " --frames 30 --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
   ASSERT_EQ(gui.exit_code, 0) << gui.text;
-  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
-  EXPECT_EQ(replay.exit_code, 0) << replay.text;
-  EXPECT_NE(replay.text.find("verify: OK, 501 rows identical bit for bit"), std::string::npos) << replay.text;
-  fs::remove(csv);
-  fs::remove(fs::path(csv).replace_extension(".json"));
+  // Both with their defaults: the same columns (perturbation included) and the same numbers but the wall-clock ones.
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + run_csv.string()).exit_code, 0);
+  const loopsim::CsvTable g = loopsim::readCsv(csv), r = loopsim::readCsv(run_csv);
+  ASSERT_EQ(g.columns, r.columns);
+  EXPECT_NE(std::find(g.columns.begin(), g.columns.end(), "perturbation:body"), g.columns.end());
+  ASSERT_EQ(g.rows.size(), r.rows.size());
+  for (std::size_t k = 0; k < g.rows.size(); ++k) {
+    for (std::size_t c = 0; c < g.columns.size(); ++c) {
+      if (g.columns[c].rfind("timing:", 0) == 0) continue;
+      const double a = g.rows[k][c], b = r.rows[k][c];
+      ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << g.columns[c] << " at row " << k << ": " << a << " vs " << b;
+    }
+  }
+  for (const fs::path& p : {csv, run_csv}) {
+    const Output replay = runLoopsim("replay " + p.string() + " --verify");
+    EXPECT_EQ(replay.exit_code, 0) << replay.text;
+    EXPECT_NE(replay.text.find("verify: OK, 501 rows identical bit for bit"), std::string::npos) << replay.text;
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
 }
 
 TEST(Gui, KeysPauseStepResetAndQuit) {
@@ -835,4 +849,229 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
   EXPECT_NE(replay.text.find("verify: OK"), std::string::npos) << replay.text;
   fs::remove(csv);
   fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
+TEST(Gui, TwoRecordsOnTheTimelineAreTwoGhostsOfDistinctColoursWithALegend) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  // A free run and a pushed one (the coupler pulled from 0.05 s): they part visibly by 0.45 s.
+  const fs::path free_csv = freshPath("ghost_free.csv"), pushed = freshPath("ghost_pushed.csv"), png = freshPath("ghosts.png");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + free_csv.string()).exit_code, 0);
+  ASSERT_EQ(runGui(scenePath("four_bar.yaml") + " --perturb coupler:0.05:0.5:0.6,0,2.2 --frames 30 --size 160x120 --msaa 0 "
+                                                 "--hide-ui --record " + pushed.string()).exit_code,
+            0);
+  const Output out = runGui("--play " + free_csv.string() + " --play " + pushed.string() +
+                            " --seek 0.45 --frames 2 --size 480x300 --msaa 4 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  // "gui: record ghost K rgb R G B alpha A box X0 Y0 X1 Y1"
+  std::vector<Ghost> ghosts;
+  std::istringstream lines(out.text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("gui: record ghost ", 0) != 0) continue;
+    std::istringstream in(line.substr(18));
+    Ghost g;
+    double alpha = 0.0;
+    std::string word;
+    in >> g.name >> word >> g.rgb[0] >> g.rgb[1] >> g.rgb[2] >> word >> alpha >> word >> g.box[0] >> g.box[1] >> g.box[2] >> g.box[3];
+    ASSERT_TRUE(in) << line;
+    EXPECT_LT(alpha, 1.0) << "record " << g.name << " is translucent";
+    ghosts.push_back(g);
+  }
+  ASSERT_EQ(ghosts.size(), 2u) << out.text;
+  const double hue1 = hueSaturation(ghosts[0].rgb).first, hue2 = hueSaturation(ghosts[1].rgb).first;
+  EXPECT_GT(hueDistance(hue1, hue2), 90.0) << "distinct colours";
+  const double divergence = numberAfter(out.text, "gui: records divergence ");
+  EXPECT_GT(divergence, 1e-2) << "the push moved the second record" << out.text;
+  // Both colours are on screen inside the records' boxes (neither ghost hides the other); the
+  // bluish ground is less saturated than the ghosts.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 480);
+  std::array<long, 2> counts{0, 0}, outside{0, 0};
+  const std::array<int, 4> box{std::min(ghosts[0].box[0], ghosts[1].box[0]), std::min(ghosts[0].box[1], ghosts[1].box[1]),
+                               std::max(ghosts[0].box[2], ghosts[1].box[2]), std::max(ghosts[0].box[3], ghosts[1].box[3])};
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto [hue, saturation] = hueSaturation(image.at(x, y));
+      if (saturation < 0.55) continue;
+      const bool inside = x >= box[0] && x < box[2] && y >= box[1] && y < box[3];
+      auto& tally = inside ? counts : outside;
+      if (hueDistance(hue, hue1) < 25.0) ++tally[0];
+      if (hueDistance(hue, hue2) < 25.0) ++tally[1];
+    }
+  }
+  std::printf("[ measured ] record ghosts at t = 0.45 s: divergence %.3e, pixels of colour 1 / 2: %ld / %ld in the boxes, "
+              "%ld / %ld outside\n", divergence, counts[0], counts[1], outside[0], outside[1]);
+  EXPECT_GT(counts[0], 100) << png;
+  EXPECT_GT(counts[1], 100) << png;
+  EXPECT_GT(counts[0], 5 * outside[0]) << "colour 1 is the ghost's, not the background's: " << png;
+  fs::remove(png);
+  for (const fs::path& p : {free_csv, pushed}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+TEST(Gui, AComparisonKeepsAHistoryAndResumesAllSolversFromAPastState) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  // Paused and restarted at t = 0, three steps, two back: every solver shows t = 1 ms, the comparison stays at 3 ms.
+  Output out = guiWithKeys("four_bar.yaml", "space BackSpace Right Right Right Left Left", "--compare kkt,ltl,prox-ltl");
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.003000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare history: 4 states, t = 0.000000 to 0.003000 s, viewing t = 0.001000 s"), std::string::npos)
+      << out.text;
+  // Enter resumes all three from there and drops the later states; Right steps them on together.
+  out = guiWithKeys("four_bar.yaml", "space BackSpace Right Right Right Left Left Return Right", "--compare kkt,ltl,prox-ltl");
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("compare: resumed all 3 solvers from t = 0.001 s (step 1)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.002000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare history: 3 states, t = 0.000000 to 0.002000 s\n"), std::string::npos) << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  for (const Ghost& g : ghosts) EXPECT_LT(g.divergence, 1e-12) << g.name;
+  EXPECT_EQ(out.text.find("stopped"), std::string::npos) << out.text;
+}
+
+TEST(Gui, AComparisonStartsFromTheSimulationsStateAtAGivenTime) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const Output out = runGui(scenePath("four_bar.yaml") + " --compare kkt,ltl,prox-ltl --compare-from 0.25 --frames 10 "
+                                                         "--size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("compare: kkt, ltl, prox-ltl from t = 0.25 s (step 250), reference kkt"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.417000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare history: 168 states, t = 0.250000 to 0.417000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.250000 s, solver kkt"), std::string::npos) << "the simulation waits at 0.25 s" << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  for (const Ghost& g : ghosts) EXPECT_LT(g.divergence, 1e-9) << g.name;
+
+  const Output bad = runGui(scenePath("four_bar.yaml") + " --compare-from 0.25 --frames 1 --size 160x120 --hide-ui");
+  EXPECT_EQ(bad.exit_code, 1) << bad.text;
+  EXPECT_NE(bad.text.find("--compare-from: applies to --compare, which is not given"), std::string::npos) << bad.text;
+}
+
+TEST(Gui, DoubleClickSelectsTheBodyUnderTheCursorAndOnNothingDeselects) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  // Paused at the start, the four-bar's coupler is under pixel (350, 165) of a 640x400 window at (0, 0); (60, 60) is sky.
+  const fs::path script = freshPath("pick.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --paused --size 640x400 --msaa 0 --hide-ui &\n"
+                               "gui=$!\n"
+                               "xdotool search --sync --name loopsim > /dev/null\n"
+                               "sleep 0.5\n"
+                               "xdotool mousemove 350 165 click --repeat 2 --delay 80 1\n"
+                               "sleep 0.4\n"
+                               "xdotool mousemove 60 60 click --repeat 2 --delay 80 1\n"
+                               "sleep 0.4\n"
+                               "xdotool keydown ctrl keydown q sleep 0.3 keyup q keyup ctrl\n"  // held: a busy frame still sees it
+                               "wait $gui\n";
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const auto selected = out.text.find("double-click at 350 165: selected body 'coupler'");
+  const auto nothing = out.text.find("double-click at 60 60: nothing there, no body selected");
+  EXPECT_NE(selected, std::string::npos) << out.text;
+  EXPECT_NE(nothing, std::string::npos) << out.text;
+  EXPECT_LT(selected, nothing) << out.text;
+}
+
+TEST(Gui, AFileDroppedOnTheWindowIsOpened) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): drop test skipped";
+  // The XDND protocol of a file manager (tests/gui/harness/xdnd_drop.cpp) drops the Go1 scene on the four-bar's window.
+  const fs::path script = freshPath("drop.sh");
+  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --paused --size 320x200 --msaa 0 --hide-ui --frames 100000000 &\n"
+                               "gui=$!\n"
+                               "window=$(xdotool search --sync --name loopsim | head -n 1)\n"
+                               "sleep 0.5\n" +
+                               std::string(LOOPSIM_XDND_DROP) + " $window 100 100 " + scenePath("go1_standing.yaml") + "\n"
+                               "sleep 0.5\n"
+                               "xdotool keydown ctrl keydown q sleep 0.3 keyup q keyup ctrl\n"
+                               "wait $gui\n";
+  const Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("xdnd_drop: dropped file://" + scenePath("go1_standing.yaml")), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("dropped on the window: " + scenePath("go1_standing.yaml")), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("opened " + scenePath("go1_standing.yaml") + " (go1_standing"), std::string::npos) << out.text;
+}
+
+namespace {
+
+// "gui: q = ... (position violation V)" of a --frames run.
+std::vector<double> shownQ(const std::string& text, double& violation) {
+  std::vector<double> q;
+  const auto at = text.find("gui: q =");
+  if (at == std::string::npos) return q;
+  const std::string line = text.substr(at + 8, text.find('\n', at) - at - 8);
+  std::istringstream in(line.substr(0, line.find(" (")));
+  for (double x; in >> x;) q.push_back(x);
+  violation = numberAfter(line, "(position violation ");
+  return q;
+}
+
+}  // namespace
+
+TEST(Gui, AJointSliderSetsQWhilePausedAndTheLoopStaysClosed) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  const auto crank = static_cast<std::size_t>(scene.model->idx_q[static_cast<std::size_t>(scene.model->jointId("crank_joint"))]);
+  double violation_before = 0.0, violation = 0.0;
+  const Output before = runGui(scenePath("four_bar.yaml") + " --paused --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(before.exit_code, 0) << before.text;
+  const std::vector<double> q0 = shownQ(before.text, violation_before);
+  // --set-joint is the slider's action, scripted: the crank at 0.5 rad, the coupler and rocker follow.
+  const Output out = runGui(scenePath("four_bar.yaml") + " --paused --set-joint crank_joint=0.5 --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("joint 'crank_joint' set to 0.5 at t = 0 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.000000 s"), std::string::npos) << "paused: no step" << out.text;
+  const std::vector<double> q = shownQ(out.text, violation);
+  ASSERT_EQ(q.size(), q0.size()) << out.text;
+  EXPECT_EQ(q[crank], 0.5) << "the slider's joint keeps its value exactly";
+  EXPECT_LT(violation, 1e-10) << "the loop is closed again";
+  double moved = 0.0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    if (i != crank) moved = std::max(moved, std::abs(q[i] - q0[i]));
+  }
+  EXPECT_GT(moved, 1e-2) << "the other joints followed the crank" << out.text;
+  std::printf("[ measured ] crank 0.5 rad: the other joints moved up to %.3f rad, closure %.2e\n", moved, violation);
+
+  // Running on from the set pose; a record cannot start from it (it replays from the scene's start).
+  const Output running = runGui(scenePath("four_bar.yaml") + " --set-joint crank_joint=0.5 --frames 3 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(running.exit_code, 0) << running.text;
+  EXPECT_NE(running.text.find("gui: t = 0.050000 s"), std::string::npos) << running.text;
+  const Output refused = runGui(scenePath("four_bar.yaml") + " --set-joint crank_joint=0.5 --record /tmp/x.csv --frames 1 --hide-ui");
+  EXPECT_EQ(refused.exit_code, 1) << refused.text;
+  EXPECT_NE(refused.text.find("--set-joint: a record replays from the scene's start"), std::string::npos) << refused.text;
+  const Output unknown = runGui(scenePath("four_bar.yaml") + " --set-joint crank=0.5 --frames 1 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.text;
+  EXPECT_NE(unknown.text.find("--set-joint: no joint 'crank' in the model"), std::string::npos) << unknown.text;
+}
+
+TEST(Gui, LiveBaumgarteAndProjectionChangesApplyOnTheNextStepAndTheRecordReplays) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("stabilization.csv"), plain = freshPath("stabilization_plain.csv");
+  // --set-stabilization is the Settings panel's "Apply on next step", scripted.
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --set-stabilization 0.1:0.01:on --set-stabilization 0.3:0:off "
+                                                         "--frames 30 --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  EXPECT_NE(gui.text.find("stabilization: T = 0.01 s, projection on from t = 0.1 s (step 100)"), std::string::npos) << gui.text;
+  EXPECT_NE(gui.text.find("stabilization: T = 0 s, projection off from t = 0.3 s (step 300)"), std::string::npos) << gui.text;
+  std::ifstream json(fs::path(csv).replace_extension(".json"));
+  const std::string summary((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(summary.find("\"stabilization_changes\""), std::string::npos) << summary;
+  const Output replay = runLoopsim("replay " + csv.string() + " --verify");
+  EXPECT_EQ(replay.exit_code, 0) << replay.text;
+  EXPECT_NE(replay.text.find("verify: OK, 501 rows identical bit for bit"), std::string::npos) << replay.text;
+  // The changes took effect: the run is not the unchanged one.
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.5 --quiet --record " + plain.string()).exit_code, 0);
+  const loopsim::CsvTable changed = loopsim::readCsv(csv), unchanged = loopsim::readCsv(plain);
+  const auto violation = static_cast<std::size_t>(changed.requireColumn("position_violation"));
+  EXPECT_EQ(changed.rows[100][violation], unchanged.rows[100][violation]) << "the same run up to the change";
+  EXPECT_NE(changed.rows[101][violation], unchanged.rows[101][violation]) << "projected from step 100 on";
+  for (const fs::path& p : {csv, plain}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
 }

@@ -147,6 +147,25 @@ TEST(AppCompare, ADivergingSolverGivesExitCode3AndIsNamed) {
   fs::remove_all(dir);
 }
 
+TEST(AppCompare, FromATimeEverySolverStartsAtTheScenesRunThere) {
+  const fs::path dir = scratchDir("from");
+  const ProcessResult r = runLoopsimProcess(
+      "compare " + scenePath("four_bar.yaml") + " --solvers kkt,ltl --from 0.2 --duration 0.1 --quiet", dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "2 solvers in lockstep, from t = 0.2 s, 0.1 s (100 steps of 0.001 s), reference kkt")) << r.out;
+  // The series starts after 0.2 s: the comparison began there, not at the scene's start.
+  std::ifstream series(dir / "four_bar-compare-series.csv");
+  std::string header, first;
+  std::getline(series, header);
+  std::getline(series, first);
+  EXPECT_NEAR(std::stod(first), 0.201, 1e-12) << first;
+  const ProcessResult bad = runLoopsimProcess(
+      "compare " + scenePath("four_bar.yaml") + " --solvers kkt,ltl --from -1 --duration 0.1 --overwrite --quiet", dir);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(contains(bad.err, "--from: must be a time >= 0 s")) << bad.err;
+  fs::remove_all(dir);
+}
+
 TEST(AppCompare, BadNamesAndOptionsAreErrorsWithTheNearestName) {
   const fs::path dir = scratchDir("bad");
   ProcessResult r = runLoopsimProcess("compare " + scenePath("four_bar.yaml") + " --solvers kkt,ltll", dir);

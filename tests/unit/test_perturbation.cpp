@@ -10,6 +10,7 @@
 #include "record/record_row.hpp"
 #include "record/recorder.hpp"
 #include "record/replay.hpp"
+#include "record/state_evaluation.hpp"
 #include "scene/scene_loader.hpp"
 #include "sim/simulation.hpp"
 
@@ -28,9 +29,7 @@ TEST(Perturbation, AWrenchMovesTheRunAndAPerturbedRecordReplaysBitForBit) {
   const std::filesystem::path csv =
       std::filesystem::temp_directory_path() / ("loopsim_perturbation_" + std::to_string(::getpid()) + ".csv");
   Simulation free_run(scene), perturbed(scene);
-  RecordOptions options;
-  options.groups = defaultRecordGroups();
-  options.groups.push_back("perturbation");
+  RecordOptions options;  // the default groups: `run --record` and the GUI write the perturbation columns
   {
     SimulationRecorder recorder(perturbed, csv, false, options);
     for (int k = 0; k < 300; ++k) {
@@ -51,8 +50,44 @@ TEST(Perturbation, AWrenchMovesTheRunAndAPerturbedRecordReplaysBitForBit) {
   const ReplayReport report = replayRecord(csv, true);
   EXPECT_TRUE(report.verified) << report.mismatch;
   EXPECT_EQ(report.rows_compared, 301);
+  // eval applies no external wrench: it refuses the pushed rows rather than give another v̇ (the first is row 50).
+  const std::filesystem::path evaluated = std::filesystem::path(csv).replace_extension(".eval.csv");
+  try {
+    evaluateStates(scene, csv, evaluated, EvalOptions{});
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 52"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the record's step pushed body 2 (perturbation:body"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(evaluated);
   std::filesystem::remove(csv);
   std::filesystem::remove(summaryPathFor(csv));
   EXPECT_THROW(perturbed.setPerturbation(0, Force()), ModelError) << "the world is not a moving body";
   EXPECT_THROW(perturbed.setPerturbation(4, Force()), ModelError);
+}
+
+TEST(Perturbation, APerturbedRecordWithSkippedRowsIsRefusedByReplay) {
+  // Rows skipped by --record-every hide their steps' wrench: replay would silently run another motion.
+  const Scene scene = loadScene(scenePath("four_bar.yaml"));
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / ("loopsim_perturbation_every_" + std::to_string(::getpid()) + ".csv");
+  Simulation sim(scene);
+  {
+    SimulationRecorder recorder(sim, csv, false, {.every = 3, .groups = {}});
+    for (int k = 0; k < 30; ++k) {
+      if (k == 10) sim.setPerturbation(2, Force(Vector3::Zero(), Vector3(20.0, 0.0, 0.0)));
+      ASSERT_TRUE(recorder.step(sim));
+    }
+    recorder.finish(sim, "test");
+  }
+  try {
+    replayRecord(csv, true);
+    ADD_FAILURE() << "expected a refusal";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("a perturbed record needs every step's row to replay (--record-every 1)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(csv);
+  std::filesystem::remove(summaryPathFor(csv));
 }

@@ -272,6 +272,52 @@ TEST_F(Records, RecordEveryNthStepAndColumnGroupsReplay) {
   EXPECT_EQ(report.rows_compared, 16);
 }
 
+TEST_F(Records, TheDefaultRecordHasThePerturbationColumnsAndReplaysEveryNthStep) {
+  // One format for `run --record` and the GUI: the perturbation group is in the default set (0 when nothing pushed).
+  const auto csv = record(40, {.every = 7, .groups = {}});
+  const CsvTable table = readCsv(csv);
+  const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
+  EXPECT_EQ(table.columns[body - 1].rfind("lambda:", 0), 0u) << "after lambda, in record order";
+  EXPECT_EQ(table.columns[body + 7], "position_violation") << "the six wrench columns, then the statistics";
+  for (std::size_t r = 0; r + 1 < table.rows.size(); ++r) EXPECT_EQ(table.rows[r][body], 0.0) << "row " << r;
+  EXPECT_TRUE(std::isnan(table.rows.back()[body])) << "the final state: no step follows it";
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_TRUE(report.verified) << report.mismatch;
+  EXPECT_EQ(report.rows_compared, 7);
+}
+
+TEST_F(Records, LiveStabilizationChangesAreRecordedAndReplayedAtTheirStep) {
+  const Scene scene = loadScene(scene_path_);
+  Simulation sim(scene), unchanged(scene);
+  const auto csv = dir_ / "live.csv";
+  {
+    SimulationRecorder recorder(sim, csv, false, {});
+    for (int k = 0; k < 60; ++k) {
+      if (k == 20) sim.setStabilization(0.01, true);  // the GUI's panel: from the next step
+      if (k == 40) sim.setStabilization(0.0, false);
+      ASSERT_TRUE(recorder.step(sim));
+      ASSERT_TRUE(unchanged.step());
+      if (k < 20) {
+        ASSERT_EQ(sim.q(), unchanged.q());
+      }
+    }
+    recorder.finish(sim, "test");
+  }
+  EXPECT_NE(sim.q(), unchanged.q()) << "the changes took effect";
+  const RecordSummary summary = readRecordSummary(summaryPathFor(csv));
+  EXPECT_EQ(summary.time_constant, scene.time_constant) << "the summary's T is the one at the first step";
+  ASSERT_EQ(summary.layout.stabilization_changes.size(), 2u);
+  EXPECT_EQ(summary.layout.stabilization_changes[0].step, 20);
+  EXPECT_EQ(summary.layout.stabilization_changes[0].time_constant, 0.01);
+  EXPECT_TRUE(summary.layout.stabilization_changes[0].projection);
+  EXPECT_EQ(summary.layout.stabilization_changes[1].step, 40);
+  EXPECT_FALSE(summary.layout.stabilization_changes[1].projection);
+  const ReplayReport report = replayRecord(csv, true);
+  EXPECT_TRUE(report.verified) << report.mismatch;
+  EXPECT_EQ(report.rows_compared, 61);
+  EXPECT_THROW(sim.setStabilization(std::nan(""), false), ModelError);
+}
+
 TEST_F(Records, UnknownColumnGroupIsRefused) {
   const Scene scene = loadScene(scene_path_);
   Simulation sim(scene);

@@ -115,3 +115,81 @@ TEST(SolverComparison, RefusesBadListsNamingTheProblem) {
   EXPECT_NE(refused.find("ltl"), std::string::npos) << refused;
   EXPECT_NE(refused.find("redundant"), std::string::npos) << refused;
 }
+
+TEST(SolverComparison, RestoringPastStatesDropsTheFutureAndRepeatsItBitForBit) {
+  const Scene scene = loadScene(scenePath("four_bar.yaml"));
+  SolverComparison comparison(scene, {"kkt", "ltl", "prox-ltl"});
+  comparison.advanceTo(120);
+  std::vector<SimulationSnapshot> past(3);
+  for (std::size_t i = 0; i < 3; ++i) comparison.solvers()[i].simulation->snapshot(past[i]);
+  comparison.advanceTo(300);
+  std::vector<VectorX> first_run;
+  for (const ComparedSolver& s : comparison.solvers()) first_run.push_back(s.simulation->q());
+
+  comparison.restore(past);
+  EXPECT_EQ(comparison.stepCount(), 120);
+  EXPECT_DOUBLE_EQ(comparison.time(), 0.12);
+  for (const ComparedSolver& s : comparison.solvers()) {
+    EXPECT_EQ(s.series.size(), 120u) << s.name << ": the samples after the restored state are dropped";
+    EXPECT_EQ(s.simulation->stepCount(), 120) << s.name;
+  }
+  EXPECT_EQ(comparison.solvers()[1].divergence, (comparison.solvers()[1].simulation->q() - comparison.solvers()[0].simulation->q()).norm())
+      << "the divergence at the restored state (revolute joints: the difference is q_ltl - q_kkt)";
+  comparison.advanceTo(300);
+  EXPECT_EQ(comparison.stepCount(), 300);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(comparison.solvers()[i].simulation->q(), first_run[i]) << comparison.solvers()[i].name << ": direct, bit for bit";
+  }
+  // prox-ltl restarts cold (no warm start from the dropped future): the same motion to its tolerance.
+  EXPECT_LT((comparison.solvers()[2].simulation->q() - first_run[2]).norm(), 1e-9);
+  EXPECT_EQ(comparison.solvers()[0].series.size(), 300u);
+
+  // Wrong count, or states of different times: refused, naming the problem.
+  EXPECT_THROW(comparison.restore(std::span(past.data(), 2)), ModelError);
+  past[2].steps = 121;
+  EXPECT_THROW(comparison.restore(past), ModelError);
+}
+
+TEST(SolverComparison, AComparisonFromAnotherSimulationsStateContinuesItsRun) {
+  const Scene scene = loadScene(scenePath("four_bar.yaml"));  // solver kkt
+  Simulation alone(scene);
+  for (int k = 0; k < 150; ++k) ASSERT_TRUE(alone.step());
+  SimulationSnapshot here;
+  alone.snapshot(here);
+  SolverComparison comparison(scene, {"ltl", "kkt"});
+  comparison.restore(std::span(&here, 1));
+  EXPECT_EQ(comparison.stepCount(), 150);
+  for (const ComparedSolver& s : comparison.solvers()) EXPECT_EQ(s.simulation->q(), alone.q()) << s.name;
+  comparison.advanceTo(400);
+  for (int k = 150; k < 400; ++k) ASSERT_TRUE(alone.step());
+  EXPECT_EQ(comparison.reference().simulation->q(), alone.q()) << "kkt from the state at 0.15 s is the run of kkt, bit for bit";
+  EXPECT_LT(comparison.solvers()[0].max_divergence, 1e-9);
+}
+
+TEST(SolverComparison, RestoringRevivesASolverOnlyBeforeItStopped) {
+  Scene scene = simtest::movingFourBar(4.0);
+  scene.solver_settings.soft_weight = 1e-9;  // soft-ltl lets the loop open and stops (see above)
+  scene.duration = 2.0;
+  SolverComparison comparison(scene, {"kkt", "soft-ltl"});
+  comparison.advanceTo(10);
+  std::vector<SimulationSnapshot> early(2), late(2);
+  for (std::size_t i = 0; i < 2; ++i) comparison.solvers()[i].simulation->snapshot(early[i]);
+  comparison.advanceTo(2000);
+  const ComparedSolver& soft = comparison.solvers()[1];
+  ASSERT_FALSE(soft.running());
+  const double stopped_at = soft.failure_time;
+  // After it stopped: its last state (of an earlier step) is passed at the time of the others, as the GUI's history does.
+  for (std::size_t i = 0; i < 2; ++i) comparison.solvers()[i].simulation->snapshot(late[i]);
+  late[1].steps = late[0].steps;
+  comparison.restore(late);
+  EXPECT_FALSE(soft.running()) << "stopped before the restored time: stays stopped";
+  EXPECT_EQ(soft.failure_time, stopped_at);
+  comparison.restore(early);
+  EXPECT_TRUE(soft.running()) << "restored before it stopped: runs again";
+  EXPECT_TRUE(soft.failure.empty());
+  EXPECT_TRUE(std::isnan(soft.failure_time));
+  EXPECT_EQ(soft.simulation->stepCount(), 10);
+  comparison.advanceTo(2000);
+  EXPECT_FALSE(soft.running()) << "and stops again";
+  EXPECT_NEAR(soft.failure_time, stopped_at, 1e-12) << "at the same time: the same run";
+}

@@ -1,0 +1,45 @@
+#include "gui/joint_sliders.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+namespace loopsim::app {
+
+std::pair<double, double> jointSliderRange(const Model& model, int joint) {
+  const auto j = static_cast<std::size_t>(joint);
+  const auto iq = static_cast<Eigen::Index>(model.idx_q[j]);
+  const double lower = model.lower_position_limit[iq], upper = model.upper_position_limit[iq];
+  if (std::isfinite(lower) && std::isfinite(upper) && lower < upper) return {lower, upper};
+  const double half = model.joint_types[j] == JointType::Revolute ? std::numbers::pi : 1.0;
+  return {-half, half};
+}
+
+void jointSlidersSection(GuiState& state, SimulationSession* session) {
+  if (session == nullptr || state.timeline || state.comparing) return;
+  if (!ImGui::CollapsingHeader("Joints")) return;
+  const Simulation& sim = session->simulation();
+  const Model& model = sim.model();
+  const bool editable = !state.running && !session->viewingPast();
+  if (!editable) {
+    ImGui::TextColored(ImVec4(0.6f, 0.6f, 0.6f, 1.0f), "pause (Space) at the newest state to set joints");
+  } else if (sim.constraints().dimension() > 0) {
+    ImGui::TextColored(ImVec4(0.6f, 0.6f, 0.6f, 1.0f), "the other joints follow to keep the loops closed");
+  }
+  ImGui::BeginDisabled(!editable);
+  for (int joint = 1; joint <= model.njoints(); ++joint) {
+    const auto j = static_cast<std::size_t>(joint);
+    if (model.joint_nq[j] != 1) continue;  // floating and spherical joints: quaternions, no slider
+    const auto [lower, upper] = jointSliderRange(model, joint);
+    float value = static_cast<float>(sim.q()[model.idx_q[j]]);
+    ImGui::SetNextItemWidth(170.0f);
+    if (ImGui::SliderFloat(model.joint_names[j].c_str(), &value, static_cast<float>(lower), static_cast<float>(upper), "%.4f")) {
+      state.requests.set_joint = std::make_pair(joint, static_cast<double>(value));
+    }
+  }
+  ImGui::EndDisabled();
+}
+
+}  // namespace loopsim::app
