@@ -153,10 +153,10 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   // I_k and v ×* I v (articulatedFirstPass), then K at the state, G_k, g_k
   // (line 11) and the cluster S_k, c_k (lines 8-19, cluster_kinematics.hpp).
   articulatedFirstPass(model(), data_, q, v, tau, fext);
-  double pivot_ratio = 1.0;
+  pivot_ratio_ = 1.0;
   if (constraints_.dimension() > 0) {
     evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
-    pivot_ratio = spanning_.update(cdata_);
+    pivot_ratio_ = spanning_.update(cdata_);
   }
   kinematics_.update(data_, spanning_);
   for (int k = 0; k < nclusters; ++k) {
@@ -178,7 +178,7 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
     residual_ -= cdata_.k;
     stats.residual = residual_.lpNorm<Eigen::Infinity>();
   }
-  stats.converged = pivot_ratio > kSingularPivotRatio && std::isfinite(stats.residual);
+  stats.converged = pivot_ratio_ > kSingularPivotRatio && std::isfinite(stats.residual);
   return stats;
 }
 

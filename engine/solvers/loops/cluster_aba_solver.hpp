@@ -46,6 +46,9 @@ class ClusterAbaSolver final : public ConstrainedSolver {
 
   const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
   const ClusterStructure& structure() const { return structure_; }
+  /// min |u_ii| / max |u_ii| over the K_d factors of the last solve (1 without
+  /// loops): how well the declared joints coordinate the loops at that state.
+  double lastPivotRatio() const { return pivot_ratio_; }
 
  private:
   void backwardPass(int k);                                    // Alg. 1 lines 26-34
@@ -64,6 +67,7 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
   VectorX joint_force_;  // Jᵀλ, model dof order
   VectorX residual_;     // J v̇ - k
+  double pivot_ratio_ = 1.0;
 };
 
 }  // namespace loopsim
