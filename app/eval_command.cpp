@@ -1,4 +1,5 @@
 // `loopsim eval SCENE --states IN.csv [--solver NAME] [--no-stabilization] [--threads N] [--mpi] --out OUT.csv`
+// `loopsim eval --inverse SCENE --states IN.csv --out OUT.csv`: C-RNEA torques (record/inverse_evaluation.hpp)
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -7,6 +8,7 @@
 
 #include "model/errors.hpp"
 #include "mpi_eval.hpp"
+#include "record/inverse_evaluation.hpp"
 #include "record/state_evaluation.hpp"
 #include "record_commands.hpp"
 #include "scene/scene_loader.hpp"
@@ -20,6 +22,7 @@ Command registerEvalCommand(CLI::App& parent) {
     bool no_stabilization = false;
     bool overwrite = false;
     bool mpi = false;
+    bool inverse = false;
     int threads = 1;
     std::string tau_default;
   };
@@ -29,21 +32,28 @@ Command registerEvalCommand(CLI::App& parent) {
   sub->add_option("SCENE", options->scene, "Scene YAML file")->required();
   sub->add_option("--states", options->states, "CSV with q:…, v:… (and optional tau:…, t) columns")->required();
   sub->add_option("--out", options->out, "Output CSV: t, vdot:…, lambda:…")->required();
-  sub->add_option("--solver", options->solver, "Solver (default: the scene's)");
+  CLI::Option* solver = sub->add_option("--solver", options->solver, "Solver (default: the scene's)");
   sub->add_flag("--no-stabilization", options->no_stabilization, "Baumgarte gains 0: J v̇ = -J̇ v");
-  sub->add_option("--tau-default", options->tau_default,
-                  "'zero': actuated joints without a tau: column get tau = 0 (else that is an error)")
-      ->check(CLI::IsMember({"zero"}));
+  CLI::Option* tau_default =
+      sub->add_option("--tau-default", options->tau_default,
+                      "'zero': actuated joints without a tau: column get tau = 0 (else that is an error)")
+          ->check(CLI::IsMember({"zero"}));
+  CLI::Option* inverse = sub->add_flag(
+      "--inverse", options->inverse,
+      "Inverse dynamics with loops (cluster-rnea, paper 004 §VI): reads t, q:…, v:… and vdot:… of the independent "
+      "coordinates (the scene's `independent` joints and every joint outside the loops), writes t and tau:… of the "
+      "independent coordinates: the torques there that produce those accelerations (passive forces deducted)");
   sub->add_flag("--overwrite", options->overwrite, "Allow OUT to replace an existing regular file");
   CLI::Option* threads = addThreadsOption(
       sub, options->threads,
       "Worker threads, each with its own solver and workspace, taking blocks of consecutive states in turn; the "
       "output is the one-thread output byte for byte");
-  sub->add_flag("--mpi", options->mpi,
+  CLI::Option* mpi = sub->add_flag("--mpi", options->mpi,
                 "Run as one rank of `mpirun -n K loopsim eval ... --mpi`: each rank evaluates a contiguous shard of "
                 "the states (with --threads threads, default: its node's cores / ranks on the node) and rank 0 "
                 "writes OUT, identical to a single-process run; every rank reads the states file" +
                     std::string(mpiSupported() ? "" : " (not in this build: CMake option LOOPSIM_MPI was OFF)"));
+  inverse->excludes(solver)->excludes(tau_default)->excludes(mpi)->excludes(threads);
   sub->footer(
       "Every state is evaluated on its own: iterative solvers start cold (lambda = 0) at each state, so a row's "
       "result never depends on the other rows, the thread count or the MPI split.\n");
@@ -53,6 +63,13 @@ Command registerEvalCommand(CLI::App& parent) {
                                             "is OFF: install libopenmpi-dev and rebuild)");
             }
             Scene scene = loadScene(options->scene);
+            if (options->inverse) {
+              for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
+              const long rows = evaluateInverseDynamics(scene, options->states, options->out, options->overwrite,
+                                                        !options->no_stabilization);
+              std::printf("evaluated the inverse dynamics of %ld states -> %s\n", rows, options->out.c_str());
+              return 0;
+            }
             if (!options->solver.empty()) checkSolverForScene(scene, options->solver);
             EvalOptions eval;
             eval.solver = options->solver;

@@ -8,6 +8,7 @@
 #include "model/errors.hpp"
 #include "scene/name_suggestion.hpp"
 #include "scene/scene_loader.hpp"
+#include "solvers/loops/cluster_spanning.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim {
@@ -97,6 +98,9 @@ void checkSolverForScene(const Scene& scene, const std::string& solver_name) {
     throw ModelError(file, "solver '" + solver_name + "'",
                      "does not support redundant constraint sets, which this scene declares (redundant: true); use "
                      "a proximal solver such as prox-ltl");
+  }
+  if (caps.needs_independent_joints) {
+    checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "solver '" + solver_name + "'");
   }
   if (scene.redundant || caps.soft) return;
   const ConstraintRank rank = constraintRank(*scene.model, scene.constraints, scene.q0);

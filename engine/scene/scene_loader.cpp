@@ -7,6 +7,7 @@
 #include "scene/name_suggestion.hpp"
 #include "scene/run_length.hpp"
 #include "scene/scene_parsing.hpp"
+#include "solvers/loops/cluster_spanning.hpp"
 #include "solvers/registry.hpp"
 
 namespace loopsim {
@@ -18,7 +19,8 @@ namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
     "name",    "description", "models",   "bodies",     "initial", "hold",     "constraints",   "actuated",
-    "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant", "integrator"};
+    "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant", "integrator",
+    "independent"};
 
 /// initial.q / initial.v: {joint: value or [values]}.
 void parseInitial(const YamlValue& map, const Model& model, bool positions, VectorX& x) {
@@ -228,6 +230,9 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     }
   }
   if (doc.has("actuated")) scene.actuated_joints = parseActuated(doc["actuated"], *model);
+  // Paper 004's independent coordinates y of the loop clusters (cluster-aba); checked against the clusters
+  // when a cluster solver is chosen (checkSolverForScene).
+  if (doc.has("independent")) scene.solver_settings.independent_joints = parseJointList(doc["independent"], *model);
   if (doc.has("controller")) scene.controller = parseController(doc["controller"], *model, scene.actuated_joints);
 
   if (doc.has("dt")) scene.dt = doc["dt"].positiveNumber();
@@ -257,6 +262,10 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   // The constraint set against the model (names, bodies, masks): ModelError
   // already names the scene file and the constraint.
   const ConstraintSet set(*model, scene.constraints, scene.time_constant);
+  if (doc.has("independent")) {
+    // Checked whichever solver runs: a declaration that cannot coordinate the loops is an error now.
+    checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent");
+  }
   if (scene.redundant) {
     const ConstraintRank rank = constraintRank(*model, scene.constraints, scene.q0);
     if (rank.rank == rank.dimension) {

@@ -7,6 +7,7 @@
 #include "solvers/joint_space/kkt_solver.hpp"
 #include "solvers/joint_space/ltl_solver.hpp"
 #include "solvers/joint_space/prox_ltl_solver.hpp"
+#include "solvers/loops/cluster_aba_solver.hpp"
 #include "solvers/loops/lcaba_solver.hpp"
 #include "solvers/loops/prox_bbo_solver.hpp"
 #include "solvers/recursive/constrained_aba_solver.hpp"
@@ -82,6 +83,11 @@ const std::vector<SolverInfo>& solverRegistry() {
                            "proximal BBO (paper 001 Alg. 4-6): dual proximal point, multipliers eliminated "
                            "early at their loop roots (Cholesky of L_RR), world-reaching ones at the world, "
                            "factors reused by the reduced two-sweep; internal loops, redundant sets; no couplings"),
+      entry<ClusterAbaSolver>("cluster-aba",
+                              "cluster-based ABA (paper 004 Alg. 1): bodies of each loop or coupling clustered, "
+                              "G from K's null space on the scene's declared independent joints, ABA over the "
+                              "cluster tree; couplings, internal loops, world constraints (their path to the root "
+                              "joins the cluster); full-rank sets; needs the scene key 'independent'"),
   };
   return registry;
 }

@@ -30,6 +30,10 @@ struct SolverCapabilities {
   /// inertias (lcaba, constrained-aba): round-off grows with μ (paper 001 §VI-D,
   /// Fig. 11), so mu: auto gives them a smaller factor (solvers/auto_mu.hpp).
   bool penalty_in_inertia = false;
+  /// Needs the scene's declared independent joints (scene key `independent`,
+  /// SolverSettings::independent_joints) to coordinate its loop clusters
+  /// (cluster-aba, paper 004): the scene checks build the clusters at load.
+  bool needs_independent_joints = false;
 };
 
 struct SolverSettings {
@@ -45,6 +49,9 @@ struct SolverSettings {
   /// Per-constraint weights for soft solvers, indexed like the constraint set;
   /// empty = soft_weight for every constraint.
   std::vector<double> soft_weights;
+  /// Joints whose coordinates are independent inside the loop clusters (scene
+  /// key `independent`; paper 004's y). Read by the cluster solvers only.
+  std::vector<int> independent_joints;
 };
 
 struct SolveStats {

@@ -20,6 +20,8 @@
 #include "allocation_counter.hpp"
 #include "scene/scene_loader.hpp"
 #include "solvers/auto_mu.hpp"
+#include "solvers/loops/cluster_aba_solver.hpp"
+#include "solvers/loops/cluster_rnea.hpp"
 #include "solvers/loops/lcaba_solver.hpp"
 #include "solvers/loops/prox_bbo_solver.hpp"
 #include "solvers/registry.hpp"
@@ -204,6 +206,31 @@ TEST(Allocation, LoopSolversDoNotAllocate) {
           << solver->name() << ", " << file;
       EXPECT_GT(stats.iterations, 1) << solver->name() << ", " << file << ": the reduced sweeps ran";
     }
+  }
+}
+
+// cluster-aba and cluster-rnea (paper 004) preallocate their cluster
+// matrices, K_d factors and G at bind time: a solve (G from K's null space,
+// the three passes, λ from the joint forces) and an inverse dynamics touch no
+// heap, on a loop, gears and belts.
+TEST(Allocation, ClusterSolversDoNotAllocate) {
+  const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
+  for (const char* file : {"four_bar.yaml", "geared_chain.yaml", "belt_chain.yaml"}) {
+    const Scene scene = loadScene(scenes / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    ClusterAbaSolver solver(set, scene.solver_settings);
+    ClusterRnea rnea(set, scene.solver_settings.independent_joints);
+    const int nv = scene.model->nv;
+    const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
+    const std::vector<Force> fext(scene.model->nbodies(), Force(Vector3(1, 2, 3), Vector3(4, 5, 6)));
+    VectorX vdot(nv), lambda(set.dimension());
+    VectorX ydd = VectorX::Constant(rnea.structure().independentDofs(), 0.3), tau_y(ydd.size());
+    solver.setAddedInertia(VectorX::Constant(nv, 0.01));
+    solver.solve(scene.q0, v, tau, fext, vdot, lambda);
+    rnea.compute(scene.q0, v, ydd, fext, tau_y);
+    EXPECT_EQ(countAllocations([&] { solver.solve(scene.q0, v, tau, fext, vdot, lambda); }), 0) << file;
+    EXPECT_EQ(countAllocations([&] { rnea.compute(scene.q0, v, ydd, fext, tau_y); }), 0) << file;
+    EXPECT_GT(lambda.lpNorm<Eigen::Infinity>(), 0.0) << file << ": λ was recovered";
   }
 }
 

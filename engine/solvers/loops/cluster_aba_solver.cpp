@@ -1,0 +1,185 @@
+#include "solvers/loops/cluster_aba_solver.hpp"
+
+#include <cmath>
+
+#include "solvers/recursive/tree_recursion.hpp"
+
+// Signs and frames: ABA's, as in the tree solvers. p^A is the bias force
+// (v ×* I v - f_ext), a is the gravity-shifted acceleration a_gf (a_0 = -a_g,
+// Alg. 1 line 38). Cluster vectors stack their bodies' 6-vectors in the
+// cluster's regular order, each in its body's frame (§V-A).
+
+namespace loopsim {
+
+ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
+    : ConstrainedSolver(constraints, settings),
+      structure_(constraints, settings.independent_joints, "solver 'cluster-aba'"),
+      spanning_(structure_),
+      kinematics_(structure_),
+      data_(constraints.model()),
+      cdata_(constraints),
+      joint_force_(VectorX::Zero(constraints.model().nv)),
+      residual_(VectorX::Zero(constraints.dimension())) {
+  for (const BodyCluster& cl : structure_.clusters()) {
+    const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
+    IA_.push_back(MatrixX::Zero(n6, n6));
+    Ia_.push_back(MatrixX::Zero(n6, n6));
+    U_.push_back(MatrixX::Zero(n6, ny));
+    UDinv_.push_back(MatrixX::Zero(n6, ny));
+    Dinv_.push_back(MatrixX::Zero(ny, ny));
+    D_.push_back(MatrixX::Zero(ny, ny));
+    u_minus_.push_back(VectorX::Zero(ny));
+    GA_.push_back(MatrixX::Zero(cl.dofCount(), ny));
+    pA_.push_back(VectorX::Zero(n6));
+    pa_.push_back(VectorX::Zero(n6));
+    a_.push_back(VectorX::Zero(n6));
+    u_.push_back(VectorX::Zero(ny));
+    ydd_.push_back(VectorX::Zero(ny));
+    joint_tau_.push_back(VectorX::Zero(cl.dofCount()));
+  }
+}
+
+void ClusterAbaSolver::backwardPass(int k) {
+  const BodyCluster& cl = structure_.clusters()[k];
+  const MatrixX& S = kinematics_.S(k);
+  const MatrixX& G = spanning_.G(k);
+  const VectorX& g = spanning_.g(k);
+  MatrixX& IA = IA_[k];
+  MatrixX& U = U_[k];
+  MatrixX& Dinv = Dinv_[k];
+  VectorX& u = u_[k];
+  // Armature and added inertia act on the spanning dofs: q̈ = G ÿ + g puts
+  // Gᵀ A G into D_k and -Gᵀ A g into the cluster's generalised force.
+  MatrixX& GA = GA_[k];
+  VectorX& joint_tau = joint_tau_[k];
+  for (int d = 0; d < cl.dofCount(); ++d) {
+    const int dof = cl.dofs[d];
+    const double armature = model().armature[dof] + added_inertia_[dof];
+    GA.row(d) = armature * G.row(d);
+    joint_tau[d] -= armature * g[d];
+  }
+  // Lines 26-28 (eq. 49): U_k = I^A S_k, D_k = S_kᵀ U_k, u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
+  U.noalias() = IA * S;
+  Dinv.noalias() = S.transpose() * U;
+  Dinv.noalias() += G.transpose() * GA;
+  u.noalias() = G.transpose() * joint_tau;
+  u.noalias() -= S.transpose() * pA_[k];
+  // D⁻¹ through its Cholesky factor (D is SPD: S_k has full column rank).
+  MatrixX& D = D_[k];
+  D = Dinv;
+  choleskyInPlace(D);
+  Dinv.setIdentity();
+  for (int c = 0; c < Dinv.cols(); ++c) choleskySolveInPlace(D, Dinv.col(c));
+  UDinv_[k].noalias() = U * Dinv;
+  if (cl.parent < 0) return;  // line 29: the world takes no articulated terms
+
+  // Lines 30-31 (eq. 56): I^a = I^A - U D⁻¹ Uᵀ, p^a = p^A + I^a c + U D⁻¹ u.
+  MatrixX& Ia = Ia_[k];
+  VectorX& pa = pa_[k];
+  Ia = IA;
+  Ia.noalias() -= UDinv_[k] * U.transpose();
+  pa = pA_[k];
+  pa.noalias() += Ia * kinematics_.c(k);
+  pa.noalias() += UDinv_[k] * u;
+  // Lines 32-33 (eq. 55): I^A_λ += ^λX*_k I^a ^kX_λ, p^A_λ += ^λX*_k p^a, block by
+  // block: body i's rows land on its output body Λ(i) (eq. 18, ^λX*_k = ^kX_λᵀ).
+  MatrixX& IA_parent = IA_[cl.parent];
+  VectorX& pA_parent = pA_[cl.parent];
+  for (int a = 0; a < cl.bodyCount(); ++a) {
+    const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
+    const int oa = structure_.positionInCluster(cl.output[a]);
+    pA_parent.segment<6>(6 * oa).noalias() += Xa.transpose() * pa.segment<6>(6 * a);
+    for (int b = 0; b < cl.bodyCount(); ++b) {
+      const Matrix6& Xb = kinematics_.fromOutput(cl.bodies[b]);
+      const int ob = structure_.positionInCluster(cl.output[b]);
+      const Matrix6 block = Xa.transpose() * Ia.block<6, 6>(6 * a, 6 * b) * Xb;
+      IA_parent.block<6, 6>(6 * oa, 6 * ob) += block;
+    }
+  }
+}
+
+void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
+  const BodyCluster& cl = structure_.clusters()[k];
+  VectorX& a = a_[k];
+  // Line 40: a' = ^kX_λ a_λ + c_k (each body from its output body, eq. 17).
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * data_.a_gf[cl.output[p]].toVector();
+  }
+  a += kinematics_.c(k);
+  // Line 41 (eq. 52): ÿ_k = D⁻¹(u_k - U_kᵀ a').
+  VectorX& ydd = ydd_[k];
+  VectorX& u_minus = u_minus_[k];
+  u_minus = u_[k];
+  u_minus.noalias() -= U_[k].transpose() * a;
+  ydd.noalias() = Dinv_[k] * u_minus;
+  // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
+  a.noalias() += kinematics_.S(k) * ydd;
+  for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.segment<6>(6 * p)));
+  const MatrixX& G = spanning_.G(k);
+  const VectorX& g = spanning_.g(k);
+  for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
+}
+
+void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
+                                          Eigen::Ref<VectorX> lambda) {
+  const Model& m = model();
+  // RNEA's backward pass on the solved accelerations: f_i = H_i a_i + v ×* H v - f_ext, summed to the root.
+  for (int i = 1; i < m.nbodies(); ++i) {
+    data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
+  }
+  for (int i = m.nbodies() - 1; i > 0; --i) {
+    const int p = m.parent[i];
+    if (p != 0) data_.f[p] += data_.liMi[i].act(data_.f[i]);
+  }
+  for (const BodyCluster& cl : structure_.clusters()) {
+    for (int d : cl.dependent) {
+      const int dof = cl.dofs[d];
+      joint_force_[dof] = data_.S.col(dof).dot(data_.f[cl.bodies[cl.dof_body[d]]].toVector()) +
+                          (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
+    }
+  }
+  spanning_.multipliersFromJointForce(joint_force_, lambda);
+}
+
+SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                   const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                                   Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
+  const auto& clusters = structure_.clusters();
+  const int nclusters = static_cast<int>(clusters.size());
+  SolveStats stats;
+  stats.iterations = 1;
+
+  // Forward pass #1 (lines 1-22): joint transforms, S_i, v_i, v_i × S_i q̇_i,
+  // I_k and v ×* I v (articulatedFirstPass), then K at the state, G_k, g_k
+  // (line 11) and the cluster S_k, c_k (lines 8-19, cluster_kinematics.hpp).
+  articulatedFirstPass(model(), data_, q, v, tau, fext);
+  pivot_ratio_ = 1.0;
+  if (constraints_.dimension() > 0) {
+    evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+    pivot_ratio_ = spanning_.update(cdata_);
+  }
+  kinematics_.update(data_, spanning_);
+  for (int k = 0; k < nclusters; ++k) {
+    const BodyCluster& cl = clusters[k];
+    // Lines 20-21: I^A_k = block(I_i), p^A_k = stack(v_i ×* I_i v_i - f_ext,i).
+    IA_[k].setZero();
+    for (int p = 0; p < cl.bodyCount(); ++p) {
+      IA_[k].block<6, 6>(6 * p, 6 * p) = data_.Ia[cl.bodies[p]];
+      pA_[k].segment<6>(6 * p) = data_.pa[cl.bodies[p]].toVector();
+    }
+    for (int d = 0; d < cl.dofCount(); ++d) joint_tau_[k][d] = tau[cl.dofs[d]];
+  }
+  for (int k = nclusters - 1; k >= 0; --k) backwardPass(k);  // lines 25-35
+  for (int k = 0; k < nclusters; ++k) forwardPass(k, vdot);  // lines 38-43
+
+  if (constraints_.dimension() > 0) {
+    recoverMultipliers(tau, vdot, lambda);
+    residual_.noalias() = cdata_.J * vdot;
+    residual_ -= cdata_.k;
+    stats.residual = residual_.lpNorm<Eigen::Infinity>();
+  }
+  stats.converged = pivot_ratio_ > kSingularPivotRatio && std::isfinite(stats.residual);
+  return stats;
+}
+
+}  // namespace loopsim

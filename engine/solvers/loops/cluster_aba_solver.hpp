@@ -1,0 +1,73 @@
+#pragma once
+// `cluster-aba`: the cluster-based articulated-body algorithm (paper 004 §VII,
+// Alg. 1). Bodies joined by loops or couplings form clusters
+// (cluster_structure.hpp); each cluster joint moves by its independent
+// coordinates ÿ_k, the dependent ones following q̈_k = G_k ÿ_k + g_k with G_k
+// from the null space of the loops' K at the state (cluster_spanning.hpp).
+// ABA's three passes then run over the cluster tree with 6n-row cluster
+// quantities (eqs. 49, 52, 55-56): exact, direct, O(N_C l³) for clusters of
+// at most l bodies, no Lagrange multipliers inside the recursion.
+//
+// λ (loopsim's convention, M v̇ + h = τ + Jᵀλ) is recovered after the solve:
+// the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
+// each cluster's dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d.
+//
+// Needs the independent joints the scene declares (scene key `independent`,
+// SolverSettings::independent_joints). Full-rank sets only: a cluster with
+// more rows than dependent dofs is refused at bind time; a state where K_d is
+// singular (pivot ratio below 1e-12) solves but reports converged = false.
+#include <vector>
+
+#include "constraints/constraint_data.hpp"
+#include "model/data.hpp"
+#include "solvers/loops/cluster_kinematics.hpp"
+#include "solvers/solver.hpp"
+
+namespace loopsim {
+
+class ClusterAbaSolver final : public ConstrainedSolver {
+ public:
+  /// Throws ModelError when the loops cannot be clustered with the declared
+  /// independent joints (naming the cluster's constraints and joints).
+  ClusterAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings);
+
+  std::string_view name() const override { return "cluster-aba"; }
+  SolverCapabilities capabilities() const override { return staticCapabilities(); }
+  static SolverCapabilities staticCapabilities() {
+    SolverCapabilities caps;
+    caps.redundant = false;
+    caps.needs_independent_joints = true;
+    return caps;
+  }
+
+  SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                   const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
+                   Eigen::Ref<VectorX> lambda) override;
+
+  const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
+  const ClusterStructure& structure() const { return structure_; }
+  /// min |u_ii| / max |u_ii| over the K_d factors of the last solve (1 without
+  /// loops): how well the declared joints coordinate the loops at that state.
+  double lastPivotRatio() const { return pivot_ratio_; }
+
+ private:
+  void backwardPass(int k);                                    // Alg. 1 lines 26-34
+  void forwardPass(int k, Eigen::Ref<VectorX> vdot);           // Alg. 1 lines 40-42
+  void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
+                          Eigen::Ref<VectorX> lambda);
+
+  ClusterStructure structure_;
+  ClusterSpanning spanning_;
+  ClusterKinematics kinematics_;
+  Data data_;
+  ConstraintData cdata_;
+  // Per cluster (Alg. 1 symbols): I^A, p^A, U, D (its Cholesky factor), D⁻¹,
+  // u, and the scratch I^a, p^a, a, A G (armature times G), τ_J, u - Uᵀa'.
+  std::vector<MatrixX> IA_, U_, D_, Dinv_, UDinv_, Ia_, GA_;
+  std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
+  VectorX joint_force_;  // Jᵀλ, model dof order
+  VectorX residual_;     // J v̇ - k
+  double pivot_ratio_ = 1.0;
+};
+
+}  // namespace loopsim

@@ -1,0 +1,91 @@
+#include "solvers/loops/cluster_rnea.hpp"
+
+#include "solvers/recursive/tree_recursion.hpp"
+
+namespace loopsim {
+
+ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_joints)
+    : set_(set),
+      structure_(set, independent_joints, "cluster-rnea"),
+      spanning_(structure_),
+      kinematics_(structure_),
+      data_(set.model()),
+      cdata_(set),
+      zero_tau_(VectorX::Zero(set.model().nv)),
+      qdd_(VectorX::Zero(set.model().nv)) {
+  for (const BodyCluster& cl : structure_.clusters()) a_.push_back(VectorX::Zero(6 * cl.bodyCount()));
+}
+
+bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                          const Eigen::Ref<const VectorX>& ydd, std::span<const Force> fext,
+                          Eigen::Ref<VectorX> tau_independent) {
+  const Model& m = set_.model();
+  const auto& clusters = structure_.clusters();
+  // Kinematics, I_i, v ×* I v - f_ext, then K, G_k, g_k and S_k, c_k at the state.
+  articulatedFirstPass(m, data_, q, v, zero_tau_, fext);
+  double pivot_ratio = 1.0;
+  if (set_.dimension() > 0) {
+    evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+    pivot_ratio = spanning_.update(cdata_);
+  }
+  kinematics_.update(data_, spanning_);
+
+  // Forward pass (eqs. 33-34), clusters from the root.
+  int offset = 0;  // the cluster's first entry in ydd
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    const auto y = ydd.segment(offset, cl.independentCount());
+    VectorX& a = a_[k];
+    for (int p = 0; p < cl.bodyCount(); ++p) {
+      a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * data_.a_gf[cl.output[p]].toVector();
+    }
+    a += kinematics_.c(static_cast<int>(k));
+    a.noalias() += kinematics_.S(static_cast<int>(k)) * y;
+    for (int p = 0; p < cl.bodyCount(); ++p) {
+      const int b = cl.bodies[p];
+      data_.a_gf[b] = Motion(Vector6(a.segment<6>(6 * p)));
+      data_.f[b] = Force(data_.Ia[b] * a.segment<6>(6 * p) + data_.pa[b].toVector());  // f^net (eq. 34)
+    }
+    const MatrixX& G = spanning_.G(static_cast<int>(k));
+    const VectorX& g = spanning_.g(static_cast<int>(k));
+    for (int d = 0; d < cl.dofCount(); ++d) qdd_[cl.dofs[d]] = G.row(d).dot(y) + g[d];
+    offset += cl.independentCount();
+  }
+  // Backward pass (eq. 35), clusters from the leaves: children have already
+  // added their forces onto this cluster's bodies.
+  for (int k = static_cast<int>(clusters.size()) - 1; k >= 0; --k) {
+    const BodyCluster& cl = clusters[k];
+    offset -= cl.independentCount();
+    VectorX& f = a_[k];  // the accelerations are done with: reuse for stack(f^J)
+    for (int p = 0; p < cl.bodyCount(); ++p) f.segment<6>(6 * p) = data_.f[cl.bodies[p]].toVector();
+    auto tau = tau_independent.segment(offset, cl.independentCount());
+    tau.noalias() = kinematics_.S(k).transpose() * f;  // eq. 31
+    const MatrixX& G = spanning_.G(k);
+    for (int d = 0; d < cl.dofCount(); ++d) {
+      const int dof = cl.dofs[d];
+      if (m.armature[dof] != 0.0) tau.noalias() += G.row(d).transpose() * (m.armature[dof] * qdd_[dof]);
+    }
+    for (int p = 0; p < cl.bodyCount(); ++p) {
+      const int o = cl.output[p];
+      if (o == 0) continue;
+      data_.f[o] = Force(data_.f[o].toVector() +
+                         kinematics_.fromOutput(cl.bodies[p]).transpose() * f.segment<6>(6 * p));
+    }
+  }
+  return pivot_ratio > kSingularPivotRatio;
+}
+
+void ClusterRnea::projectOnIndependent(const Eigen::Ref<const VectorX>& spanning_force, Eigen::Ref<VectorX> out) const {
+  int offset = 0;
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    auto out_k = out.segment(offset, cl.independentCount());
+    out_k.setZero();
+    const MatrixX& G = spanning_.G(static_cast<int>(k));
+    for (int d = 0; d < cl.dofCount(); ++d) out_k.noalias() += G.row(d).transpose() * spanning_force[cl.dofs[d]];
+    offset += cl.independentCount();
+  }
+}
+
+}  // namespace loopsim

@@ -1,0 +1,101 @@
+#include "solvers/loops/cluster_spanning.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "model/errors.hpp"
+
+namespace loopsim {
+
+ClusterSpanning::ClusterSpanning(const ClusterStructure& structure) : structure_(structure) {
+  for (const BodyCluster& cl : structure.clusters()) {
+    const int nd = cl.dofCount(), ny = cl.independentCount(), nr = cl.rowCount();
+    MatrixX G = MatrixX::Zero(nd, ny);
+    for (int c = 0; c < ny; ++c) G(cl.independent[c], c) = 1.0;  // the y rows of G are the identity
+    G_.push_back(std::move(G));
+    g_.push_back(VectorX::Zero(nd));
+    Kd_.push_back(MatrixX::Zero(nr, nr));
+    Ky_.push_back(MatrixX::Zero(nr, ny));
+    rhs_.push_back(VectorX::Zero(nr));
+    solution_.push_back(VectorX::Zero(nr));
+    solved_rows_.push_back(MatrixX::Zero(nr, ny));
+    lu_.emplace_back(nr);
+  }
+}
+
+double ClusterSpanning::update(const ConstraintData& cdata) {
+  double worst = 1.0;
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    const int nr = cl.rowCount();
+    if (nr == 0) continue;  // an open cluster: G = 1, g = 0
+    MatrixX& Kd = Kd_[k];
+    MatrixX& Ky = Ky_[k];
+    for (int r = 0; r < nr; ++r) {
+      const int row = cl.rows[r];
+      for (int c = 0; c < nr; ++c) Kd(r, c) = cdata.J(row, cl.dofs[cl.dependent[c]]);
+      for (int c = 0; c < cl.independentCount(); ++c) Ky(r, c) = cdata.J(row, cl.dofs[cl.independent[c]]);
+      rhs_[k][r] = cdata.k[row];
+    }
+    lu_[k].compute(Kd);
+    const auto pivots = dependentPivots(static_cast<int>(k));
+    const double largest = pivots.maxCoeff();
+    worst = std::min(worst, largest > 0.0 ? pivots.minCoeff() / largest : 0.0);
+    // G_d = -K_d⁻¹ K_y and g_d = K_d⁻¹ k, solved in place (eq. 3 from eq. 2).
+    solved_rows_[k] = lu_[k].solve(Ky);
+    solution_[k] = lu_[k].solve(rhs_[k]);
+    for (int r = 0; r < nr; ++r) {
+      const int d = cl.dependent[r];
+      G_[k].row(d) = -solved_rows_[k].row(r);
+      g_[k][d] = solution_[k][r];
+    }
+  }
+  return worst;
+}
+
+void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>& joint_force,
+                                                Eigen::Ref<VectorX> lambda) {
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    const int nr = cl.rowCount();
+    if (nr == 0) continue;
+    VectorX& r = rhs_[k];
+    for (int c = 0; c < nr; ++c) r[c] = joint_force[cl.dofs[cl.dependent[c]]];
+    // K_dᵀ λ = r_d with P K_d = L U: Uᵀ Lᵀ (P λ) = r_d, by in-place triangular
+    // solves (Eigen's transpose().solve() makes temporaries).
+    const auto& LU = lu_[k].matrixLU();
+    LU.triangularView<Eigen::Upper>().transpose().solveInPlace(r);
+    LU.triangularView<Eigen::UnitLower>().transpose().solveInPlace(r);
+    solution_[k].noalias() = lu_[k].permutationP().transpose() * r;
+    for (int c = 0; c < nr; ++c) lambda[cl.rows[c]] = solution_[k][c];
+  }
+}
+
+void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_joints,
+                     const Eigen::Ref<const VectorX>& q, const std::string& owner) {
+  const ClusterStructure structure(set, independent_joints, owner);
+  if (set.dimension() == 0) return;
+  const Model& model = set.model();
+  Data data(model);
+  ConstraintData cdata(set);
+  computeConstraintTerms(set, data, q, VectorX::Zero(model.nv), cdata, kConstraintErrors | kConstraintJacobian);
+  ClusterSpanning spanning(structure);
+  spanning.update(cdata);
+  for (std::size_t k = 0; k < structure.clusters().size(); ++k) {
+    const BodyCluster& cl = structure.clusters()[k];
+    if (cl.rowCount() == 0) continue;
+    const auto pivots = spanning.dependentPivots(static_cast<int>(k));
+    if (pivots.minCoeff() > kSingularPivotRatio * pivots.maxCoeff()) continue;
+    std::ostringstream os;
+    os << "the loop cluster of constraint(s) ";
+    for (std::size_t c = 0; c < cl.constraints.size(); ++c) os << (c ? ", '" : "'") << set[cl.constraints[c]].name << "'";
+    os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent joints at the "
+       << "initial configuration: the dependent joints' columns of K are singular (pivot ratio "
+       << pivots.minCoeff() / pivots.maxCoeff() << "); declare other joints of the cluster under 'independent'";
+    throw ModelError(model.source_file, owner, os.str());
+  }
+}
+
+}  // namespace loopsim
