@@ -1,6 +1,8 @@
 // Simulation: a scene stepped in time; q, v, v̇, λ as numpy views.
 #include "bindings.hpp"
 
+#include <pybind11/stl.h>
+
 #include <loopsim/sim/simulation.hpp>
 
 namespace loopsim::python {
