@@ -1,18 +1,11 @@
 #include "record/state_evaluation.hpp"
 
 #include "record/record_row.hpp"
-
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
 #include "model/errors.hpp"
 #include "record/csv_writer.hpp"
 #include "record/state_columns.hpp"
-#include "sim/controller.hpp"
-#include "sim/implicit_damping.hpp"
 #include "record/recorder.hpp"
 #include "scene/name_suggestion.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/registry.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -80,26 +73,6 @@ Columns mapStateColumns(const CsvTable& table, const Scene& scene, const Constra
   return out;
 }
 
-// The scene loader refuses non-unit quaternions; so does eval (a normalised
-// copy would be a silent guess at what the user meant).
-// Returns the failure message (empty when the quaternions are unit) and names the joint in `where`.
-std::string nonUnitQuaternion(const Model& model, const VectorX& q, std::string& where) {
-  constexpr double kTolerance = 1e-6;
-  for (int j = 1; j < model.nbodies(); ++j) {
-    const JointType type = model.joint_types[j];
-    if (type != JointType::Spherical && type != JointType::Floating) continue;
-    const int first = model.idx_q[j] + (type == JointType::Floating ? 3 : 0);
-    const double norm = q.segment<4>(first).norm();
-    if (std::abs(norm - 1.0) > kTolerance) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%.17g", norm);
-      where += ", joint '" + model.joint_names[j] + "'";
-      return std::string("quaternion [qx qy qz qw] has norm ") + text + "; it must be unit (to 1e-6)";
-    }
-  }
-  return "";
-}
-
 // A record's last row holds the final state with nan step columns (record_row.hpp).
 bool isRecordFinalState(const std::vector<double>& row, const std::vector<int>& tau_cols) {
   bool any = false;
@@ -115,36 +88,23 @@ bool isRecordFinalState(const std::vector<double>& row, const std::vector<int>& 
 
 StateEvaluation::StateEvaluation(const Scene& scene, const std::filesystem::path& states_csv,
                                  const EvalOptions& options, int shard, int shards)
-    : scene_(scene), constraints_(scene.constraints), states_csv_(states_csv) {
+    : scene_(scene), states_csv_(states_csv) {
   const Model& model = *scene.model;
-  if (!options.stabilization) {
-    for (auto& c : constraints_) c.kp.reset(), c.kd.reset();
-  }
-  set_ = std::make_unique<const ConstraintSet>(model, constraints_, options.stabilization ? scene.time_constant : 0.0);
-  solver_name_ = options.solver.empty() ? scene.solver : options.solver;
-  if (solver_name_ == "auto") {
+  const std::string solver_name = options.solver.empty() ? scene.solver : options.solver;
+  if (solver_name == "auto") {
     // A timing probe would pick differently in every process and shard.
     throw ModelError(scene.source_file, "solver 'auto'",
                      "picks by timing, which may differ between processes: eval needs a named solver (--solver NAME; "
                      "a record's summary names the one its run picked)");
   }
-  // As in a step: with implicit damping the solver sees M + dt·D (the scene's
-  // dt, joint damping and controller derivative gains).
-  const VectorX q0 = scene.q0.size() == model.nq ? scene.q0 : neutral(model);
-  const Controller controller(model, scene.controller, scene.actuated_joints, q0);
-  added_inertia_ = scene.dt * implicitDampingDiagonal(scene, controller);
-  // mu: auto at the scene's q0 (deterministic: the same μ in every shard).
-  const SolverInfo* info = findSolver(solver_name_);  // unknown: makeSolver below says so
-  settings_ = resolveAutoMu(scene.solver_settings, info != nullptr ? info->capabilities : SolverCapabilities{}, model,
-                            q0, added_inertia_);
-  settings_.warm_start = false;  // each state on its own (header): the split cannot change a result
-  makeSolver(solver_name_, *set_, settings_);  // refuses an unknown or unfit solver before any work
+  // Refuses an unknown or unfit solver before any work.
+  evaluator_ = std::make_unique<const StateEvaluator>(scene, EvaluatorOptions{solver_name, options.stabilization});
 
   table_ = readCsv(states_csv, options.threads, shard, shards);
-  cols_ = mapStateColumns<Columns>(table_, scene, *set_, options.tau_default_zero);
+  cols_ = mapStateColumns<Columns>(table_, scene, evaluator_->constraints(), options.tau_default_zero);
   if (cols_.t >= 0) out_columns_.push_back("t");
   for (const auto& name : velocityColumns(model, "vdot")) out_columns_.push_back(name);
-  for (const auto& name : lambdaColumns(*set_)) out_columns_.push_back(name);
+  for (const auto& name : lambdaColumns(evaluator_->constraints())) out_columns_.push_back(name);
 }
 
 std::vector<std::filesystem::path> StateEvaluation::inputFiles() const {
@@ -161,12 +121,9 @@ void StateEvaluation::raise(const EvalFailure& failure) const {
 // model, constraint set and table.
 struct StateEvaluation::Workspace {
   Workspace(const StateEvaluation& e, const Model& model)
-      : solver(makeSolver(e.solver_name_, *e.set_, e.settings_)), data(model), q(model.nq), v(model.nv),
-        tau(model.nv), vdot(model.nv), lambda(e.set_->dimension()), out(e.out_columns_.size()) {
-    solver->setAddedInertia(e.added_inertia_);
-  }
-  std::unique_ptr<ConstrainedSolver> solver;
-  Data data;
+      : evaluator(e.evaluator_->worker()), q(model.nq), v(model.nv), tau(model.nv), vdot(model.nv),
+        lambda(e.evaluator_->constraints().dimension()), out(e.out_columns_.size()) {}
+  StateEvaluator evaluator;
   VectorX q, v, tau, vdot, lambda;
   std::vector<double> out;
 };
@@ -275,9 +232,7 @@ void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t 
       message = nonUnitQuaternion(model, w.q, line);
     }
     if (message.empty()) {
-      passiveForces(model, w.data, w.q, w.v);
-      w.tau += w.data.passive;
-      w.solver->solve(w.q, w.v, w.tau, {}, w.vdot, w.lambda);
+      w.evaluator.evaluate(w.q, w.v, w.tau, w.vdot, w.lambda);
       if (!w.vdot.allFinite() || !w.lambda.allFinite()) {
         message = "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
                   "check its values (velocities of 1e300 overflow)";
@@ -290,7 +245,7 @@ void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t 
     std::size_t c = 0;
     if (cols_.t >= 0) w.out[c++] = row[static_cast<std::size_t>(cols_.t)];
     for (int k = 0; k < model.nv; ++k) w.out[c++] = w.vdot[k];
-    for (int k = 0; k < set_->dimension(); ++k) w.out[c++] = w.lambda[k];
+    for (int k = 0; k < w.lambda.size(); ++k) w.out[c++] = w.lambda[k];
     CsvWriter::formatRow(w.out, out.csv);
     ++out.count;
   }

@@ -28,6 +28,7 @@
 #include "record/csv_reader.hpp"
 #include "constraints/constraint_set.hpp"
 #include "scene/scene.hpp"
+#include "sim/state_evaluator.hpp"
 
 namespace loopsim {
 
@@ -93,11 +94,7 @@ class StateEvaluation {
   void evaluateRows(Workspace& workspace, std::size_t begin, std::size_t end, Block& out) const;
 
   const Scene& scene_;
-  std::vector<Constraint> constraints_;
-  std::unique_ptr<const ConstraintSet> set_;
-  std::string solver_name_;
-  SolverSettings settings_;
-  VectorX added_inertia_;  // dt·D with implicit damping, as in a step
+  std::unique_ptr<const StateEvaluator> evaluator_;  // each worker evaluates with a worker() of it
   std::filesystem::path states_csv_;
   CsvTable table_;
   Columns cols_;

@@ -1,7 +1,7 @@
 // The `constraints` list of a scene file.
 #include <algorithm>
 
-#include "algorithms/kinematics.hpp"
+#include "constraints/frame_constraints.hpp"
 #include "scene/name_suggestion.hpp"
 #include "scene/scene_parsing.hpp"
 
@@ -64,8 +64,6 @@ std::pair<int, SE3> parseEnd(const YamlValue& entry, const Model& model, const s
 
 std::vector<Constraint> parseConstraints(const YamlValue& list, const Model& model, const VectorX& q0) {
   list.requireSequence();
-  Data data(model);
-  forwardKinematics(model, data, q0);
   std::vector<Constraint> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const YamlValue entry = list.at(i);
@@ -118,7 +116,7 @@ std::vector<Constraint> parseConstraints(const YamlValue& list, const Model& mod
       c.placement2 = frame2 * entry["placement2"].pose();
     } else {
       // Close where it stands: frame B is frame A's pose at the initial q.
-      c.placement2 = data.oMi[body2].inverse() * data.oMi[body1] * c.placement1;
+      c.placement2 = placementWhereItStands(model, q0, body1, c.placement1, body2);
     }
     if (entry.has("rows")) c.row_mask = parseRows(entry["rows"], c.kind);
     out.push_back(std::move(c));

@@ -1,0 +1,85 @@
+// Models, scenes and the solver registry.
+#include "bindings.hpp"
+
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <loopsim/parsers/mjcf_loader.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
+
+#include <memory>
+
+namespace loopsim::python {
+
+namespace {
+
+std::vector<std::string> frameNames(const Model& model) {
+  std::vector<std::string> names;
+  for (const Frame& f : model.frames) names.push_back(f.name);
+  return names;
+}
+
+std::shared_ptr<Model> loadModel(const std::filesystem::path& file, bool floating_base) {
+  if (file.extension() == ".xml") return std::make_shared<Model>(loadMjcf(file).model);
+  return std::make_shared<Model>(loadUrdf(file, UrdfOptions{.floating_base = floating_base}));
+}
+
+}  // namespace
+
+void bindModel(py::module_& m) {
+  py::class_<Model, std::shared_ptr<Model>>(m, "Model", "An immutable multibody model (bodies in depth-first order; body 0 = world).")
+      .def_readonly("name", &Model::name)
+      .def_property_readonly("nq", [](const Model& model) { return model.nq; }, "Size of q.")
+      .def_property_readonly("nv", [](const Model& model) { return model.nv; }, "Size of v, v̇ and τ.")
+      .def_property_readonly("nbodies", &Model::nbodies, "Bodies, the world included.")
+      .def_readonly("body_names", &Model::body_names)
+      .def_readonly("joint_names", &Model::joint_names, "joint_names[i] moves body i ([0] is the world's).")
+      .def_property_readonly("frame_names", &frameNames)
+      .def_property_readonly("total_mass", &Model::totalMass, "kg")
+      .def_property_readonly("gravity", [](const Model& model) { return Vector3(model.gravity); }, "m/s², world axes.");
+
+  m.def("load_model", &loadModel, py::arg("file"), py::arg("floating_base") = false,
+        "Loads a URDF, or an MJCF (.xml) model. floating_base (URDF): a floating root_joint under the root link.");
+
+  py::class_<Scene, std::shared_ptr<Scene>>(m, "Scene", "A scene file loaded: model, constraints, start state, controller, settings.")
+      .def_readonly("name", &Scene::name)
+      .def_readonly("source_file", &Scene::source_file)
+      .def_property_readonly("model", [](const Scene& s) { return std::const_pointer_cast<Model>(s.model); })
+      .def_readonly("q0", &Scene::q0, "Initial configuration (read-only).")
+      .def_readonly("v0", &Scene::v0, "Initial velocity (read-only).")
+      .def_readonly("dt", &Scene::dt)
+      .def_readonly("duration", &Scene::duration)
+      .def_readonly("solver", &Scene::solver, "The scene's solver name.")
+      .def_readonly("time_constant", &Scene::time_constant, "Baumgarte time constant T (s); <= 0: off.")
+      .def_property_readonly("constraint_names", [](const Scene& s) {
+        std::vector<std::string> names;
+        for (const Constraint& c : s.constraints) names.push_back(c.name);
+        return names;
+      });
+  m.def("load_scene", [](const std::filesystem::path& file) { return std::make_shared<Scene>(loadScene(file)); },
+        py::arg("file"), "Loads a scene YAML file (scenes/README.md).");
+
+  m.def("solvers", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const SolverInfo& info : solverRegistry()) out.emplace_back(info.name, info.description);
+    return out;
+  }, "Every registered solver as (name, description), in registry order.");
+
+  m.def("state_columns", [](const Scene& scene) {
+    const Model& model = *scene.model;
+    const ConstraintSet set(model, scene.constraints, scene.time_constant);
+    py::dict columns;
+    columns["q"] = configurationColumns(model);
+    columns["v"] = velocityColumns(model, "v");
+    columns["tau"] = velocityColumns(model, "tau");
+    columns["vdot"] = velocityColumns(model, "vdot");
+    columns["lambda"] = lambdaColumns(set);
+    return columns;
+  }, py::arg("scene"), "The CSV column names of q, v, tau, vdot and lambda (as in records and `loopsim eval`).");
+}
+
+}  // namespace loopsim::python

@@ -1,0 +1,36 @@
+// `import loopsim`: the engine from Python (pybind11 + numpy).
+#include "bindings.hpp"
+
+#include <loopsim/model/errors.hpp>
+#include <loopsim/version.hpp>
+
+namespace loopsim::python {
+
+py::array_t<double> readOnlyView(const VectorX& vector, py::handle owner) {
+  py::array_t<double> view({vector.size()}, {static_cast<py::ssize_t>(sizeof(double))}, vector.data(), owner);
+  view.attr("setflags")(py::arg("write") = false);
+  return view;
+}
+
+}  // namespace loopsim::python
+
+PYBIND11_MODULE(loopsim, m) {
+  using namespace loopsim::python;
+  m.doc() = R"(loopsim: simulation of robots with constraints and closed kinematic loops.
+
+Conventions (as in the C++ engine; README "Conventions"):
+- Spatial vectors are [angular; linear]; body velocities are in the body's own frame.
+- Quaternions are stored [x, y, z, w]. A floating joint's q is [position (3) in the
+  world; quaternion x y z w (4)] and its v is [omega; v] of the body in its own frame,
+  so nq = nv + 1 per floating joint.
+- lambda: constraint c's block is the force (3 rows) or wrench (6 rows, [n; f]) that c
+  applies to its FIRST body, expressed in c's frame on that body, about its origin; the
+  second body receives the opposite. M vdot + h = tau + J^T lambda.
+- Units: SI. Arrays are float64; a batch is one state per row.
+Bad input raises loopsim.ModelError (file: element: message).)";
+  m.attr("__version__") = loopsim::kVersion;
+  py::register_exception<loopsim::ModelError>(m, "ModelError", PyExc_ValueError);
+  bindModel(m);
+  bindSimulation(m);
+  bindEvaluation(m);
+}
