@@ -5,16 +5,16 @@
 #include <filesystem>
 #include <memory>
 
-#include "bench/delassus_benchmark.hpp"
-#include "bench/mu_sweep.hpp"
-#include "bench/scaling_benchmark.hpp"
-#include "bench/solver_benchmark.hpp"
+#include <loopsim/bench/delassus_benchmark.hpp>
+#include <loopsim/bench/mu_sweep.hpp>
+#include <loopsim/bench/scaling_benchmark.hpp>
+#include <loopsim/bench/solver_benchmark.hpp>
 #include "list_values.hpp"
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "record_commands.hpp"
-#include "scene/name_suggestion.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "thread_option.hpp"
 
 namespace loopsim::app {

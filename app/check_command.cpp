@@ -10,17 +10,17 @@
 #include <optional>
 #include <sstream>
 
-#include "constraints/constraint_data.hpp"
-#include "constraints/projection.hpp"
-#include "control/holding_forces.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/control/holding_forces.hpp>
 #include "info_command.hpp"
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "input_file.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/controller.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/controller.hpp>
+#include <loopsim/sim/simulation.hpp>
 #include "sim_commands.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/solvers/registry.hpp>
 #include "text_table.hpp"
 
 namespace loopsim::app {

@@ -20,14 +20,14 @@
 #include <string>
 
 #include "list_values.hpp"
-#include "model/errors.hpp"
-#include "record/csv_writer.hpp"
-#include "record/output_file.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_writer.hpp>
+#include <loopsim/record/output_file.hpp>
 #include "render/plot_image.hpp"
 #include "render/screenshot.hpp"
-#include "scene/run_length.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/solver_comparison.hpp"
+#include <loopsim/scene/run_length.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/solver_comparison.hpp>
 #include "sim_commands.hpp"
 #include "text_table.hpp"
 

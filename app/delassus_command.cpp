@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "bench/delassus_benchmark.hpp"
-#include "constraints/projection.hpp"
-#include "delassus/delassus.hpp"
+#include <loopsim/bench/delassus_benchmark.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/delassus/delassus.hpp>
 #include "delassus_command.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim::app {
 

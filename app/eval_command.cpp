@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "mpi_eval.hpp"
-#include "record/inverse_evaluation.hpp"
-#include "record/state_evaluation.hpp"
+#include <loopsim/record/inverse_evaluation.hpp>
+#include <loopsim/record/state_evaluation.hpp>
 #include "record_commands.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/scene_loader.hpp>
 #include "thread_option.hpp"
 
 namespace loopsim::app {

@@ -15,10 +15,10 @@
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
 #include "list_values.hpp"
-#include "scene/name_suggestion.hpp"
-#include "model/errors.hpp"
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/errors.hpp>
 #include "render/window.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim::app {
 

@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "command.hpp"
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim::app {
 

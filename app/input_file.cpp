@@ -3,10 +3,10 @@
 #include <cctype>
 #include <fstream>
 
-#include "model/errors.hpp"
-#include "parsers/mjcf_loader.hpp"
-#include "parsers/urdf_loader.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/mjcf_loader.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim::app {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim::app {
 

@@ -14,8 +14,8 @@
 #include "info_command.hpp"
 #include "record_commands.hpp"
 #include "sim_commands.hpp"
-#include "loopsim/version.hpp"
-#include "model/errors.hpp"
+#include <loopsim/version.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace {
 

@@ -7,8 +7,8 @@
 // for byte. Compiled only with LOOPSIM_MPI (app/mpi/mpi_eval.cpp).
 #include <filesystem>
 
-#include "record/state_evaluation.hpp"
-#include "scene/scene.hpp"
+#include <loopsim/record/state_evaluation.hpp>
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim::app {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "record/replay.hpp"
+#include <loopsim/record/replay.hpp>
 #include "exit_codes.hpp"
 #include "record_commands.hpp"
 

@@ -13,17 +13,17 @@
 #include <sstream>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "input_file.hpp"
 #include "interrupt_guard.hpp"
 #include "list_values.hpp"
 #include "progress_bar.hpp"
-#include "record/recorder.hpp"
-#include "scene/run_length.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/energy_watch.hpp"
-#include "sim/position_range_monitor.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/run_length.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/energy_watch.hpp>
+#include <loopsim/sim/position_range_monitor.hpp>
+#include <loopsim/sim/simulation.hpp>
 #include "sim_commands.hpp"
 
 namespace loopsim::app {

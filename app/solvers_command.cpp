@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "sim_commands.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/solvers/registry.hpp>
 #include "text_table.hpp"
 
 namespace loopsim::app {

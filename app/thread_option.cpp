@@ -3,7 +3,7 @@
 #include <charconv>
 #include <string>
 
-#include "parallel/parallel_chunks.hpp"
+#include <loopsim/parallel/parallel_chunks.hpp>
 
 namespace loopsim::app {
 

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <vector>
 
-#include "parsers/mesh_path.hpp"
+#include <loopsim/parsers/mesh_path.hpp>
 
 namespace loopsim::render {
 

@@ -8,7 +8,7 @@
 
 #include <Eigen/Core>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
 #include "render/renderer.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
 #include "render/model_view.hpp"
 #include "render/plot_image.hpp"
 

@@ -18,10 +18,10 @@
 #include <Eigen/Core>
 
 #include "gui/series_buffer.hpp"
-#include "model/data.hpp"
-#include "scene/scene.hpp"
-#include "sim/solver_comparison.hpp"
-#include "sim/state_history.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/solver_comparison.hpp>
+#include <loopsim/sim/state_history.hpp>
 
 namespace loopsim::app {
 

@@ -19,14 +19,14 @@
 #include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
 #include "gui/sim_session.hpp"
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
 #include "render/plot_image.hpp"
 #include "render/model_view.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/scene_loader.hpp>
 #include "render/window.hpp"
 
 namespace loopsim::app {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gui/overlays.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim::app {
 

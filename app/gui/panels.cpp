@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "gui/joint_sliders.hpp"
-#include "sim/solver_comparison.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/sim/solver_comparison.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim::app {
 

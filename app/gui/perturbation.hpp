@@ -9,8 +9,8 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
-#include "model/data.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim::app {
 

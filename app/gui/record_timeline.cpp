@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/kinematics.hpp"
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
-#include "record/record_summary.hpp"
-#include "record/recorder.hpp"
-#include "record/state_columns.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/record_summary.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/state_columns.hpp>
 #include "render/model_view.hpp"
 #include "render/plot_image.hpp"
 

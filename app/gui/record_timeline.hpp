@@ -12,8 +12,8 @@
 
 #include <Eigen/Core>
 
-#include "model/data.hpp"
-#include "scene/scene.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim::app {
 

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <numeric>
 
-#include "algorithms/kinematics.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
-#include "record/record_row.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim::app {
 

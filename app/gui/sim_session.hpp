@@ -15,11 +15,11 @@
 #include <Eigen/Core>
 
 #include "gui/series_buffer.hpp"
-#include "model/data.hpp"
-#include "record/recorder.hpp"
-#include "scene/scene.hpp"
-#include "sim/simulation.hpp"
-#include "sim/state_history.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/sim/state_history.hpp>
 
 namespace loopsim::app {
 

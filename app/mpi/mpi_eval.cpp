@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "exit_codes.hpp"
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 #include "mpi_eval.hpp"
-#include "parallel/parallel_chunks.hpp"
-#include "record/csv_writer.hpp"
+#include <loopsim/parallel/parallel_chunks.hpp>
+#include <loopsim/record/csv_writer.hpp>
 
 namespace loopsim::app {
 

@@ -1,9 +1,9 @@
-#include "algorithms/configuration.hpp"
+#include <loopsim/algorithms/configuration.hpp>
 
 #include <cmath>
 #include <numbers>
 
-#include "algorithms/joint_motion.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
 
 namespace loopsim {
 

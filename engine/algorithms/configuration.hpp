@@ -5,7 +5,7 @@
 // child frame).
 #include <random>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

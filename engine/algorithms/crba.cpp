@@ -4,8 +4,8 @@
 // root needs no force transform along that path, and composite inertias in
 // one frame add linearly (InertiaAtOrigin). Same M as the body-frame sweep to
 // round-off; it is the world-frame convention Pinocchio's CRBA also uses.
-#include "algorithms/dynamics.hpp"
-#include "algorithms/joint_motion.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -4,7 +4,7 @@
 // expressed in body i's frame about its origin. M includes the armature.
 #include <span>
 
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

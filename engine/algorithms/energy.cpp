@@ -1,6 +1,6 @@
-#include "algorithms/energy.hpp"
+#include <loopsim/algorithms/energy.hpp>
 
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
 

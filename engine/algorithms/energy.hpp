@@ -1,6 +1,6 @@
 #pragma once
 // Centre of mass, momentum and energies.
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
-#include "algorithms/integrator.hpp"
+#include <loopsim/algorithms/integrator.hpp>
 
-#include "algorithms/configuration.hpp"
+#include <loopsim/algorithms/configuration.hpp>
 
 namespace loopsim {
 

@@ -2,7 +2,7 @@
 // Semi-implicit Euler (paper 001 eqs. 54-55):
 //   v_{k+1} = v_k + dt v̇_k,   q_{k+1} = q_k ⊕ dt v_{k+1}.
 // Separate from the dynamics: any forward-dynamics routine supplies v̇.
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "algorithms/jacobians.hpp"
+#include <loopsim/algorithms/jacobians.hpp>
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Frame Jacobians: J v = frameVelocity(frame, rf). Rows are [angular; linear].
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
 

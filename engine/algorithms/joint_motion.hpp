@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim::detail {
 

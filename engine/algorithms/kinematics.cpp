@@ -1,8 +1,8 @@
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
 
 #include <stdexcept>
 
-#include "algorithms/joint_motion.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
 
 namespace loopsim {
 

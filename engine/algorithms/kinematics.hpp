@@ -1,6 +1,6 @@
 #pragma once
 // Forward kinematics and frame quantities.
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

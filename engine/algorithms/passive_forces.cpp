@@ -1,5 +1,5 @@
-#include "algorithms/dynamics.hpp"
-#include "algorithms/joint_motion.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/joint_motion.hpp>
 
 namespace loopsim {
 

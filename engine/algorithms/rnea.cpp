@@ -1,8 +1,8 @@
 // Recursive Newton-Euler (Featherstone, RBDA Table 5.1) in body frames.
 // Gravity enters as the base acceleration a_0 = -g, so data.a_gf holds body
 // accelerations with gravity folded in.
-#include "algorithms/dynamics.hpp"
-#include "algorithms/joint_motion.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/joint_motion.hpp>
 
 namespace loopsim {
 

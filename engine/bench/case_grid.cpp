@@ -1,4 +1,4 @@
-#include "bench/case_grid.hpp"
+#include <loopsim/bench/case_grid.hpp>
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
-#include "bench/delassus_benchmark.hpp"
+#include <loopsim/bench/delassus_benchmark.hpp>
 
-#include "bench/case_grid.hpp"
-#include "bench/percentile.hpp"
+#include <loopsim/bench/case_grid.hpp>
+#include <loopsim/bench/percentile.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -9,10 +9,10 @@
 #include <map>
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "delassus/delassus.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/delassus/delassus.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -1,15 +1,15 @@
-#include "bench/mu_sweep.hpp"
+#include <loopsim/bench/mu_sweep.hpp>
 
 #include <algorithm>
 #include <cstdio>
 
-#include "algorithms/dynamics.hpp"
-#include "bench/case_grid.hpp"
-#include "bench/percentile.hpp"
-#include "bench/state_sampling.hpp"
-#include "model/errors.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/bench/case_grid.hpp>
+#include <loopsim/bench/percentile.hpp>
+#include <loopsim/bench/state_sampling.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

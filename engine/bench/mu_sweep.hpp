@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "scene/scene.hpp"
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

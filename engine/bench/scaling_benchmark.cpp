@@ -1,4 +1,4 @@
-#include "bench/scaling_benchmark.hpp"
+#include <loopsim/bench/scaling_benchmark.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -8,12 +8,12 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
-#include "scene/paper_mechanisms.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

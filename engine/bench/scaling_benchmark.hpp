@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/solver_benchmark.hpp"
+#include <loopsim/bench/solver_benchmark.hpp>
 
 namespace loopsim {
 

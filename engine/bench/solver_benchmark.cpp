@@ -1,8 +1,8 @@
-#include "bench/solver_benchmark.hpp"
+#include <loopsim/bench/solver_benchmark.hpp>
 
-#include "bench/case_grid.hpp"
-#include "bench/percentile.hpp"
-#include "bench/state_sampling.hpp"
+#include <loopsim/bench/case_grid.hpp>
+#include <loopsim/bench/percentile.hpp>
+#include <loopsim/bench/state_sampling.hpp>
 
 #include <algorithm>
 #include <array>
@@ -16,14 +16,14 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
-#include "parallel/parallel_chunks.hpp"
-#include "parallel/worker_pool.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parallel/parallel_chunks.hpp>
+#include <loopsim/parallel/worker_pool.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

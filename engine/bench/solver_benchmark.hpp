@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "scene/scene.hpp"
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

@@ -1,11 +1,11 @@
-#include "bench/state_sampling.hpp"
+#include <loopsim/bench/state_sampling.hpp>
 
 #include <random>
 #include <spdlog/spdlog.h>
 
-#include "algorithms/configuration.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

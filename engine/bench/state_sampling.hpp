@@ -3,8 +3,8 @@
 // solver table and the μ sweep of `loopsim bench`.
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
-#include "scene/scene.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "spatial/se3.hpp"
+#include <loopsim/spatial/se3.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
-#include "constraints/constraint_data.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
 
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
 

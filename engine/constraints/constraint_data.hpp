@@ -2,8 +2,8 @@
 // Preallocated workspace holding the evaluated constraint terms at one state.
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
-#include "model/data.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

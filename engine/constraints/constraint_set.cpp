@@ -1,8 +1,8 @@
-#include "constraints/constraint_set.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
 
 #include <cmath>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -1,8 +1,8 @@
-#include "constraints/frame_constraints.hpp"
+#include <loopsim/constraints/frame_constraints.hpp>
 
-#include "algorithms/kinematics.hpp"
-#include "model/data.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

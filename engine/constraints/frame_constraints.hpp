@@ -11,8 +11,8 @@
 // frame is on the world or when both frames are on one body.
 #include <string>
 
-#include "constraints/constraint.hpp"
-#include "model/model.hpp"
+#include <loopsim/constraints/constraint.hpp>
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

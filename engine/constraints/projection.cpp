@@ -1,4 +1,4 @@
-#include "constraints/projection.hpp"
+#include <loopsim/constraints/projection.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <string>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "model/errors.hpp"
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
 namespace loopsim {
 

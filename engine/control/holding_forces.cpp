@@ -1,4 +1,4 @@
-#include "control/holding_forces.hpp"
+#include <loopsim/control/holding_forces.hpp>
 
 #include <Eigen/QR>
 #include <algorithm>
@@ -7,9 +7,9 @@
 #include <numeric>
 #include <sstream>
 
-#include "algorithms/dynamics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

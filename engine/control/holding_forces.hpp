@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
 
 namespace loopsim {
 

@@ -1,8 +1,8 @@
-#include "delassus/delassus.hpp"
+#include <loopsim/delassus/delassus.hpp>
 
-#include "delassus/delassus_algorithms.hpp"
-#include "model/errors.hpp"
-#include "scene/name_suggestion.hpp"
+#include <loopsim/delassus/delassus_algorithms.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
 
 namespace loopsim {
 

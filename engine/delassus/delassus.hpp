@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
 
 namespace loopsim {
 

@@ -2,7 +2,7 @@
 // Internal to engine/delassus: one factory per algorithm file.
 #include <memory>
 
-#include "delassus/delassus.hpp"
+#include <loopsim/delassus/delassus.hpp>
 
 namespace loopsim::detail {
 

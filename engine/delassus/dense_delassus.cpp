@@ -1,9 +1,9 @@
 // `dense`: the reference. CRBA, Cholesky of M, dense J, J M⁻¹ Jᵀ.
 #include <Eigen/Cholesky>
 
-#include "algorithms/dynamics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "delassus/delassus_algorithms.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/delassus/delassus_algorithms.hpp>
 
 namespace loopsim::detail {
 

@@ -4,8 +4,8 @@
 // Λ⁻¹ = Yᵀ D⁻¹ Y over the supports' intersections). JointSpaceTerms also
 // evaluates h and the free acceleration, here at v = 0 and τ = 0: that RNEA
 // pass is part of this algorithm's measured cost.
-#include "delassus/delassus_algorithms.hpp"
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/delassus/delassus_algorithms.hpp>
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
 namespace loopsim::detail {
 

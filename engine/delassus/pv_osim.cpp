@@ -3,8 +3,8 @@
 // world; a floating base is eliminated as a 6-dof joint (line 10, eq. 48), so
 // the world's children leave L_0^A = Λ⁻¹ (eq. 35: L_0^A = J M⁻¹ Jᵀ). Rows of
 // different world children do not couple (their blocks stay 0).
-#include "delassus/delassus_algorithms.hpp"
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/delassus/delassus_algorithms.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 namespace loopsim::detail {
 

@@ -1,8 +1,8 @@
-#include "delassus/pv_osim_fast.hpp"
+#include <loopsim/delassus/pv_osim_fast.hpp>
 
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -12,8 +12,8 @@
 #include <Eigen/Cholesky>
 #include <string_view>
 
-#include "constraints/constraint_set.hpp"
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 namespace loopsim {
 

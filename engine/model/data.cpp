@@ -1,4 +1,4 @@
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

@@ -3,7 +3,7 @@
 // allocate: every buffer is sized once by the constructor.
 #include <vector>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

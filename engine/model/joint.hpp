@@ -3,7 +3,7 @@
 // parent body (inertia lumped, link kept as a named frame).
 #include <string_view>
 
-#include "spatial/types.hpp"
+#include <loopsim/spatial/types.hpp>
 
 namespace loopsim {
 

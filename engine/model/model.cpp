@@ -1,8 +1,8 @@
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 #include <algorithm>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "model/joint.hpp"
-#include "spatial/inertia.hpp"
+#include <loopsim/model/joint.hpp>
+#include <loopsim/spatial/inertia.hpp>
 
 namespace loopsim {
 

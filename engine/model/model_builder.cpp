@@ -1,10 +1,10 @@
-#include "model/model_builder.hpp"
+#include <loopsim/model/model_builder.hpp>
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <sstream>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

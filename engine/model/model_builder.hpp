@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

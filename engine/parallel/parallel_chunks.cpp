@@ -1,4 +1,4 @@
-#include "parallel/parallel_chunks.hpp"
+#include <loopsim/parallel/parallel_chunks.hpp>
 
 #include <algorithm>
 #include <exception>

@@ -1,4 +1,4 @@
-#include "parallel/worker_pool.hpp"
+#include <loopsim/parallel/worker_pool.hpp>
 
 #include <stdexcept>
 

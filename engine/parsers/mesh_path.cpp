@@ -1,4 +1,4 @@
-#include "parsers/mesh_path.hpp"
+#include <loopsim/parsers/mesh_path.hpp>
 
 #include <system_error>
 

@@ -1,4 +1,4 @@
-#include "parsers/mjcf_assets.hpp"
+#include <loopsim/parsers/mjcf_assets.hpp>
 
 #include <tinyxml.h>
 
@@ -11,7 +11,7 @@
 #include <memory>
 #include <sstream>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim::mjcf_detail {
 

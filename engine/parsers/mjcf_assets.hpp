@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "spatial/types.hpp"
+#include <loopsim/spatial/types.hpp>
 
 namespace loopsim::mjcf_detail {
 

@@ -1,4 +1,4 @@
-#include "parsers/mjcf_loader.hpp"
+#include <loopsim/parsers/mjcf_loader.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -14,9 +14,9 @@
 #include <set>
 #include <sstream>
 
-#include "model/errors.hpp"
-#include "model/model_builder.hpp"
-#include "parsers/mjcf_assets.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/parsers/mjcf_assets.hpp>
 
 namespace loopsim {
 

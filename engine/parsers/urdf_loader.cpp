@@ -1,4 +1,4 @@
-#include "parsers/urdf_loader.hpp"
+#include <loopsim/parsers/urdf_loader.hpp>
 
 #include <console_bridge/console.h>
 #include <spdlog/spdlog.h>
@@ -13,10 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "model/errors.hpp"
-#include "model/model_builder.hpp"
-#include "parsers/mesh_path.hpp"
-#include "parsers/urdf_structure.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/parsers/mesh_path.hpp>
+#include <loopsim/parsers/urdf_structure.hpp>
 
 namespace loopsim {
 

@@ -22,7 +22,7 @@
 #include <filesystem>
 #include <string>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "parsers/urdf_structure.hpp"
+#include <loopsim/parsers/urdf_structure.hpp>
 
 #include <tinyxml.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim::urdf_detail {
 

@@ -1,4 +1,4 @@
-#include "record/csv_reader.hpp"
+#include <loopsim/record/csv_reader.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/errors.hpp"
-#include "parallel/parallel_chunks.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parallel/parallel_chunks.hpp>
 
 namespace loopsim {
 

@@ -1,12 +1,12 @@
-#include "record/csv_writer.hpp"
+#include <loopsim/record/csv_writer.hpp>
 
 #include <charconv>
 #include <cstring>
 #include <system_error>
 #include <unistd.h>
 
-#include "model/errors.hpp"
-#include "record/output_file.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/output_file.hpp>
 
 namespace loopsim {
 

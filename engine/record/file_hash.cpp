@@ -1,4 +1,4 @@
-#include "record/file_hash.hpp"
+#include <loopsim/record/file_hash.hpp>
 
 #include <openssl/evp.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <memory>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

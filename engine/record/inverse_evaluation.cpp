@@ -1,15 +1,15 @@
-#include "record/inverse_evaluation.hpp"
+#include <loopsim/record/inverse_evaluation.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/dynamics.hpp"
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
-#include "record/csv_writer.hpp"
-#include "record/state_columns.hpp"
-#include "scene/name_suggestion.hpp"
-#include "solvers/loops/cluster_rnea.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/csv_writer.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/solvers/loops/cluster_rnea.hpp>
 
 namespace loopsim {
 

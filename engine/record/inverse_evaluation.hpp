@@ -17,7 +17,7 @@
 // loop target, or from J q̈ = -J̇ q̇ with stabilization off).
 #include <filesystem>
 
-#include "scene/scene.hpp"
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "record/output_file.hpp"
+#include <loopsim/record/output_file.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <csignal>
 #include <system_error>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -1,12 +1,12 @@
-#include "record/record_row.hpp"
+#include <loopsim/record/record_row.hpp>
 
 #include <algorithm>
 #include <limits>
 
-#include "model/errors.hpp"
-#include "record/state_columns.hpp"
-#include "scene/name_suggestion.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

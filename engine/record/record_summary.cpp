@@ -1,4 +1,4 @@
-#include "record/record_summary.hpp"
+#include <loopsim/record/record_summary.hpp>
 
 #include <sys/utsname.h>
 
@@ -10,14 +10,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "loopsim/version.hpp"
-#include "model/errors.hpp"
-#include "record/csv_writer.hpp"
-#include "record/file_hash.hpp"
-#include "record/output_file.hpp"
-#include "record/recorder.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/version.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_writer.hpp>
+#include <loopsim/record/file_hash.hpp>
+#include <loopsim/record/output_file.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

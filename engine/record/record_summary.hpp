@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scene/scene.hpp"
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

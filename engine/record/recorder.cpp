@@ -1,12 +1,12 @@
-#include "record/recorder.hpp"
+#include <loopsim/record/recorder.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include "model/errors.hpp"
-#include "record/output_file.hpp"
-#include "record/record_summary.hpp"
-#include "record/state_columns.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/output_file.hpp>
+#include <loopsim/record/record_summary.hpp>
+#include <loopsim/record/state_columns.hpp>
 
 namespace loopsim {
 

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "record/csv_writer.hpp"
-#include "record/record_row.hpp"
-#include "record/record_summary.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/record/csv_writer.hpp>
+#include <loopsim/record/record_row.hpp>
+#include <loopsim/record/record_summary.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

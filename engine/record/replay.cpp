@@ -1,4 +1,4 @@
-#include "record/replay.hpp"
+#include <loopsim/record/replay.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
-#include "record/file_hash.hpp"
-#include "record/record_row.hpp"
-#include "record/record_summary.hpp"
-#include "record/recorder.hpp"
-#include "record/state_columns.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/file_hash.hpp>
+#include <loopsim/record/record_row.hpp>
+#include <loopsim/record/record_summary.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

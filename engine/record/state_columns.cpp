@@ -1,4 +1,4 @@
-#include "record/state_columns.hpp"
+#include <loopsim/record/state_columns.hpp>
 
 namespace loopsim {
 

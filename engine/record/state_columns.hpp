@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
-#include "model/model.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

@@ -1,11 +1,11 @@
-#include "record/state_evaluation.hpp"
+#include <loopsim/record/state_evaluation.hpp>
 
-#include "record/record_row.hpp"
-#include "model/errors.hpp"
-#include "record/csv_writer.hpp"
-#include "record/state_columns.hpp"
-#include "record/recorder.hpp"
-#include "scene/name_suggestion.hpp"
+#include <loopsim/record/record_row.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_writer.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
 
 #include <spdlog/spdlog.h>
 

@@ -25,10 +25,10 @@
 #include <string_view>
 #include <vector>
 
-#include "record/csv_reader.hpp"
-#include "constraints/constraint_set.hpp"
-#include "scene/scene.hpp"
-#include "sim/state_evaluator.hpp"
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/state_evaluator.hpp>
 
 namespace loopsim {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint.hpp"
-#include "model/model.hpp"
+#include <loopsim/constraints/constraint.hpp>
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

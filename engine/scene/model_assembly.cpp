@@ -1,11 +1,11 @@
-#include "scene/model_assembly.hpp"
+#include <loopsim/scene/model_assembly.hpp>
 
 #include <cmath>
 #include <utility>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/joint_motion.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint.hpp"
-#include "model/model_builder.hpp"
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/constraints/constraint.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "scene/name_suggestion.hpp"
+#include <loopsim/scene/name_suggestion.hpp>
 
 #include <algorithm>
 

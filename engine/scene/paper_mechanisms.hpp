@@ -10,7 +10,7 @@
 // golden angle from link to link: no two parallel), so every weld whose loop
 // holds at least 6 joints of its own is full rank. Transmissions (geared,
 // belt) are planar chains with parallel axes, where couplings are exact.
-#include "scene/generators.hpp"
+#include <loopsim/scene/generators.hpp>
 
 namespace loopsim {
 

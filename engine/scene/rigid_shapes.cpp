@@ -1,9 +1,9 @@
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/scene/rigid_shapes.hpp>
 
 #include <cmath>
 #include <sstream>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -3,7 +3,7 @@
 // matching visual. Free bodies of a scene and the mechanism generators use them.
 #include <string>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

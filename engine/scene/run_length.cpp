@@ -1,10 +1,10 @@
-#include "scene/run_length.hpp"
+#include <loopsim/scene/run_length.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

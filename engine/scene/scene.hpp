@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint.hpp"
-#include "model/model.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint.hpp>
+#include <loopsim/model/model.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <sstream>
 
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "scene/name_suggestion.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/loops/cluster_spanning.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/loops/cluster_spanning.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

@@ -1,9 +1,9 @@
 // The `constraints` list of a scene file.
 #include <algorithm>
 
-#include "constraints/frame_constraints.hpp"
-#include "scene/name_suggestion.hpp"
-#include "scene/scene_parsing.hpp"
+#include <loopsim/constraints/frame_constraints.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/scene/scene_parsing.hpp>
 
 namespace loopsim::scene_yaml {
 

@@ -1,14 +1,14 @@
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/scene_loader.hpp>
 
 #include <fstream>
 #include <sstream>
 
-#include "model/errors.hpp"
-#include "scene/name_suggestion.hpp"
-#include "scene/run_length.hpp"
-#include "scene/scene_parsing.hpp"
-#include "solvers/loops/cluster_spanning.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/scene/run_length.hpp>
+#include <loopsim/scene/scene_parsing.hpp>
+#include <loopsim/solvers/loops/cluster_spanning.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

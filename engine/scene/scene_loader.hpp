@@ -65,7 +65,7 @@
 #include <string>
 #include <vector>
 
-#include "scene/scene.hpp"
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

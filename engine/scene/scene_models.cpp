@@ -1,12 +1,12 @@
 // `models` and `bodies` of a scene file -> one forest under the world.
 #include <cstdlib>
 
-#include "model/errors.hpp"
-#include "parsers/mjcf_loader.hpp"
-#include "parsers/urdf_loader.hpp"
-#include "scene/generators.hpp"
-#include "scene/name_suggestion.hpp"
-#include "scene/scene_parsing.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/mjcf_loader.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/scene/scene_parsing.hpp>
 
 namespace loopsim::scene_yaml {
 

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <vector>
 
-#include "scene/model_assembly.hpp"
-#include "scene/scene.hpp"
-#include "scene/yaml_value.hpp"
+#include <loopsim/scene/model_assembly.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/scene/yaml_value.hpp>
 
 namespace loopsim::scene_yaml {
 

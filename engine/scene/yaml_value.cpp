@@ -1,10 +1,10 @@
-#include "scene/yaml_value.hpp"
+#include <loopsim/scene/yaml_value.hpp>
 
 #include <cmath>
 #include <sstream>
 
-#include "model/errors.hpp"
-#include "scene/name_suggestion.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
 
 namespace loopsim::scene_yaml {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "spatial/se3.hpp"
+#include <loopsim/spatial/se3.hpp>
 
 namespace loopsim::scene_yaml {
 

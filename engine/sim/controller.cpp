@@ -1,4 +1,4 @@
-#include "sim/controller.hpp"
+#include <loopsim/sim/controller.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -7,9 +7,9 @@
 #include <numbers>
 #include <string>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -19,10 +19,10 @@
 // are counted for the run summary.
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
-#include "control/holding_forces.hpp"
-#include "model/data.hpp"
-#include "scene/scene.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/control/holding_forces.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "sim/divergence.hpp"
+#include <loopsim/sim/divergence.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "constraints/constraint_set.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
 
 namespace loopsim {
 

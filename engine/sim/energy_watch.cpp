@@ -1,11 +1,11 @@
-#include "sim/energy_watch.hpp"
+#include <loopsim/sim/energy_watch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "algorithms/dynamics.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "model/data.hpp"
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 

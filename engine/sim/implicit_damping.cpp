@@ -1,4 +1,4 @@
-#include "sim/implicit_damping.hpp"
+#include <loopsim/sim/implicit_damping.hpp>
 
 namespace loopsim {
 

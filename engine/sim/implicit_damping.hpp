@@ -7,8 +7,8 @@
 // so the step (and `eval`, which must reproduce it) hands every solver the
 // per-step diagonal dt·D (ConstrainedSolver::setAddedInertia) and the usual τ
 // with −D v evaluated at the start-of-step velocity.
-#include "scene/scene.hpp"
-#include "sim/controller.hpp"
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/controller.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "sim/position_range_monitor.hpp"
+#include <loopsim/sim/position_range_monitor.hpp>
 
 #include <cmath>
 #include <cstdio>

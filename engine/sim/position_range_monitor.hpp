@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "sim/run_statistics.hpp"
+#include <loopsim/sim/run_statistics.hpp>
 
 #include <algorithm>
 #include <cmath>

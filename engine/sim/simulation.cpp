@@ -1,18 +1,18 @@
-#include "sim/simulation.hpp"
+#include <loopsim/sim/simulation.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <span>
 #include <string>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/energy.hpp"
-#include "algorithms/integrator.hpp"
-#include "algorithms/kinematics.hpp"
-#include "sim/implicit_damping.hpp"
-#include "model/errors.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/energy.hpp>
+#include <loopsim/algorithms/integrator.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/sim/implicit_damping.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

@@ -17,14 +17,14 @@
 #include <memory>
 #include <optional>
 
-#include "constraints/constraint_data.hpp"
-#include "constraints/projection.hpp"
-#include "scene/scene.hpp"
-#include "sim/controller.hpp"
-#include "sim/divergence.hpp"
-#include "sim/run_statistics.hpp"
-#include "sim/solver_binding.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/controller.hpp>
+#include <loopsim/sim/divergence.hpp>
+#include <loopsim/sim/run_statistics.hpp>
+#include <loopsim/sim/solver_binding.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

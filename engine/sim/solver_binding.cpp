@@ -1,9 +1,9 @@
-#include "sim/solver_binding.hpp"
+#include <loopsim/sim/solver_binding.hpp>
 
 #include <cstdio>
 
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "scene/scene.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/auto_solver.hpp"
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/auto_solver.hpp>
 
 namespace loopsim {
 

@@ -1,12 +1,12 @@
-#include "sim/solver_comparison.hpp"
+#include <loopsim/sim/solver_comparison.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/configuration.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "scene/scene.hpp"
-#include "sim/energy_watch.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/energy_watch.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

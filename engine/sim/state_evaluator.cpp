@@ -1,12 +1,12 @@
-#include "sim/state_evaluator.hpp"
+#include <loopsim/sim/state_evaluator.hpp>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "model/errors.hpp"
-#include "sim/controller.hpp"
-#include "sim/implicit_damping.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/sim/controller.hpp>
+#include <loopsim/sim/implicit_damping.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 #include <cmath>
 #include <cstdio>

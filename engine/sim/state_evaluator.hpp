@@ -15,10 +15,10 @@
 #include <memory>
 #include <string>
 
-#include "constraints/constraint_set.hpp"
-#include "model/data.hpp"
-#include "scene/scene.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

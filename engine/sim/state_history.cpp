@@ -1,9 +1,9 @@
-#include "sim/state_history.hpp"
+#include <loopsim/sim/state_history.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

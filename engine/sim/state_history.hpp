@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "sim/simulation.hpp"
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

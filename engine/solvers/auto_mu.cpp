@@ -1,9 +1,9 @@
-#include "solvers/auto_mu.hpp"
+#include <loopsim/solvers/auto_mu.hpp>
 
 #include <cmath>
 
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
 

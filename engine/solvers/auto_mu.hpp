@@ -11,8 +11,8 @@
 // λ_max(M) depends on q: the estimate is made once, where the solver is bound
 // (Simulation: the consistent initial state), and μ stays fixed for the run so
 // that a run is deterministic and a record replays bit for bit.
-#include "model/data.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

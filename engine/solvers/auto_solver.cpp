@@ -1,12 +1,12 @@
-#include "solvers/auto_solver.hpp"
+#include <loopsim/solvers/auto_solver.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
-#include "model/errors.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,21 +1,21 @@
-#include "solvers/registry.hpp"
+#include <loopsim/solvers/registry.hpp>
 
 #include <algorithm>
 
-#include "model/errors.hpp"
-#include "scene/name_suggestion.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/joint_space/ltl_solver.hpp"
-#include "solvers/joint_space/prox_ltl_solver.hpp"
-#include "solvers/loops/cluster_aba_solver.hpp"
-#include "solvers/loops/lcaba_solver.hpp"
-#include "solvers/loops/prox_bbo_solver.hpp"
-#include "solvers/recursive/constrained_aba_solver.hpp"
-#include "solvers/recursive/prox_pv_solver.hpp"
-#include "solvers/recursive/pv_early_solver.hpp"
-#include "solvers/recursive/pv_soft_solver.hpp"
-#include "solvers/recursive/pv_solver.hpp"
-#include "solvers/joint_space/soft_ltl_solver.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/joint_space/ltl_solver.hpp>
+#include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
+#include <loopsim/solvers/loops/cluster_aba_solver.hpp>
+#include <loopsim/solvers/loops/lcaba_solver.hpp>
+#include <loopsim/solvers/loops/prox_bbo_solver.hpp>
+#include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
+#include <loopsim/solvers/recursive/prox_pv_solver.hpp>
+#include <loopsim/solvers/recursive/pv_early_solver.hpp>
+#include <loopsim/solvers/recursive/pv_soft_solver.hpp>
+#include <loopsim/solvers/recursive/pv_solver.hpp>
+#include <loopsim/solvers/joint_space/soft_ltl_solver.hpp>
 
 namespace loopsim {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
-#include "spatial/motion.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/spatial/motion.hpp>
 
 namespace loopsim {
 

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <string>
 
-#include "model/errors.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Rigid-body spatial inertia: mass, centre of mass c and rotational inertia
 // about the centre of mass, all in the body frame.
-#include "spatial/se3.hpp"
+#include <loopsim/spatial/se3.hpp>
 
 namespace loopsim {
 

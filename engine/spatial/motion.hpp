@@ -2,7 +2,7 @@
 // Spatial motion and force vectors, [angular; linear] order (Featherstone).
 // A Motion is (omega, v) with v the velocity of the frame origin; a Force is
 // (n, f) with n the moment about the frame origin.
-#include "spatial/types.hpp"
+#include <loopsim/spatial/types.hpp>
 
 namespace loopsim {
 

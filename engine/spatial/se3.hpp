@@ -4,7 +4,7 @@
 //   point:  p_a = R p_b + t
 //   act:    coordinates in b  ->  coordinates in a
 //   actInv: coordinates in a  ->  coordinates in b
-#include "spatial/motion.hpp"
+#include <loopsim/spatial/motion.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "spatial/inertia.hpp"
+#include <loopsim/spatial/inertia.hpp>
 
 namespace loopsim {
 

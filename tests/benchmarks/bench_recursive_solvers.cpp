@@ -8,11 +8,11 @@
 #include <map>
 #include <memory>
 
-#include "algorithms/dynamics.hpp"
-#include "constraints/projection.hpp"
-#include "delassus/delassus.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/delassus/delassus.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 using namespace loopsim;
 

@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/dynamics.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 using namespace loopsim;
 

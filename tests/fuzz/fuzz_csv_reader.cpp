@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // readCsv takes a path: one scratch file per fuzzing process.

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "model/errors.hpp"
-#include "parsers/urdf_loader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string xml(reinterpret_cast<const char*>(data), size);

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "record/csv_reader.hpp"
-#include "algorithms/configuration.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 namespace {
 

@@ -20,13 +20,13 @@
 #include <random>
 #include <string>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "parsers/mjcf_assets.hpp"
-#include "parsers/mjcf_loader.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/mjcf_assets.hpp>
+#include <loopsim/parsers/mjcf_loader.hpp>
 
 namespace loopsim {
 namespace {

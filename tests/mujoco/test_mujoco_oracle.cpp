@@ -26,9 +26,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "parsers/urdf_loader.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
 
 namespace loopsim {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "algorithms/configuration.hpp"
-#include "control/holding_forces.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/control/holding_forces.hpp>
 
 namespace loopsim {
 

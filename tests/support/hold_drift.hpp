@@ -5,7 +5,7 @@
 // start, over a run. Shared by the unit tests and tests/tools/hold_drift_report.
 #include <string>
 
-#include "sim/simulation.hpp"
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 

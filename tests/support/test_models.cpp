@@ -3,7 +3,7 @@
 #include <random>
 #include <sstream>
 
-#include "model/model_builder.hpp"
+#include <loopsim/model/model_builder.hpp>
 
 namespace loopsim::test {
 

@@ -2,7 +2,7 @@
 // Test models built in code with ModelBuilder, shared by the unit tests and
 // the benchmarks. Inertias are random but valid (fixed seeds, positive mass,
 // principal moments satisfying the triangle inequality).
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim::test {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "hold_drift.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 int main(int argc, char** argv) {
   using namespace loopsim;

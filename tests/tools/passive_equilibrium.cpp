@@ -22,13 +22,13 @@
 #include <cstdio>
 #include <string>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "constraints/projection.hpp"
-#include "control/holding_forces.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/control/holding_forces.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 int main(int argc, char** argv) {
   using namespace loopsim;

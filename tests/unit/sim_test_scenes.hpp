@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "model/model_builder.hpp"
-#include "scene/generators.hpp"
-#include "scene/scene.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/scene.hpp>
 
 namespace loopsim::simtest {
 

@@ -12,19 +12,19 @@
 #include <random>
 #include <vector>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/energy.hpp"
-#include "algorithms/integrator.hpp"
-#include "algorithms/jacobians.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/energy.hpp>
+#include <loopsim/algorithms/integrator.hpp>
+#include <loopsim/algorithms/jacobians.hpp>
 #include "allocation_counter.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/loops/cluster_aba_solver.hpp"
-#include "solvers/loops/cluster_rnea.hpp"
-#include "solvers/loops/lcaba_solver.hpp"
-#include "solvers/loops/prox_bbo_solver.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/loops/cluster_aba_solver.hpp>
+#include <loopsim/solvers/loops/cluster_rnea.hpp>
+#include <loopsim/solvers/loops/lcaba_solver.hpp>
+#include <loopsim/solvers/loops/prox_bbo_solver.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "test_models.hpp"
 
 namespace {

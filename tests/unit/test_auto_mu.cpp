@@ -18,14 +18,14 @@
 #include <map>
 #include <random>
 
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "bench/mu_sweep.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/auto_mu.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/bench/mu_sweep.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 

@@ -13,14 +13,14 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "model/errors.hpp"
-#include "record/record_summary.hpp"
-#include "record/recorder.hpp"
-#include "record/replay.hpp"
-#include "record/state_evaluation.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/record_summary.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/replay.hpp>
+#include <loopsim/record/state_evaluation.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "algorithms/kinematics.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/sim/simulation.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;

@@ -27,17 +27,17 @@
 #include <unistd.h>
 #include <map>
 
-#include "algorithms/dynamics.hpp"
-#include "bench/state_sampling.hpp"
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
-#include "record/inverse_evaluation.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/loops/cluster_aba_solver.hpp"
-#include "solvers/loops/cluster_rnea.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/bench/state_sampling.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/inverse_evaluation.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/loops/cluster_aba_solver.hpp>
+#include <loopsim/solvers/loops/cluster_rnea.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 

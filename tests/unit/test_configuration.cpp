@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;

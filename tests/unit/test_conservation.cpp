@@ -5,10 +5,10 @@
 
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/energy.hpp"
-#include "algorithms/integrator.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/energy.hpp>
+#include <loopsim/algorithms/integrator.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;

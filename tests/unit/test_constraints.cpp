@@ -4,11 +4,11 @@
 
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "model/model_builder.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/model_builder.hpp>
 
 using namespace loopsim;
 

@@ -10,10 +10,10 @@
 #include <map>
 
 #include "allocation_counter.hpp"
-#include "delassus/delassus.hpp"
-#include "delassus/pv_osim_fast.hpp"
-#include "model/errors.hpp"
-#include "scene/paper_mechanisms.hpp"
+#include <loopsim/delassus/delassus.hpp>
+#include <loopsim/delassus/pv_osim_fast.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 #include "tree_test_cases.hpp"
 
 using namespace loopsim;

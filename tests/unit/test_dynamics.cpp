@@ -7,10 +7,10 @@
 #include <random>
 #include <vector>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/energy.hpp"
-#include "algorithms/jacobians.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/energy.hpp>
+#include <loopsim/algorithms/jacobians.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;

@@ -6,10 +6,10 @@
 #include <Eigen/SVD>
 #include <cmath>
 
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "scene/generators.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/generators.hpp>
 
 namespace loopsim {
 namespace {

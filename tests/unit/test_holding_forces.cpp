@@ -9,16 +9,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "algorithms/dynamics.hpp"
-#include "constraints/projection.hpp"
-#include "control/holding_forces.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/control/holding_forces.hpp>
 #include "hold_drift.hpp"
-#include "model/errors.hpp"
-#include "model/model_builder.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/controller.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/controller.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 namespace {

@@ -12,11 +12,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/model_builder.hpp"
-#include "record/csv_reader.hpp"
-#include "record/state_columns.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 namespace {

@@ -16,19 +16,19 @@
 #include <cstdio>
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 #include "allocation_counter.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
-#include "scene/generators.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/joint_space/ltl_factorization.hpp"
-#include "solvers/joint_space/ltl_solver.hpp"
-#include "solvers/joint_space/prox_ltl_solver.hpp"
-#include "solvers/registry.hpp"
-#include "solvers/joint_space/soft_ltl_solver.hpp"
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/joint_space/ltl_factorization.hpp>
+#include <loopsim/solvers/joint_space/ltl_solver.hpp>
+#include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
+#include <loopsim/solvers/registry.hpp>
+#include <loopsim/solvers/joint_space/soft_ltl_solver.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;

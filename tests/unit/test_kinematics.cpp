@@ -4,9 +4,9 @@
 
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/jacobians.hpp"
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/jacobians.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;

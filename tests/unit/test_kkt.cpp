@@ -5,14 +5,14 @@
 
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
 #include "sim_test_scenes.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 using namespace loopsim;
 

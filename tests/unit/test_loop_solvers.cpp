@@ -24,16 +24,16 @@
 #include <limits>
 #include <map>
 
-#include "algorithms/dynamics.hpp"
-#include "model/errors.hpp"
-#include "model/model_builder.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/joint_space/prox_ltl_solver.hpp"
-#include "solvers/loops/lcaba_solver.hpp"
-#include "solvers/loops/prox_bbo_solver.hpp"
-#include "solvers/recursive/constrained_aba_solver.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
+#include <loopsim/solvers/loops/lcaba_solver.hpp>
+#include <loopsim/solvers/loops/prox_bbo_solver.hpp>
+#include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 

@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "app_process.hpp"
-#include "model/errors.hpp"
-#include "record/output_file.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/output_file.hpp>
 
 using namespace loopsim;
 using loopsim::test::ProcessResult;

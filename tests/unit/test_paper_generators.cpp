@@ -7,9 +7,9 @@
 #include <Eigen/SVD>
 #include <functional>
 
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "scene/paper_mechanisms.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 
 namespace loopsim {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "model/errors.hpp"
-#include "parallel/parallel_chunks.hpp"
-#include "parallel/worker_pool.hpp"
-#include "record/csv_reader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parallel/parallel_chunks.hpp>
+#include <loopsim/parallel/worker_pool.hpp>
+#include <loopsim/record/csv_reader.hpp>
 
 using namespace loopsim;
 

@@ -6,13 +6,13 @@
 
 #include <filesystem>
 
-#include "model/errors.hpp"
-#include "record/record_row.hpp"
-#include "record/recorder.hpp"
-#include "record/replay.hpp"
-#include "record/state_evaluation.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/record_row.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/replay.hpp>
+#include <loopsim/record/state_evaluation.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 using namespace loopsim;
 

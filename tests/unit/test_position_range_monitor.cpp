@@ -2,8 +2,8 @@
 // the time it first left and how far it went; joints without limits never.
 #include <gtest/gtest.h>
 
-#include "model/model_builder.hpp"
-#include "sim/position_range_monitor.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/sim/position_range_monitor.hpp>
 
 using namespace loopsim;
 

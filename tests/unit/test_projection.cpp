@@ -3,11 +3,11 @@
 
 #include <random>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/projection.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/model/errors.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;

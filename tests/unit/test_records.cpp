@@ -9,13 +9,13 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "model/errors.hpp"
-#include "record/csv_reader.hpp"
-#include "record/recorder.hpp"
-#include "record/replay.hpp"
-#include "record/state_columns.hpp"
-#include "record/state_evaluation.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/replay.hpp>
+#include <loopsim/record/state_columns.hpp>
+#include <loopsim/record/state_evaluation.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 using namespace loopsim;
 

@@ -13,16 +13,16 @@
 #include <map>
 
 #include "allocation_counter.hpp"
-#include "model/errors.hpp"
-#include "solvers/joint_space/kkt_solver.hpp"
-#include "solvers/joint_space/prox_ltl_solver.hpp"
-#include "solvers/recursive/constrained_aba_solver.hpp"
-#include "solvers/recursive/prox_pv_solver.hpp"
-#include "solvers/recursive/pv_early_solver.hpp"
-#include "solvers/recursive/pv_soft_solver.hpp"
-#include "solvers/recursive/pv_solver.hpp"
-#include "solvers/joint_space/soft_ltl_solver.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
+#include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
+#include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
+#include <loopsim/solvers/recursive/prox_pv_solver.hpp>
+#include <loopsim/solvers/recursive/pv_early_solver.hpp>
+#include <loopsim/solvers/recursive/pv_soft_solver.hpp>
+#include <loopsim/solvers/recursive/pv_solver.hpp>
+#include <loopsim/solvers/joint_space/soft_ltl_solver.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include "tree_test_cases.hpp"
 
 using namespace loopsim;

@@ -2,12 +2,12 @@
 // prefixes, base poses and base modes; joint properties, frames and visuals kept.
 #include <gtest/gtest.h>
 
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "scene/generators.hpp"
-#include "scene/model_assembly.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/model_assembly.hpp>
 
 namespace loopsim {
 namespace {

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <set>
 
-#include "parsers/mjcf_loader.hpp"
-#include "model/errors.hpp"
-#include "parsers/urdf_loader.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/parsers/mjcf_loader.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 namespace {

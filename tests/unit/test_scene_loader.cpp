@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "algorithms/kinematics.hpp"
-#include "constraints/constraint_data.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
-#include "solvers/registry.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
 namespace {

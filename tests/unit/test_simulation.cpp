@@ -6,10 +6,10 @@
 #include <limits>
 #include <numbers>
 
-#include "algorithms/dynamics.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
 #include "allocation_counter.hpp"
-#include "model/errors.hpp"
-#include "sim/simulation.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/sim/simulation.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;

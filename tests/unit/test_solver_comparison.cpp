@@ -6,11 +6,11 @@
 #include <cmath>
 #include <filesystem>
 
-#include "algorithms/configuration.hpp"
-#include "model/errors.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "sim/solver_comparison.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/sim/solver_comparison.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;

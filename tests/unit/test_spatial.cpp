@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "spatial/inertia.hpp"
+#include <loopsim/spatial/inertia.hpp>
 
 using namespace loopsim;
 

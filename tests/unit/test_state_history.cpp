@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "allocation_counter.hpp"
-#include "scene/scene_loader.hpp"
-#include "sim/simulation.hpp"
-#include "sim/state_history.hpp"
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
+#include <loopsim/sim/state_history.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;

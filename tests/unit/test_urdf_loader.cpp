@@ -7,9 +7,9 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "model/errors.hpp"
-#include "parsers/mesh_path.hpp"
-#include "parsers/urdf_loader.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/mesh_path.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
 
 namespace loopsim {
 namespace {

@@ -10,11 +10,11 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "algorithms/configuration.hpp"
-#include "algorithms/kinematics.hpp"
-#include "constraints/projection.hpp"
-#include "scene/generators.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 #include "test_models.hpp"
 
 namespace loopsim::test {

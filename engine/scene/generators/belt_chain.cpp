@@ -1,5 +1,5 @@
 // Paper 004 Fig. 8f: a serial chain driven by parallel belt transmissions.
-#include "scene/generators/transmission_parts.hpp"
+#include <loopsim/scene/generators/transmission_parts.hpp>
 
 namespace loopsim {
 

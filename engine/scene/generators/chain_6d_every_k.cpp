@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim {
 

@@ -1,5 +1,5 @@
 // Paper 001 Fig. 7: a chain of loops, each hanging from the one above.
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim {
 

@@ -1,5 +1,5 @@
 // Paper 001 Fig. 6: a cycle of n links closed by a weld.
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim {
 

@@ -1,9 +1,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "model/model_builder.hpp"
-#include "scene/generators.hpp"
-#include "scene/generators/mechanism_parts.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/generators/mechanism_parts.hpp>
 
 namespace loopsim {
 

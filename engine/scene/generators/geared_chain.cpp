@@ -1,5 +1,5 @@
 // Paper 004 Fig. 8e: a serial chain whose joints are driven through gearboxes.
-#include "scene/generators/transmission_parts.hpp"
+#include <loopsim/scene/generators/transmission_parts.hpp>
 
 namespace loopsim {
 

@@ -1,9 +1,9 @@
-#include "scene/generators/generator_arguments.hpp"
+#include <loopsim/scene/generators/generator_arguments.hpp>
 
 #include <cmath>
 #include <sstream>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim::generators {
 

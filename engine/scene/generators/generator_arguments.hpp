@@ -4,7 +4,7 @@
 // Every failure is a ModelError naming the generator and the parameter.
 #include <string>
 
-#include "scene/generators.hpp"
+#include <loopsim/scene/generators.hpp>
 
 namespace loopsim::generators {
 

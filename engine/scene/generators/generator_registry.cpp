@@ -1,8 +1,8 @@
 // Generators by name for scenes: parameters arrive as YAML scalar text and are
 // checked against each parameter's kind (generator_arguments.hpp).
-#include "scene/generators.hpp"
-#include "scene/generators/generator_arguments.hpp"
-#include "scene/paper_mechanisms.hpp"
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/generators/generator_arguments.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 
 namespace loopsim {
 

@@ -1,9 +1,9 @@
 #include <cmath>
 
-#include "model/model_builder.hpp"
-#include "scene/generators.hpp"
-#include "scene/generators/mechanism_parts.hpp"
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/generators/mechanism_parts.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim {
 

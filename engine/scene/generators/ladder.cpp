@@ -1,5 +1,5 @@
 // Paper 000 Fig. 4b: the ladder, one 6D constraint per rung (m ~ n).
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim {
 

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim {
 

@@ -1,13 +1,13 @@
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 #include <cmath>
 #include <numbers>
 #include <utility>
 
-#include "algorithms/kinematics.hpp"
-#include "model/data.hpp"
-#include "model/errors.hpp"
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim::generators {
 

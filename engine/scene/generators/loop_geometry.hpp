@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "constraints/constraint.hpp"
-#include "model/model_builder.hpp"
-#include "scene/paper_mechanisms.hpp"
+#include <loopsim/constraints/constraint.hpp>
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 
 namespace loopsim::generators {
 

@@ -1,8 +1,8 @@
-#include "scene/generators/mechanism_parts.hpp"
+#include <loopsim/scene/generators/mechanism_parts.hpp>
 
-#include "algorithms/kinematics.hpp"
-#include "model/errors.hpp"
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim::generators {
 

@@ -2,7 +2,7 @@
 // Internal to the generators: slender links and closing targets.
 #include <string>
 
-#include "model/model_builder.hpp"
+#include <loopsim/model/model_builder.hpp>
 
 namespace loopsim::generators {
 

@@ -1,6 +1,6 @@
 // The papers' loop mechanisms by name, with their parameters (see paper_mechanisms.hpp).
-#include "scene/generators/generator_arguments.hpp"
-#include "scene/paper_mechanisms.hpp"
+#include <loopsim/scene/generators/generator_arguments.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 
 namespace loopsim {
 

@@ -1,8 +1,8 @@
 #include <cmath>
 
-#include "model/model_builder.hpp"
-#include "scene/generators.hpp"
-#include "scene/generators/mechanism_parts.hpp"
+#include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/generators.hpp>
+#include <loopsim/scene/generators/mechanism_parts.hpp>
 
 namespace loopsim {
 

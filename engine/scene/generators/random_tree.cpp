@@ -3,9 +3,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "scene/generators/loop_geometry.hpp"
-#include "scene/generators/mechanism_parts.hpp"
-#include "scene/scene_loader.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
+#include <loopsim/scene/generators/mechanism_parts.hpp>
+#include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "scene/generators.hpp"
+#include <loopsim/scene/generators.hpp>
 
 namespace loopsim {
 

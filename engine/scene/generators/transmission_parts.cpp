@@ -1,11 +1,11 @@
-#include "scene/generators/transmission_parts.hpp"
+#include <loopsim/scene/generators/transmission_parts.hpp>
 
 #include <cmath>
 #include <numbers>
 #include <utility>
 
-#include "model/errors.hpp"
-#include "scene/rigid_shapes.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim::generators {
 

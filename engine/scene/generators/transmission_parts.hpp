@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "scene/generators/loop_geometry.hpp"
+#include <loopsim/scene/generators/loop_geometry.hpp>
 
 namespace loopsim::generators {
 

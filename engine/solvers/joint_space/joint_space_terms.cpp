@@ -1,4 +1,4 @@
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
 #include <Eigen/QR>
 #include <algorithm>
@@ -7,9 +7,9 @@
 #include <string>
 #include <utility>
 
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

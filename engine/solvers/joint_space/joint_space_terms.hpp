@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "solvers/joint_space/ltl_factorization.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 
 namespace loopsim {
 

@@ -1,9 +1,9 @@
-#include "solvers/joint_space/kkt_solver.hpp"
+#include <loopsim/solvers/joint_space/kkt_solver.hpp>
 
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
-#include "algorithms/dynamics.hpp"
-#include "algorithms/kinematics.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
 

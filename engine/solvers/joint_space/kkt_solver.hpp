@@ -4,8 +4,8 @@
 // of the KKT system [M -Jᵀ; J 0]).
 #include <Eigen/Cholesky>
 
-#include "constraints/constraint_data.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

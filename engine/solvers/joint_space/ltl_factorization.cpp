@@ -1,10 +1,10 @@
-#include "solvers/joint_space/ltl_factorization.hpp"
+#include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 
 #include <cmath>
 #include <utility>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

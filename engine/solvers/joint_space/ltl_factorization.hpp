@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "model/model.hpp"
+#include <loopsim/model/model.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "solvers/joint_space/ltl_solver.hpp"
+#include <loopsim/solvers/joint_space/ltl_solver.hpp>
 
 namespace loopsim {
 

@@ -7,8 +7,8 @@
 // sets only: a rank-deficient set throws ModelError naming dependent rows.
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space/joint_space_terms.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,10 +1,10 @@
-#include "solvers/joint_space/prox_ltl_solver.hpp"
+#include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

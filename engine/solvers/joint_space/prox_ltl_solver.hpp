@@ -21,8 +21,8 @@
 // null(Jᵀ)); v̇ and Jᵀλ are.
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space/joint_space_terms.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

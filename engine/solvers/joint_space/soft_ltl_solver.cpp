@@ -1,9 +1,9 @@
-#include "solvers/joint_space/soft_ltl_solver.hpp"
+#include <loopsim/solvers/joint_space/soft_ltl_solver.hpp>
 
 #include <cmath>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -17,8 +17,8 @@
 // as W → ∞ the solution tends to the hard one (kkt).
 #include <Eigen/Cholesky>
 
-#include "solvers/joint_space/joint_space_terms.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

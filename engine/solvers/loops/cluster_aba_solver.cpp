@@ -1,8 +1,8 @@
-#include "solvers/loops/cluster_aba_solver.hpp"
+#include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 
 #include <cmath>
 
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 // Signs and frames: ABA's, as in the tree solvers. p^A is the bias force
 // (v ×* I v - f_ext), a is the gravity-shifted acceleration a_gf (a_0 = -a_g,

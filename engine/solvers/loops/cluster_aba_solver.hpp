@@ -18,10 +18,10 @@
 // singular (pivot ratio below 1e-12) solves but reports converged = false.
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "model/data.hpp"
-#include "solvers/loops/cluster_kinematics.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/cluster_kinematics.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "solvers/loops/cluster_kinematics.hpp"
+#include <loopsim/solvers/loops/cluster_kinematics.hpp>
 
 namespace loopsim {
 

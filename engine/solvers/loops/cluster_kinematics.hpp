@@ -18,8 +18,8 @@
 //    exactly; c_k equals Alg. 1's (d/dt ΛX) S̄ G ẏ + ΛX (Ṡ G ẏ + S̄ g).
 #include <vector>
 
-#include "model/data.hpp"
-#include "solvers/loops/cluster_spanning.hpp"
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/cluster_spanning.hpp>
 
 namespace loopsim {
 

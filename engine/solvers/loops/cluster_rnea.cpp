@@ -1,6 +1,6 @@
-#include "solvers/loops/cluster_rnea.hpp"
+#include <loopsim/solvers/loops/cluster_rnea.hpp>
 
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 namespace loopsim {
 

@@ -14,9 +14,9 @@
 // (eq. 31) plus the armature's G_kᵀ A_k q̈_k. No allocation in compute().
 #include <span>
 
-#include "constraints/constraint_data.hpp"
-#include "model/data.hpp"
-#include "solvers/loops/cluster_kinematics.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/cluster_kinematics.hpp>
 
 namespace loopsim {
 

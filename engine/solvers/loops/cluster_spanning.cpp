@@ -1,9 +1,9 @@
-#include "solvers/loops/cluster_spanning.hpp"
+#include <loopsim/solvers/loops/cluster_spanning.hpp>
 
 #include <algorithm>
 #include <sstream>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -13,8 +13,8 @@
 #include <Eigen/LU>
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "solvers/loops/cluster_structure.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/loops/cluster_structure.hpp>
 
 namespace loopsim {
 

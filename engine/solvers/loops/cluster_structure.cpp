@@ -1,9 +1,9 @@
-#include "solvers/loops/cluster_structure.hpp"
+#include <loopsim/solvers/loops/cluster_structure.hpp>
 
 #include <algorithm>
 #include <numeric>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "solvers/loops/elimination_ordering.hpp"
+#include <loopsim/solvers/loops/elimination_ordering.hpp>
 
 #include <algorithm>
 #include <map>

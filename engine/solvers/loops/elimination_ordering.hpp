@@ -16,7 +16,7 @@
 // the slots it reads and writes.
 #include <vector>
 
-#include "constraints/constraint_set.hpp"
+#include <loopsim/constraints/constraint_set.hpp>
 
 namespace loopsim {
 

@@ -1,13 +1,13 @@
-#include "solvers/loops/lcaba_solver.hpp"
+#include <loopsim/solvers/loops/lcaba_solver.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "algorithms/joint_motion.hpp"
-#include "model/errors.hpp"
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 // Frames and signs: every link quantity lives in its link's frame (paper
 // 001's box is frame-free). H_{i,i} is data.Ia[i]; the force f_i is kept as

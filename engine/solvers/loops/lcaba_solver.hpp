@@ -25,10 +25,10 @@
 // (the penalty enters the articulated inertias; paper 001 §VI, Fig. 11).
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "model/data.hpp"
-#include "solvers/loops/elimination_ordering.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/elimination_ordering.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,4 +1,4 @@
-#include "solvers/loops/multiplier_elimination.hpp"
+#include <loopsim/solvers/loops/multiplier_elimination.hpp>
 
 #include <algorithm>
 #include <set>

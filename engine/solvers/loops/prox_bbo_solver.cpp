@@ -1,13 +1,13 @@
-#include "solvers/loops/prox_bbo_solver.hpp"
+#include <loopsim/solvers/loops/prox_bbo_solver.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "algorithms/joint_motion.hpp"
-#include "model/errors.hpp"
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 // Frames and signs as lcaba_solver.cpp: link quantities in the link's frame,
 // the force f_i kept as ABA's p_i = -f_i (data.pa), a = a_gf. A constraint's

@@ -25,10 +25,10 @@
 // definite for any J: redundant sets are fine. Warm start: λ⁰ = the previous λ.
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "model/data.hpp"
-#include "solvers/loops/multiplier_elimination.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/multiplier_elimination.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

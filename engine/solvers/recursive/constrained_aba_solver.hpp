@@ -16,8 +16,8 @@
 // (round-off floor; reported not converged). The returned λ is λᵏ⁺¹ of the
 // last primal solve, so M v̇ + h = τ + Jᵀλ holds exactly and only J v̇ = k is
 // approximate. Warm start: λ⁰ is the previous solve's λ.
-#include "solvers/recursive/tree_recursion.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

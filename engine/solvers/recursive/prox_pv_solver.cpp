@@ -1,10 +1,10 @@
-#include "solvers/recursive/prox_pv_solver.hpp"
+#include <loopsim/solvers/recursive/prox_pv_solver.hpp>
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

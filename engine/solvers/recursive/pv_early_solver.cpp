@@ -1,9 +1,9 @@
-#include "solvers/recursive/pv_early_solver.hpp"
+#include <loopsim/solvers/recursive/pv_early_solver.hpp>
 
 #include <cmath>
 
-#include "algorithms/joint_motion.hpp"
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
 namespace loopsim {
 

@@ -13,8 +13,8 @@
 // The roll-out rebuilds λ with eq. 64.
 #include <vector>
 
-#include "solvers/recursive/tree_recursion.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
-#include "solvers/recursive/pv_soft_solver.hpp"
+#include <loopsim/solvers/recursive/pv_soft_solver.hpp>
 
-#include "solvers/recursive/soft_weights.hpp"
+#include <loopsim/solvers/recursive/soft_weights.hpp>
 
 namespace loopsim {
 

@@ -6,8 +6,8 @@
 //   H_i ← H_i + K_iᵀ W K_i,   f_i ← f_i + K_iᵀ W k_i,
 // then plain ABA; λ = W (k - J v̇). O(n + m). The problem is soft-ltl's
 // (same weights, same Baumgarte target k): both must agree to round-off.
-#include "solvers/recursive/tree_recursion.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
-#include "solvers/recursive/pv_solver.hpp"
+#include <loopsim/solvers/recursive/pv_solver.hpp>
 
-#include "solvers/joint_space/joint_space_terms.hpp"
+#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 
 namespace loopsim {
 

@@ -11,8 +11,8 @@
 // base joint is eliminated like any 6-dof joint (eq. 48) and the m x m system
 // eq. 47 is solved. The choice is made per solve by the pivots of L_b^A's
 // Cholesky and reported in SolveStats::path.
-#include "solvers/recursive/tree_recursion.hpp"
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

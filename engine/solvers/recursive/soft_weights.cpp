@@ -1,9 +1,9 @@
-#include "solvers/recursive/soft_weights.hpp"
+#include <loopsim/solvers/recursive/soft_weights.hpp>
 
 #include <cmath>
 #include <string>
 
-#include "model/errors.hpp"
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

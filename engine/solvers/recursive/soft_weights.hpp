@@ -3,7 +3,7 @@
 // constraint, else soft_weight), validated with errors naming the constraint.
 #include <string_view>
 
-#include "solvers/solver.hpp"
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 

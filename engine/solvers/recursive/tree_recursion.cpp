@@ -1,4 +1,4 @@
-#include "solvers/recursive/tree_recursion.hpp"
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include "algorithms/joint_motion.hpp"
-#include "model/errors.hpp"
+#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 

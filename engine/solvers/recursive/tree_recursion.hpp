@@ -31,8 +31,8 @@
 #include <string_view>
 #include <vector>
 
-#include "constraints/constraint_data.hpp"
-#include "model/data.hpp"
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/model/data.hpp>
 
 namespace loopsim {
 
