@@ -841,8 +841,10 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
     if (row[body] == 2.0 && row[fx] != 0.0) ++forces;
     if (row[body] == 2.0 && row[nx] != 0.0) ++torques;
   }
-  EXPECT_GT(forces, 50) << "steps pulled by the Ctrl+drag";
-  EXPECT_GT(torques, 50) << "steps turned by the Ctrl+right-drag";
+  // A loaded machine renders fewer frames (fewer steps) during each 0.6 s drag:
+  // the check is that both drags reached the solver, not how many steps they spanned.
+  EXPECT_GT(forces, 5) << "steps pulled by the Ctrl+drag";
+  EXPECT_GT(torques, 5) << "steps turned by the Ctrl+right-drag";
   std::printf("[ measured ] %zu rows, %ld with the drag's force, %ld with the right-drag's torque\n", table.rows.size(), forces, torques);
   const Output replay = runLoopsim("replay " + csv.string() + " --verify");
   EXPECT_EQ(replay.exit_code, 0) << replay.text;
