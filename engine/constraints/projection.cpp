@@ -125,6 +125,12 @@ ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<Vector
   const ConstraintData& cd = terms_->constraintData();
   result.position_residual = cd.phi.lpNorm<Eigen::Infinity>();
   gram_ = terms_->delassus();
+  return refineVelocities(cd, v, result, [&] { terms_->inverseMassTimesJt(multiplier_, step_); });
+}
+
+template <class WinvJtTimesMultiplier>
+ProjectionResult ConstraintProjector::refineVelocities(const ConstraintData& cd, Eigen::Ref<VectorX> v,
+                                                       ProjectionResult result, WinvJtTimesMultiplier&& winv_jt) {
   gram_.diagonal().array() += damping(gram_);
   gram_ldlt_.compute(gram_);
   // The damping μ leaves a residual ~ μ/λ_min(Λ) of J v; iterative refinement
@@ -133,7 +139,7 @@ ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<Vector
   double correction2 = 0.0;
   for (int pass = 0; pass < kVelocityRefinementPasses; ++pass) {
     multiplier_ = gram_ldlt_.solve(velocity_residual_);
-    terms_->inverseMassTimesJt(multiplier_, step_);
+    winv_jt();  // step_ = W⁻¹ J_fᵀ multiplier_
     v -= step_;
     correction2 += step_.squaredNorm();
     velocity_residual_.noalias() = cd.J * v;
@@ -165,20 +171,7 @@ ProjectionResult ConstraintProjector::projectVelocitiesHolding(const Eigen::Ref<
   winv_jt_ = free_jacobian_.transpose();
   for (Eigen::Index k = 0; k < winv_jt_.cols(); ++k) mass_ltl_.solve(winv_jt_.col(k));
   gram_.noalias() = free_jacobian_ * winv_jt_;
-  gram_.diagonal().array() += damping(gram_);
-  gram_ldlt_.compute(gram_);
-  velocity_residual_ = cdata_.phidot;
-  double correction2 = 0.0;
-  for (int pass = 0; pass < kVelocityRefinementPasses; ++pass) {
-    multiplier_ = gram_ldlt_.solve(velocity_residual_);
-    step_.noalias() = winv_jt_ * multiplier_;
-    v -= step_;
-    correction2 += step_.squaredNorm();
-    velocity_residual_.noalias() = cdata_.J * v;
-  }
-  result.velocity_correction = std::sqrt(correction2);
-  result.velocity_residual = velocity_residual_.lpNorm<Eigen::Infinity>();
-  return result;
+  return refineVelocities(cdata_, v, result, [&] { step_.noalias() = winv_jt_ * multiplier_; });
 }
 
 ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations) {

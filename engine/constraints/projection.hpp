@@ -65,6 +65,11 @@ class ConstraintProjector {
                                             ProjectionResult result);
   // The M-norm velocity projection on the kinematics terms_ holds.
   ProjectionResult projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result);
+  // Both velocity projections from gram_ = J_f W⁻¹ J_fᵀ on: damp, factor, and
+  // refine v; winv_jt() writes step_ = W⁻¹ J_fᵀ multiplier_.
+  template <class WinvJtTimesMultiplier>
+  ProjectionResult refineVelocities(const ConstraintData& cd, Eigen::Ref<VectorX> v, ProjectionResult result,
+                                    WinvJtTimesMultiplier&& winv_jt);
 
   const ConstraintSet& set_;
   ProjectionSettings settings_;
