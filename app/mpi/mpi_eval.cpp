@@ -105,9 +105,11 @@ std::optional<std::pair<int, std::string>> firstError(const MpiSession& mpi, con
 }
 
 // After a failure every rank returns: rank 0 throws the message (main prints
-// it, exit code 1), the others leave quietly.
+// it, exit code 1, which mpirun returns), the others leave quietly with 0: a
+// rank's non-zero exit makes mpirun abort the job, which could kill rank 0
+// before it has printed the error.
 int stopOnError(const MpiSession& mpi, const std::pair<int, std::string>& failure, bool name_rank) {
-  if (mpi.rank() != 0) return kExitInputError;
+  if (mpi.rank() != 0) return kExitOk;
   throw std::runtime_error(name_rank && failure.first != 0
                                ? failure.second + " (on MPI rank " + std::to_string(failure.first) + ")"
                                : failure.second);
@@ -162,7 +164,7 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
   MPI_Allreduce(&rows, &lowest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&rows, &highest, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   if (lowest != highest) {
-    if (rank != 0) return kExitInputError;
+    if (rank != 0) return kExitOk;  // rank 0 reports it (see stopOnError)
     throw ModelError(states_csv.string(), "--mpi", "the ranks read different row counts (" + std::to_string(lowest) +
                                                        " to " + std::to_string(highest) +
                                                        "); every rank must see the same states file");
