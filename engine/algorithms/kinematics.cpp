@@ -8,18 +8,20 @@ namespace loopsim {
 
 namespace {
 
-// One forward pass; v / a are null when not requested.
-void forwardPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, const VectorX::Scalar* v,
+// One forward pass; v / a are null when not requested; q null keeps the
+// placements and motion subspaces already in data.
+void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const VectorX::Scalar* v,
                  const VectorX::Scalar* a) {
-  detail::requireSize(q, model.nq, "q");
   data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
   data.a[0].setZero();
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i];
-    data.liMi[i] = detail::jointPlacement(model, i, q);
-    data.oMi[i] = data.oMi[p] * data.liMi[i];
-    detail::writeMotionSubspace(model, i, data.S);
+    if (q != nullptr) {
+      data.liMi[i] = detail::jointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq));
+      data.oMi[i] = data.oMi[p] * data.liMi[i];
+      detail::writeMotionSubspace(model, i, data.S);
+    }
     if (v == nullptr) continue;
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
@@ -53,20 +55,30 @@ Motion motionInFrame(const Motion& body_motion, const SE3& oMb, const SE3& bMf, 
 }  // namespace
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
-  forwardPass(model, data, q, nullptr, nullptr);
+  detail::requireSize(q, model.nq, "q");
+  forwardPass(model, data, q.data(), nullptr, nullptr);
 }
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v) {
+  detail::requireSize(q, model.nq, "q");
   detail::requireSize(v, model.nv, "v");
-  forwardPass(model, data, q, v.data(), nullptr);
+  forwardPass(model, data, q.data(), v.data(), nullptr);
 }
 
 void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a) {
+  detail::requireSize(q, model.nq, "q");
   detail::requireSize(v, model.nv, "v");
   detail::requireSize(a, model.nv, "a");
-  forwardPass(model, data, q, v.data(), a.data());
+  forwardPass(model, data, q.data(), v.data(), a.data());
+}
+
+void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
+                                   const Eigen::Ref<const VectorX>& a) {
+  detail::requireSize(v, model.nv, "v");
+  detail::requireSize(a, model.nv, "a");
+  forwardPass(model, data, nullptr, v.data(), a.data());
 }
 
 void updateFramePlacements(const Model& model, Data& data) {

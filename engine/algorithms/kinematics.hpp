@@ -20,6 +20,13 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const Ve
 void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a);
 
+/// The velocity half of forwardKinematics(q, v, a): body velocities,
+/// velocity-product and body accelerations from the placements (liMi) and
+/// motion subspaces already in data, i.e. at the q of the last
+/// forwardKinematics. Same arithmetic as the full pass, so the same bits.
+void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
+                                   const Eigen::Ref<const VectorX>& a);
+
 /// data.oMf for every frame (needs forwardKinematics first).
 void updateFramePlacements(const Model& model, Data& data);
 /// One frame's placement in the world (needs forwardKinematics first).

@@ -39,7 +39,10 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
       displacement_(VectorX::Zero(set.model().nv)),
       zero_nv_(VectorX::Zero(set.model().nv)) {
   const Model& model = set.model();
-  if (set.dimension() > 0) terms_ = std::make_unique<JointSpaceTerms>(set, zero_nv_);
+  if (set.dimension() > 0) {
+    own_terms_ = std::make_unique<JointSpaceTerms>(set, zero_nv_);
+    terms_ = own_terms_.get();
+  }
   for (int j : held_joints) {
     if (j < 1 || j >= model.nbodies()) {
       throw ModelError(model.source_file, "held joints", "joint index " + std::to_string(j) + " out of range");
@@ -54,6 +57,10 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
 }
 
 ConstraintProjector::~ConstraintProjector() = default;
+
+void ConstraintProjector::shareTerms(JointSpaceTerms* terms) {
+  if (own_terms_) terms_ = terms != nullptr ? terms : own_terms_.get();
+}
 
 double ConstraintProjector::positionErrorNorm(const Eigen::Ref<const VectorX>& q) {
   forwardKinematics(set_.model(), data_, q);
@@ -117,7 +124,7 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
   if (has_held_) return projectVelocitiesHolding(q, v, result);
   // W = M: Λ = J M⁻¹ Jᵀ through M's LTDL factors and the constraints'
   // supports (the joint-space solvers' terms), never a dense M⁻¹ Jᵀ.
-  terms_->evaluateDelassus(q, v);
+  terms_->evaluateDelassus(q, v, zero_nv_);  // W = M
   return projectVelocitiesAtTerms(v, result);
 }
 
@@ -179,7 +186,7 @@ ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<
     // The velocity projection's kinematics at q give φ(q) too: when q needs
     // no correction (the common case after a stabilised step), one pass
     // serves both projections.
-    terms_->evaluateDelassus(q, v);
+    terms_->evaluateDelassus(q, v, zero_nv_);  // W = M
     const double error_inf = terms_->constraintData().phi.lpNorm<Eigen::Infinity>();
     if (error_inf <= settings_.position_tolerance) {
       ProjectionResult result;

@@ -47,6 +47,13 @@ class ConstraintProjector {
                                const ProjectionSettings& settings = {});
   ~ConstraintProjector();
 
+  /// Project velocities on a joint-space solver's terms (same constraint set),
+  /// so that the solver's next evaluate at the projected q keeps the
+  /// placements, M and J (it refactors M with its own added diagonal; the
+  /// projection's metric stays W = M). nullptr: our own terms. The terms
+  /// must outlive this projector or be unshared first.
+  void shareTerms(JointSpaceTerms* terms);
+
   /// Gauss-Newton on φ(q) = 0, at most max_iterations (<= 0: settings'). No allocation.
   ProjectionResult projectPositions(Eigen::Ref<VectorX> q, int max_iterations = 0);
   /// v ← the M-norm closest velocity with J(q) v = 0. No allocation.
@@ -90,8 +97,9 @@ class ConstraintProjector {
   VectorX displacement_;   // q_out ⊖ q_in, size nv
   VectorX zero_nv_;
   // Λ = J M⁻¹ Jᵀ over the constraints' supports (the joint-space solvers' terms),
-  // for the velocity projection without held joints. Reads zero_nv_ as its added diagonal.
-  std::unique_ptr<JointSpaceTerms> terms_;
+  // for the velocity projection without held joints: our own or a solver's (shareTerms).
+  std::unique_ptr<JointSpaceTerms> own_terms_;
+  JointSpaceTerms* terms_ = nullptr;
 };
 
 /// Consistent start: projects (q, v) in place with the given held joints,

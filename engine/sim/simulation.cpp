@@ -235,6 +235,14 @@ void Simulation::bindAt(const std::string& name, const SolverSettings& settings,
   // replay builds exactly this solver without probing again.
   scene_.solver = binding_.solver;
   scene_.solver_settings = binding_.settings;
+  wireProjector();
+}
+
+void Simulation::wireProjector() {
+  if (!projector_) return;
+  // Projecting on a joint-space solver's terms leaves its next solve (at the
+  // projected q) the placements, M and J already computed.
+  projector_->shareTerms(solver_ ? solver_->sharedJointSpaceTerms() : nullptr);
 }
 
 void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {
@@ -272,7 +280,10 @@ void Simulation::setStabilization(double time_constant, bool projection) {
   constraints_->setTimeConstant(time_constant);  // the solvers read the gains at every evaluation of the terms
   scene_.time_constant = time_constant;
   scene_.projection = projection;
-  if (projection && constraints_->dimension() > 0 && !projector_) projector_ = std::make_unique<ConstraintProjector>(*constraints_);
+  if (projection && constraints_->dimension() > 0 && !projector_) {
+    projector_ = std::make_unique<ConstraintProjector>(*constraints_);
+    wireProjector();
+  }
   if (!projection) projector_.reset();
   terms_current_ = false;
 }
@@ -294,6 +305,7 @@ void Simulation::restore(const SimulationSnapshot& s) {
     std::unique_ptr<ConstrainedSolver> cold = makeSolver(scene_.solver, *constraints_, scene_.solver_settings);
     cold->setAddedInertia(solver_->addedInertia());
     solver_ = std::move(cold);
+    wireProjector();
   }
 }
 

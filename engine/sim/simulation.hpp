@@ -142,6 +142,7 @@ class Simulation {
   bool bookCurrentState(const ConstraintData& terms);
   /// Builds the solver for (name, settings) at the current state (solver_binding.hpp).
   void bindAt(const std::string& name, const SolverSettings& settings, const VectorX& added_inertia);
+  void wireProjector();  // the solver's terms the projector projects on
 
   Scene scene_;
   SimulationOptions options_;

@@ -18,6 +18,7 @@
 namespace loopsim {
 
 struct ConstraintData;
+class JointSpaceTerms;
 
 struct SolverCapabilities {
   bool world_constraints = true;  // constraints between a body and the world
@@ -86,6 +87,10 @@ class ConstrainedSolver {
   /// itself). Lets a step book the violation of its state without a second
   /// kinematics pass.
   virtual const ConstraintData* solvedConstraintTerms() const { return nullptr; }
+  /// The joint-space terms (M's factors, J, Λ) this solver evaluates, for a
+  /// velocity projection that leaves them to the next solve at the same q
+  /// (ConstraintProjector::shareTerms); null for solvers without them.
+  virtual JointSpaceTerms* sharedJointSpaceTerms() { return nullptr; }
 
   /// A per-step diagonal added to the joint-space inertia: every solve then
   /// solves (M + diag(d)) v̇ + h = τ + Jᵀλ. Implicit damping sets d = dt·D

@@ -8,6 +8,8 @@
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/constraints/projection.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/registry.hpp>
+#include <loopsim/solvers/solver.hpp>
 #include "sim_test_scenes.hpp"
 
 using namespace loopsim;
@@ -152,4 +154,41 @@ TEST(Projection, BadHeldJointIsNamed) {
         }
       },
       ModelError);
+}
+
+TEST(Projection, OnASolversTermsTheNextSolveEqualsAFreshSolveBitForBit) {
+  // A step projects v at q on the solver's own terms (W = M); the next solve
+  // at that q keeps the placements, M and J and refactors M + dt·D. It must
+  // give what a solver that never saw the projection gives, to the bit.
+  GeneratedMechanism mech = humanoidTree();
+  const ConstraintSet set(mech.model, mech.constraints);
+  const Model& model = mech.model;
+  std::mt19937 rng(11);
+  for (const std::string name : {"ltl", "prox-ltl", "soft-ltl"}) {
+    auto shared = makeSolver(name, set, {});
+    auto fresh = makeSolver(name, set, {});
+    ASSERT_NE(shared->sharedJointSpaceTerms(), nullptr) << name;
+    ConstraintProjector projector(set);
+    projector.shareTerms(shared->sharedJointSpaceTerms());
+    for (int sample = 0; sample < 4; ++sample) {
+      const VectorX added = (sample % 2 == 0 ? 0.0 : 0.5) * VectorX::Ones(model.nv);  // dt·D, or none
+      shared->setAddedInertia(added);
+      fresh->setAddedInertia(added);
+      VectorX q = perturbed(model, mech.q0, rng, 0.01);
+      VectorX v = randomVector(rng, model.nv, 1.0);
+      projector.project(q, v);
+      const VectorX tau = randomVector(rng, model.nv, 10.0);
+      VectorX vdot_shared(model.nv), lambda_shared(set.dimension()), vdot_fresh(model.nv), lambda_fresh(set.dimension());
+      shared->solve(q, v, tau, {}, vdot_shared, lambda_shared);
+      fresh->solve(q, v, tau, {}, vdot_fresh, lambda_fresh);
+      EXPECT_TRUE(vdot_shared == vdot_fresh) << name << " sample " << sample << ": |Δv̇| "
+                                             << (vdot_shared - vdot_fresh).lpNorm<Eigen::Infinity>();
+      EXPECT_TRUE(lambda_shared == lambda_fresh) << name << " sample " << sample;
+      // And a second solve at the same q with another v (the held factors path).
+      const VectorX v2 = randomVector(rng, model.nv, 1.0);
+      shared->solve(q, v2, tau, {}, vdot_shared, lambda_shared);
+      fresh->solve(q, v2, tau, {}, vdot_fresh, lambda_fresh);
+      EXPECT_TRUE(vdot_shared == vdot_fresh) << name << " sample " << sample << " (second v)";
+    }
+  }
 }

@@ -34,7 +34,10 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
       vdot_free_(VectorX::Zero(set.model().nv)),
       rhs_(VectorX::Zero(set.dimension())),
-      force_(VectorX::Zero(set.model().nv)) {
+      force_(VectorX::Zero(set.model().nv)),
+      positions_q_(VectorX::Zero(set.model().nq)),
+      positions_added_(VectorX::Zero(set.model().nv)),
+      mass_diagonal_(VectorX::Zero(set.model().nv)) {
   const Model& model = set.model();
   const int nc = set.size();
   std::vector<std::vector<char>> masks(nc, std::vector<char>(model.nv, 0));
@@ -80,32 +83,83 @@ std::span<const int> JointSpaceTerms::intersection(int c, int d) const {
 void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
   const Model& model = set_.model();
-  // One kinematics pass (joint transforms, placements, velocities, bias
-  // accelerations) shared by RNEA, CRBA and the constraint terms.
-  forwardKinematics(model, data_, q, v, cdata_.zero_nv);
+  // Position terms of the last evaluation at the same q (the same bits) still
+  // hold: a step's velocity projection leaves the placements, M and J to the
+  // next solve at its q, and M's factors, Y and Λ too when the added diagonal
+  // is the same as well.
+  const bool same_q = positions_valid_ && q == positions_q_;
+  const bool same_factors = same_q && added_inertia_ == positions_added_;
+  if (same_q) {
+    forwardVelocitiesAtPlacements(model, data_, v, cdata_.zero_nv);
+  } else {
+    // One kinematics pass (joint transforms, placements, velocities, bias
+    // accelerations) shared by RNEA, CRBA and the constraint terms.
+    forwardKinematics(model, data_, q, v, cdata_.zero_nv);
+  }
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
   biasForcesAtKinematics(model, data_, fext);
   vdot_free_ = tau - data_.tau;
-  factorizeMass();
+  if (!same_q) {
+    factorizeMass(added_inertia_);
+  } else if (!same_factors) {
+    refactorMass(added_inertia_);
+  }
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
-  if (set_.dimension() == 0) return;
-  evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+  if (set_.dimension() == 0) {
+    holdPositions(q, added_inertia_);
+    return;
+  }
+  if (same_factors) {
+    evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors);  // k at the new v; J as it was
+    updateRhs();
+    return;
+  }
+  evaluateConstraints(set_, data_, q, v, cdata_, same_q ? kConstraintErrors : kConstraintErrors | kConstraintJacobian);
   reduceJacobian(true);
   assembleDelassus();
+  holdPositions(q, added_inertia_);
 }
 
-void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v) {
+void JointSpaceTerms::holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
+  positions_q_ = q;
+  positions_added_ = added;
+  positions_valid_ = true;
+}
+
+void JointSpaceTerms::updateRhs() {
+  const MatrixX& J = cdata_.J;
+  for (int c = 0; c < set_.size(); ++c) {
+    const std::span<const int> dofs = support(c);
+    const int offset = set_.rowOffset(c);
+    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
+      double j_vdot_free = 0.0;
+      for (int i : dofs) j_vdot_free += J(r, i) * vdot_free_[i];
+      rhs_[r] = cdata_.k[r] - j_vdot_free;
+    }
+  }
+}
+
+void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                       const VectorX& added) {
   forwardKinematics(set_.model(), data_, q, v, cdata_.zero_nv);
-  factorizeMass();
-  if (set_.dimension() == 0) return;
-  evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
-  reduceJacobian(false);
-  assembleDelassus();
+  factorizeMass(added);
+  if (set_.dimension() > 0) {
+    evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+    reduceJacobian(false);
+    assembleDelassus();
+  }
+  holdPositions(q, added);
 }
 
-void JointSpaceTerms::factorizeMass() {
+void JointSpaceTerms::factorizeMass(const VectorX& added) {
   crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
-  data_.M.diagonal() += added_inertia_;   // implicit damping: M + dt·D
+  mass_diagonal_ = data_.M.diagonal();
+  data_.M.diagonal() += added;            // implicit damping: M + dt·D
+  ltl_.factorize(data_.M);
+}
+
+void JointSpaceTerms::refactorMass(const VectorX& added) {
+  data_.M.diagonal() = mass_diagonal_ + added;  // the same bits as CRBA's M + added
   ltl_.factorize(data_.M);
 }
 

@@ -31,14 +31,19 @@ class JointSpaceTerms {
 
   /// RNEA (h and the external forces), CRBA, constraint terms (k, J), the
   /// LTDL of M, v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext), then, when the set is not
-  /// empty, Y, Λ and b. No allocation.
+  /// empty, Y, Λ and b. No allocation. When q is bit for bit that of the
+  /// previous evaluate / evaluateDelassus, its placements, M and J are kept
+  /// (and M's factors, Y and Λ too when the added diagonal is also the same):
+  /// the same bits as a full pass.
   void evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
 
   /// The half of evaluate a velocity projection needs: kinematics at (q, v),
-  /// the LTDL of M (+ the added diagonal), φ, J v, J, Y and Λ; not h, v̇_free
-  /// or b. No allocation.
-  void evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v);
+  /// the LTDL of M + diag(added) (the projection's metric, not necessarily
+  /// the solver's added diagonal), φ, J v, J, Y and Λ; not h, v̇_free or b.
+  /// No allocation.
+  void evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                        const VectorX& added);
 
   /// v̇ = v̇_free + M⁻¹ Jᵀ λ = v̇_free + L⁻¹ D⁻¹ (Y λ). No allocation.
   void acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot);
@@ -62,7 +67,11 @@ class JointSpaceTerms {
 
  private:
   std::span<const int> intersection(int c, int d) const;
-  void factorizeMass();                // CRBA on the current kinematics, + added diagonal, LTDL
+  // The position terms now belong to q, the factors to M + diag(added).
+  void holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added);
+  void updateRhs();                           // b = k - J v̇_free over the supports
+  void factorizeMass(const VectorX& added);   // CRBA on the current kinematics, + diag(added), LTDL
+  void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
   void reduceJacobian(bool with_rhs);  // Y = L⁻ᵀ Jᵀ over the supports (and b)
   void assembleDelassus();
 
@@ -81,6 +90,11 @@ class JointSpaceTerms {
   VectorX vdot_free_;
   VectorX rhs_;       // b
   VectorX force_;     // joint-space workspace (nv)
+
+  // The q and added diagonal the position terms were computed at.
+  VectorX positions_q_, positions_added_;
+  bool positions_valid_ = false;
+  VectorX mass_diagonal_;  // CRBA's diagonal of M, before the added diagonal
 };
 
 /// True when an LLT of a symmetric positive semi-definite matrix A failed or a
