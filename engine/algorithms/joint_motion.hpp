@@ -5,7 +5,6 @@
 // Every joint's motion subspace S_i is constant in the body frame (revolute
 // [axis; 0], prismatic [0; axis], spherical [I; 0], floating I), so the
 // recursions need no S-dot term: c_i = v_i x (S_i qd_i).
-#include <cmath>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -20,34 +19,13 @@ inline Quaternion quaternionAt(const Eigen::Ref<const VectorX>& q, int iq) {
   return Quaternion(q[iq + 3], q[iq], q[iq + 1], q[iq + 2]).normalized();
 }
 
-/// P.R * Rot(axis, angle). URDF and MJCF joints nearly always turn about a
-/// coordinate axis (±x, ±y, ±z): then the product only mixes two columns of
-/// P.R, which saves the axis-angle matrix and a 3x3 product per joint (half of
-/// the joint placement's cost under callgrind). Other axes take Rodrigues.
-inline Matrix3 rotateAboutAxis(const Matrix3& PR, const Vector3& axis, double angle) {
-  for (int k = 0; k < 3; ++k) {
-    const int i = (k + 1) % 3;  // (i, j, k) cyclic: Rot(e_k, θ) turns e_i towards e_j
-    const int j = (k + 2) % 3;
-    if (axis[i] != 0.0 || axis[j] != 0.0 || std::abs(axis[k]) != 1.0) continue;
-    const double theta = axis[k] * angle;
-    const double s = std::sin(theta);
-    const double c = std::cos(theta);
-    Matrix3 R;
-    R.col(i) = c * PR.col(i) + s * PR.col(j);
-    R.col(j) = c * PR.col(j) - s * PR.col(i);
-    R.col(k) = PR.col(k);
-    return R;
-  }
-  return PR * Eigen::AngleAxisd(angle, axis).toRotationMatrix();
-}
-
 /// liMi = joint_placement_i * X_J(q_i).
 inline SE3 jointPlacement(const Model& model, int i, const Eigen::Ref<const VectorX>& q) {
   const SE3& P = model.joint_placements[i];
   const int iq = model.idx_q[i];
   switch (model.joint_types[i]) {
     case JointType::Revolute:
-      return {rotateAboutAxis(P.R, model.joint_axes[i], q[iq]), P.t};
+      return {P.R * Eigen::AngleAxisd(q[iq], model.joint_axes[i]).toRotationMatrix(), P.t};
     case JointType::Prismatic:
       return {P.R, P.t + P.R * (model.joint_axes[i] * q[iq])};
     case JointType::Spherical:
