@@ -1,5 +1,7 @@
 #include "gui/comparison_view.hpp"
 
+#include "gui/history_view.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -48,16 +50,13 @@ void ComparisonView::advanceTo(long target_steps, std::optional<std::chrono::ste
 }
 
 void ComparisonView::moveView(long delta) {
-  const long newest = static_cast<long>(historySize()) - 1;
-  const long from = viewed_ ? static_cast<long>(*viewed_) : newest;
-  const long to = std::clamp(from + delta, 0L, newest);
-  if (to == newest) viewed_.reset();
-  else viewed_ = static_cast<std::size_t>(to);
+  viewed_ = movedHistoryView(viewed_, delta, historySize());
   updateKinematics();
 }
 
 void ComparisonView::viewIndex(std::size_t index) {
-  moveView(static_cast<long>(std::min(index, historySize() - 1)) - static_cast<long>(viewed_.value_or(historySize() - 1)));
+  viewed_ = historyViewAt(index, historySize());
+  updateKinematics();
 }
 
 long ComparisonView::stepAt(std::size_t index) const {

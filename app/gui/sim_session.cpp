@@ -1,5 +1,7 @@
 #include "gui/sim_session.hpp"
 
+#include "gui/history_view.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -73,18 +75,14 @@ void SimulationSession::setHistorySeconds(double seconds) {
 
 void SimulationSession::moveView(long delta) {
   if (history_.size() == 0) return;
-  const long newest = static_cast<long>(history_.size()) - 1;
-  const long from = viewed_ ? static_cast<long>(*viewed_) : newest;
-  const long to = std::clamp(from + delta, 0L, newest);
-  if (to == newest) viewed_.reset();
-  else viewed_ = static_cast<std::size_t>(to);
+  viewed_ = movedHistoryView(viewed_, delta, history_.size());
   updateKinematics();
 }
 
 void SimulationSession::viewIndex(std::size_t index) {
   if (history_.size() == 0) return;
-  moveView(static_cast<long>(std::min(index, history_.size() - 1)) -
-           static_cast<long>(viewed_ ? *viewed_ : history_.size() - 1));
+  viewed_ = historyViewAt(index, history_.size());
+  updateKinematics();
 }
 
 double SimulationSession::shownTime() const { return viewed_ ? history_.time(*viewed_) : simulation_->time(); }

@@ -104,20 +104,16 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   } else if (!same_factors) {
     refactorMass(added_inertia_);
   }
+  if (!same_factors) holdPositions(q, added_inertia_);
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
-  if (set_.dimension() == 0) {
-    holdPositions(q, added_inertia_);
-    return;
-  }
-  if (same_factors) {
-    evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors);  // k at the new v; J as it was
-    updateRhs();
-    return;
-  }
+  if (set_.dimension() == 0) return;
+  // k at the new v; J only at a new q.
   evaluateConstraints(set_, data_, q, v, cdata_, same_q ? kConstraintErrors : kConstraintErrors | kConstraintJacobian);
-  reduceJacobian(true);
-  assembleDelassus();
-  holdPositions(q, added_inertia_);
+  if (!same_factors) {
+    reduceJacobian();  // Y and Λ go with M's factors
+    assembleDelassus();
+  }
+  updateRhs();
 }
 
 void JointSpaceTerms::holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
@@ -145,7 +141,7 @@ void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const
   factorizeMass(added);
   if (set_.dimension() > 0) {
     evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
-    reduceJacobian(false);
+    reduceJacobian();
     assembleDelassus();
   }
   holdPositions(q, added);
@@ -163,20 +159,15 @@ void JointSpaceTerms::refactorMass(const VectorX& added) {
   ltl_.factorize(data_.M);
 }
 
-void JointSpaceTerms::reduceJacobian(bool with_rhs) {
+void JointSpaceTerms::reduceJacobian() {
   const MatrixX& J = cdata_.J;
   for (int c = 0; c < set_.size(); ++c) {
     const std::span<const int> dofs = support(c);
     const int offset = set_.rowOffset(c);
     for (int r = offset; r < offset + set_[c].dimension(); ++r) {
-      // Column r of Y = L⁻ᵀ (row r of J)ᵀ, touching S_c only; b_r = k_r - J_r v̇_free.
+      // Column r of Y = L⁻ᵀ (row r of J)ᵀ, touching S_c only.
       auto y = Y_.col(r);
       for (int i : dofs) y[i] = J(r, i);
-      if (with_rhs) {
-        double j_vdot_free = 0.0;
-        for (int i : dofs) j_vdot_free += J(r, i) * vdot_free_[i];
-        rhs_[r] = cdata_.k[r] - j_vdot_free;
-      }
       ltl_.solveLt(y, dofs);
     }
   }

@@ -72,7 +72,7 @@ class JointSpaceTerms {
   void updateRhs();                           // b = k - J v̇_free over the supports
   void factorizeMass(const VectorX& added);   // CRBA on the current kinematics, + diag(added), LTDL
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
-  void reduceJacobian(bool with_rhs);  // Y = L⁻ᵀ Jᵀ over the supports (and b)
+  void reduceJacobian();               // Y = L⁻ᵀ Jᵀ over the supports
   void assembleDelassus();
 
   const ConstraintSet& set_;
