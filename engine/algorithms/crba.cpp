@@ -15,6 +15,7 @@ namespace {
 void compositeInertiaSweep(const Model& model, Data& data) {
   MatrixX& M = data.M;
   Matrix6X& oS = data.oS;
+  Matrix6X& oF = data.oF;
   for (int i = 1; i < model.nbodies(); ++i) {
     data.oYcrb[i] = InertiaAtOrigin::from(model.body_inertias[i], data.oMi[i]);
     const SE3& oMi = data.oMi[i];
@@ -24,28 +25,22 @@ void compositeInertiaSweep(const Model& model, Data& data) {
     }
   }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
-    // Every descendant (a higher index, depth-first numbering) has been added.
+    // Every descendant (a higher index, depth-first numbering) has been added,
+    // and its columns F_k = Ic_k S_k are in oF: the descendants' dofs are the
+    // contiguous range [iv, end), so M(k, l) = F_kᵀ S_l for joint i's dofs l
+    // is one sweep down a column of M, with no walk up the tree.
     const InertiaAtOrigin& Yc = data.oYcrb[i];
-    const int iv = model.idx_v[i];
-    for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
-      const Force F = Yc * Motion(oS.col(k));
-      Vector6 F6;
-      F6 << F.n, F.f;
-      // The path to the root, dofs in decreasing order: joint i's own dofs
-      // from k down, then every ancestor's.
-      for (int l = k; l >= iv; --l) {
-        const double m = oS.col(l).dot(F6);
-        M(l, k) = m;
-        M(k, l) = m;
-      }
-      for (int j = model.parent[i]; j > 0; j = model.parent[j]) {
-        const int jv = model.idx_v[j];
-        for (int l = jv; l < jv + model.joint_nv[j]; ++l) {
-          const double m = oS.col(l).dot(F6);
-          M(l, k) = m;
-          M(k, l) = m;
-        }
-      }
+    const int iv = model.idx_v[i], nvi = model.joint_nv[i];
+    const int last = model.subtree_end[i] - 1;
+    const int end = model.idx_v[last] + model.joint_nv[last];
+    for (int l = iv; l < iv + nvi; ++l) {
+      const Force F = Yc * Motion(oS.col(l));
+      oF.col(l) << F.n, F.f;
+    }
+    for (int l = iv; l < iv + nvi; ++l) {
+      const auto s = oS.col(l);
+      for (int k = l; k < end; ++k) M(k, l) = oF.col(k).dot(s);
+      M.row(l).segment(l, end - l) = M.col(l).segment(l, end - l).transpose();
     }
     const int p = model.parent[i];
     if (p > 0) data.oYcrb[p] += Yc;

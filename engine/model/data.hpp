@@ -32,6 +32,7 @@ struct Data {
   // CRBA workspace.
   std::vector<InertiaAtOrigin> oYcrb;  // composite rigid-body inertias, world frame
   Matrix6X oS;                         // motion subspaces in the world frame, packed like S
+  Matrix6X oF;                         // CRBA: Ic_i S_k per dof k of joint i, world frame
 
   // Joint-space outputs.
   MatrixX M;       // joint-space inertia (with armature), full symmetric

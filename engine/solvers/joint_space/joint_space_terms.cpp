@@ -174,7 +174,7 @@ void JointSpaceTerms::reduceJacobian() {
 }
 
 void JointSpaceTerms::assembleDelassus() {
-  const VectorX& D = ltl_.D();
+  const VectorX& Dinv = ltl_.inverseD();
   for (int c = 0; c < set_.size(); ++c) {
     const int oc = set_.rowOffset(c), mc = set_[c].dimension();
     for (int d = c; d < set_.size(); ++d) {
@@ -185,7 +185,7 @@ void JointSpaceTerms::assembleDelassus() {
         for (int s = (c == d ? r : od); s < od + md; ++s) {
           const auto ys = Y_.col(s);
           double sum = 0.0;
-          for (int i : shared) sum += yr[i] * ys[i] / D[i];  // Λ_rs = Σ_i Y_ir D_i⁻¹ Y_is
+          for (int i : shared) sum += yr[i] * ys[i] * Dinv[i];  // Λ_rs = Σ_i Y_ir D_i⁻¹ Y_is
           delassus_(r, s) = sum;
           delassus_(s, r) = sum;
         }

@@ -1,5 +1,6 @@
 #include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <string>
@@ -10,8 +11,11 @@ namespace loopsim {
 
 LtlFactorization::LtlFactorization(const Model& model)
     : parents_(model.nv, -1),
-      factor_(RowMajorMatrix::Zero(model.nv, model.nv)),
+      subtree_end_(model.nv, 0),
+      upper_(RowMajorMatrix::Zero(model.nv, model.nv)),
       diagonal_(VectorX::Ones(model.nv)),
+      inverse_diagonal_(VectorX::Ones(model.nv)),
+      scaled_row_(VectorX::Zero(model.nv)),
       model_(&model) {
   // λ over dofs: a multi-dof joint is a chain of single dofs.
   for (int joint = 1; joint < model.nbodies(); ++joint) {
@@ -27,6 +31,20 @@ LtlFactorization::LtlFactorization(const Model& model)
                            " has expanded parent " + std::to_string(parents_[i]) + ")");
     }
   }
+  for (int j = model.nv - 1; j >= 0; --j) {
+    subtree_end_[j] = std::max(subtree_end_[j], j + 1);
+    if (parents_[j] >= 0) subtree_end_[parents_[j]] = std::max(subtree_end_[parents_[j]], subtree_end_[j]);
+  }
+  // The model builder insists on depth-first bodies; the sweeps rely on it.
+  for (int j = 0; j < model.nv; ++j) {
+    for (int k = j + 1; k < subtree_end_[j]; ++k) {
+      if (parents_[k] < j) {
+        throw ModelError(model.source_file, "model '" + model.name + "'",
+                         "dofs are not numbered depth-first (dof " + std::to_string(k) +
+                             " lies inside the subtree range of dof " + std::to_string(j) + ")");
+      }
+    }
+  }
 }
 
 bool LtlFactorization::inPattern(int i, int j) const {
@@ -38,53 +56,59 @@ bool LtlFactorization::inPattern(int i, int j) const {
 }
 
 void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
+  // RBDA Table 6.3 (LTDL) reorganised by columns of U = Lᵀ, from the tips to
+  // the roots: with M = U D Uᵀ and desc(j) the descendants of j,
+  //   D_j    = M_jj − Σ_{k∈desc(j)} U_jk D_k U_jk,
+  //   U_ij   = (M_ij − Σ_{k∈desc(j)} U_ik D_k U_jk) / D_j   for i an ancestor of j.
+  // Same products as the table's right-looking updates, summed per entry.
   const int n = size();
-  for (int k = 0; k < n; ++k) {
-    factor_(k, k) = M(k, k);
-    for (int j = parents_[k]; j >= 0; j = parents_[j]) factor_(k, j) = M(k, j);
-  }
-  // RBDA Table 6.3 (LTDL), from the tips to the roots; H is factor_.
-  for (int k = n - 1; k >= 0; --k) {
-    const double pivot = factor_(k, k);
+  for (int j = n - 1; j >= 0; --j) {
+    const int begin = j + 1, count = subtree_end_[j] - begin;
+    const auto row_j = upper_.row(j).segment(begin, count);
+    auto scaled = scaled_row_.segment(begin, count);
+    scaled = diagonal_.segment(begin, count).cwiseProduct(row_j.transpose());
+    const double pivot = M(j, j) - row_j.dot(scaled);
     if (!(pivot > 0.0)) {
       throw ModelError(model_->source_file, "model '" + model_->name + "'",
                        "joint-space inertia matrix is not positive definite (LTDL pivot " + std::to_string(pivot) +
-                           " at dof " + std::to_string(k) + " of joint '" +
-                           model_->joint_names[model_->dof_joint[k]] + "')");
+                           " at dof " + std::to_string(j) + " of joint '" +
+                           model_->joint_names[model_->dof_joint[j]] + "')");
     }
-    for (int i = parents_[k]; i >= 0; i = parents_[i]) {
-      const double a = factor_(k, i) / pivot;  // a = H_ki / H_kk
-      for (int j = i; j >= 0; j = parents_[j]) factor_(i, j) -= a * factor_(k, j);  // H_ij -= H_kj a
-      factor_(k, i) = a;
+    diagonal_[j] = pivot;
+    const double inverse_pivot = 1.0 / pivot;
+    inverse_diagonal_[j] = inverse_pivot;
+    for (int i = parents_[j]; i >= 0; i = parents_[i]) {
+      upper_(i, j) = (M(j, i) - upper_.row(i).segment(begin, count).dot(scaled)) * inverse_pivot;
     }
-  }
-  for (int k = 0; k < n; ++k) {
-    diagonal_[k] = factor_(k, k);
-    factor_(k, k) = 1.0;
   }
 }
 
 void LtlFactorization::solveLt(Eigen::Ref<VectorX> x) const {
-  // Lᵀ is upper triangular with L(i, j) at (j, i): x_j -= L(i, j) x_i for j ∈ ancestors(i).
-  for (int i = size() - 1; i >= 0; --i) {
-    const double xi = x[i];
-    for (int j = parents_[i]; j >= 0; j = parents_[j]) x[j] -= factor_(i, j) * xi;
+  // Lᵀ = U: back substitution, x_j -= Σ_{k∈desc(j)} U_jk x_k.
+  for (int j = size() - 1; j >= 0; --j) {
+    const int begin = j + 1, count = subtree_end_[j] - begin;
+    x[j] -= upper_.row(j).segment(begin, count).dot(x.segment(begin, count));
   }
 }
 
 void LtlFactorization::solveLt(Eigen::Ref<VectorX> x, std::span<const int> dofs) const {
-  for (auto it = dofs.rbegin(); it != dofs.rend(); ++it) {
-    const int i = *it;
-    const double xi = x[i];
-    for (int j = parents_[i]; j >= 0; j = parents_[j]) x[j] -= factor_(i, j) * xi;
+  // In an increasing, ancestor-closed `dofs`, the descendants of dofs[p] that
+  // carry nonzeros are the entries right after p below its subtree end.
+  const int count = static_cast<int>(dofs.size());
+  for (int p = count - 1; p >= 0; --p) {
+    const int j = dofs[p];
+    const int end = subtree_end_[j];
+    double sum = 0.0;
+    for (int r = p + 1; r < count && dofs[r] < end; ++r) sum += upper_(j, dofs[r]) * x[dofs[r]];
+    x[j] -= sum;
   }
 }
 
 void LtlFactorization::solveL(Eigen::Ref<VectorX> x) const {
-  for (int i = 0; i < size(); ++i) {
-    double xi = x[i];
-    for (int j = parents_[i]; j >= 0; j = parents_[j]) xi -= factor_(i, j) * x[j];
-    x[i] = xi;
+  // L = Uᵀ: forward substitution as axpys, x_desc(j) -= U_j,desc(j) x_j.
+  for (int j = 0; j < size(); ++j) {
+    const int begin = j + 1, count = subtree_end_[j] - begin;
+    if (count > 0) x.segment(begin, count) -= x[j] * upper_.row(j).segment(begin, count).transpose();
   }
 }
 
@@ -97,7 +121,7 @@ void LtlFactorization::solve(Eigen::Ref<VectorX> x) const {
 MatrixX LtlFactorization::denseL() const {
   MatrixX L = MatrixX::Identity(size(), size());
   for (int i = 0; i < size(); ++i) {
-    for (int j = parents_[i]; j >= 0; j = parents_[j]) L(i, j) = factor_(i, j);
+    for (int j = parents_[i]; j >= 0; j = parents_[j]) L(i, j) = upper_(j, i);
   }
   return L;
 }

@@ -6,8 +6,13 @@
 // reverse (tip-to-root) order produces no fill-in: L(i, j) ≠ 0 only when dof j
 // is dof i's ancestor in the expanded parent array λ, the same pattern as M
 // (branch-induced sparsity). Cost O(n d²) to factor, O(n d) per solve, with d
-// the depth of the tree in dofs. Storage is a dense row-major matrix of which
-// only the pattern is ever read or written; everything is sized at construction.
+// the depth of the tree in dofs. Storage is a dense row-major matrix holding
+// U = Lᵀ: with dofs numbered depth-first, the descendants of dof j are the
+// contiguous range (j, end_j), so row j of U over that range is one contiguous
+// segment and the sweeps are dot products and axpys over it instead of walks
+// up the parent array (the walks are load-latency bound; the segments
+// vectorise). Only the pattern is ever read or written; everything is sized at
+// construction.
 #include <span>
 #include <vector>
 
@@ -41,20 +46,25 @@ class LtlFactorization {
   /// x ← L⁻¹ x (tip-ward sweep).
   void solveL(Eigen::Ref<VectorX> x) const;
   /// x ← D⁻¹ x.
-  void solveD(Eigen::Ref<VectorX> x) const { x.array() /= diagonal_.array(); }
+  void solveD(Eigen::Ref<VectorX> x) const { x.array() *= inverse_diagonal_.array(); }
   /// x ← M⁻¹ x = L⁻¹ D⁻¹ L⁻ᵀ x.
   void solve(Eigen::Ref<VectorX> x) const;
 
   /// L(i, j) for j < i on the pattern (0 off the pattern).
-  double L(int i, int j) const { return factor_(i, j); }
+  double L(int i, int j) const { return upper_(j, i); }
   const VectorX& D() const { return diagonal_; }
+  /// D⁻¹, kept with the factors: products with it replace divisions in the sweeps.
+  const VectorX& inverseD() const { return inverse_diagonal_; }
   /// Dense unit lower-triangular L (allocates: for tests and diagnostics).
   MatrixX denseL() const;
 
  private:
   std::vector<int> parents_;
-  RowMajorMatrix factor_;  // strictly lower pattern entries = L
-  VectorX diagonal_;       // D
+  std::vector<int> subtree_end_;  // dof j's descendants are j+1 .. subtree_end_[j]-1
+  RowMajorMatrix upper_;          // strictly upper pattern entries: U = Lᵀ
+  VectorX diagonal_;              // D
+  VectorX inverse_diagonal_;      // D⁻¹
+  VectorX scaled_row_;            // factorisation workspace: D_k U(j, k) over j's descendants
   const Model* model_;
 };
 
