@@ -4,8 +4,9 @@
 //     of the loops' null space (computed here by SVD), loop rows 0;
 //   - cluster-efpa equals dense-closed (relative 1e-9, max-norm) on random
 //     consistent states (fixed seeds) of chain_of_loops_feet.yaml (three ring
-//     clusters, two world constraints on different clusters) and of the four
-//     scenes' variants below; on trees it is dense (test_delassus.cpp);
+//     clusters, two world constraints on different clusters) and of the geared
+//     chain with its tip pinned (couplings as clusters, rotor armature in D);
+//     on trees it is dense (test_delassus.cpp);
 //   - no allocation in compute();
 //   - refusals: the internal loops' independent joints missing;
 //   - the scene key `independent` may coordinate the internal loops alone,
@@ -15,6 +16,8 @@
 #include <Eigen/SVD>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <functional>
 
 #include "allocation_counter.hpp"
@@ -104,6 +107,29 @@ TEST(ClusterEfpa, EqualsTheDenseReferenceWithLoopsClosed) {
   std::printf("[cluster-efpa, chain_of_loops_feet] %zu states: dense-closed vs projection %.2g, cluster-efpa vs "
               "dense-closed %.2g (max relative); loops change the world block by >= %.2g\n",
               states.size(), worst_reference, worst_cluster, smallest_loop_effect);
+}
+
+TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
+  std::ifstream in(scenesDir() / "geared_chain.yaml");
+  std::stringstream text;
+  text << in.rdbuf() << "constraints:\n  - {name: tip, type: connect, body1: link_6, rows: [x, z]}\n";
+  const Scene scene = loadSceneString(text.str(), "geared_chain_tip.yaml", scenesDir());
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  const int m = set.dimension();
+  auto reference = makeDelassusAlgorithm("dense-closed", set);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_joints);
+  double worst = 0.0;
+  for (const SampledState& s : sampleStates(scene, set, 10, 1205)) {
+    const MatrixX projected = projectedDelassus(set, s.q);
+    MatrixX dense_closed(m, m), value(m, m);
+    reference->compute(s.q, dense_closed);
+    cluster->compute(s.q, value);
+    const double scale = projected.lpNorm<Eigen::Infinity>();
+    EXPECT_LE((dense_closed - projected).lpNorm<Eigen::Infinity>() / scale, 1e-9);
+    worst = std::max(worst, (value - dense_closed).lpNorm<Eigen::Infinity>() / scale);
+  }
+  EXPECT_LE(worst, 1e-9);
+  std::printf("[cluster-efpa, geared chain with its tip pinned] 10 states: max relative error %.2g\n", worst);
 }
 
 TEST(ClusterEfpa, ComputeDoesNotAllocate) {
