@@ -39,7 +39,7 @@ Command registerDelassusCommand(CLI::App& parent) {
               bench.rounds = options->rounds;
               for (const auto& name : options->algorithms) {
                 const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
-                makeDelassusAlgorithm(name, set);  // unknown names: a clear error before timing
+                makeDelassusAlgorithm(name, set, scene.solver_settings.independent_joints);  // errors before timing
               }
               const auto results = benchmarkDelassus(scene, bench, options->algorithms);
               std::fputs(formatDelassusTable(results).c_str(), stdout);
@@ -49,9 +49,12 @@ Command registerDelassusCommand(CLI::App& parent) {
             const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
             VectorX q = scene.q0, v = scene.v0;
             if (set.dimension() > 0) makeConsistent(set, q, v, scene.held_joints);
-            const MatrixX delassus = computeDelassus(set, q, algorithm);
-            std::printf("# Delassus matrix J M⁻¹ Jᵀ (%d x %d) of '%s' at its consistent start, by %s\n",
-                        set.dimension(), set.dimension(), scene.name.c_str(), algorithm.c_str());
+            const MatrixX delassus = computeDelassus(set, q, algorithm, scene.solver_settings.independent_joints);
+            bool loops_closed = false;
+            for (const auto& info : delassusAlgorithms()) loops_closed |= info.name == algorithm && info.loops_closed;
+            std::printf("# Delassus matrix J M⁻¹ Jᵀ (%d x %d) of '%s' at its consistent start, by %s%s\n",
+                        set.dimension(), set.dimension(), scene.name.c_str(), algorithm.c_str(),
+                        loops_closed ? " (internal loops closed: their rows are 0)" : "");
             for (int r = 0; r < set.dimension(); ++r) {
               std::printf("%-28s", set.rowDescription(r).c_str());
               for (int c = 0; c < set.dimension(); ++c) std::printf(" % .6e", delassus(r, c));

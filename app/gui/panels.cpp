@@ -145,8 +145,11 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::PopTextWrapPos();
   }
   for (const SolverInfo& info : solverRegistry()) {
+    // Greyed with the reason: a missing capability in short, else why the scene checks refuse it
+    // (e.g. loops the declared independent joints cannot cluster).
     const std::string missing = missingCapability(info.capabilities, sim.constraints());
-    ImGui::BeginDisabled(!missing.empty());
+    const std::string& refusal = session->solverRefusal(info.name);
+    ImGui::BeginDisabled(!missing.empty() || !refusal.empty());
     const bool selected = !automatic && info.name == current;
     if (ImGui::RadioButton(info.name.c_str(), selected) && !selected) state.requests.solver = info.name;
     ImGui::EndDisabled();
@@ -154,6 +157,10 @@ void solverSection(GuiState& state, SimulationSession* session) {
     if (!missing.empty()) {
       ImGui::SameLine();
       ImGui::TextColored(kDimColour, "(needs %s)", missing.c_str());
+    } else if (!refusal.empty() && !selected) {
+      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
+      ImGui::TextColored(kDimColour, "%s", asciiText(refusal).c_str());
+      ImGui::PopTextWrapPos();
     }
   }
 }
@@ -200,7 +207,9 @@ void compareSection(GuiState& state, SimulationSession* session) {
   std::vector<std::string>& chosen = state.compare_solvers;
   ImGui::BeginDisabled(state.comparing);
   for (const SolverInfo& info : solverRegistry()) {
-    const std::string missing = missingCapability(info.capabilities, sim.constraints());
+    std::string missing = missingCapability(info.capabilities, sim.constraints());
+    if (!missing.empty()) missing = "needs " + missing;
+    else missing = session->solverRefusal(info.name);
     const auto at = std::find(chosen.begin(), chosen.end(), info.name);
     bool ticked = at != chosen.end();
     ImGui::BeginDisabled(!missing.empty());
@@ -209,7 +218,9 @@ void compareSection(GuiState& state, SimulationSession* session) {
       else chosen.erase(at);
     }
     ImGui::EndDisabled();
-    if (!missing.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("needs %s", missing.c_str());
+    if (!missing.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      ImGui::SetTooltip("%s", asciiText(missing).c_str());
+    }
   }
   const std::string automatic = "auto (" + SolverComparison::defaultReference(chosen) + ")";
   if (ImGui::BeginCombo("reference", state.compare_reference.empty() ? automatic.c_str() : state.compare_reference.c_str())) {

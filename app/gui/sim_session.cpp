@@ -12,6 +12,7 @@
 #include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"
 #include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/registry.hpp>
 
 namespace loopsim::app {
 
@@ -60,8 +61,15 @@ SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames
       recent_solve_us_(stepsPerSecond(scene_)),
       recent_iterations_(stepsPerSecond(scene_)),
       median_scratch_(stepsPerSecond(scene_)) {
+  for (const SolverInfo& info : solverRegistry()) solver_refusals_[info.name] = loopsim::solverRefusal(scene_, info.name);
   history_.push(*simulation_);
   updateKinematics();
+}
+
+const std::string& SimulationSession::solverRefusal(const std::string& name) const {
+  static const std::string none;
+  const auto it = solver_refusals_.find(name);
+  return it == solver_refusals_.end() ? none : it->second;
 }
 
 void SimulationSession::setHistorySeconds(double seconds) {

@@ -6,6 +6,7 @@
 // model can be drawn side by side or as ghosts.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -43,6 +44,9 @@ class SimulationSession {
   void reset();
   /// Switches the solver on the next step, state kept (scene checks as on the command line).
   void setSolver(const std::string& name, const SolverSettings& settings);
+  /// Why the scene checks refuse a registered solver ("" when they accept it),
+  /// found once for the scene: the solver panel greys it with this reason.
+  const std::string& solverRefusal(const std::string& name) const;
 
   /// Steps until stepCount() == target_steps, divergence, or the wall-clock
   /// deadline. Returns the number of steps taken.
@@ -101,6 +105,7 @@ class SimulationSession {
  private:
   void recordStepStatistics();
 
+  std::map<std::string, std::string> solver_refusals_;  // per registered solver
   Scene scene_;
   std::filesystem::path file_;
   std::unique_ptr<Simulation> simulation_;

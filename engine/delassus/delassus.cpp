@@ -8,7 +8,13 @@ namespace loopsim {
 
 namespace {
 
-using Factory = std::unique_ptr<DelassusAlgorithm> (*)(const ConstraintSet&);
+using Factory = std::unique_ptr<DelassusAlgorithm> (*)(const ConstraintSet&, const std::vector<int>& independent_joints);
+
+// The algorithms that take no independent joints.
+template <std::unique_ptr<DelassusAlgorithm> (*Make)(const ConstraintSet&)>
+std::unique_ptr<DelassusAlgorithm> withoutJoints(const ConstraintSet& set, const std::vector<int>&) {
+  return Make(set);
+}
 
 struct Entry {
   DelassusAlgorithmInfo info;
@@ -17,11 +23,18 @@ struct Entry {
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> list = {
-      {{"dense", "CRBA, Cholesky of M, J M⁻¹ Jᵀ (reference)", false}, &detail::makeDenseDelassus},
-      {{"ltl-osim", "sparse LTDL of M, Λ⁻¹ = Yᵀ D⁻¹ Y (Featherstone 2010)", false}, &detail::makeLtlOsim},
-      {{"pv-osim", "PV backward sweep, L_0^A (paper 000 Alg. 2), O(n + m²d)", true}, &detail::makePvOsim},
-      {{"efpa", "extended force propagators (paper 002 Alg. 2), O(n + md + m²)", true}, &detail::makeEfpa},
-      {{"pv-osimr", "propagators between branching links (paper 002 Alg. 3), O(n + m²)", true}, &detail::makePvOsimr},
+      {{"dense", "CRBA, Cholesky of M, J M⁻¹ Jᵀ (reference)", false}, &withoutJoints<&detail::makeDenseDelassus>},
+      {{"ltl-osim", "sparse LTDL of M, Λ⁻¹ = Yᵀ D⁻¹ Y (Featherstone 2010)", false}, &withoutJoints<&detail::makeLtlOsim>},
+      {{"pv-osim", "PV backward sweep, L_0^A (paper 000 Alg. 2), O(n + m²d)", true}, &withoutJoints<&detail::makePvOsim>},
+      {{"efpa", "extended force propagators (paper 002 Alg. 2), O(n + md + m²)", true}, &withoutJoints<&detail::makeEfpa>},
+      {{"pv-osimr", "propagators between branching links (paper 002 Alg. 3), O(n + m²)", true},
+       &withoutJoints<&detail::makePvOsimr>},
+      {{"dense-closed", "dense with the internal loops closed: Schur complement of the loop rows (reference)", false,
+        true},
+       &withoutJoints<&detail::makeDenseClosedDelassus>},
+      {{"cluster-efpa", "extended force propagators over loop clusters (paper 004 §VIII), loops closed", false, true,
+        true},
+       &detail::makeClusterEfpa},
   };
   return list;
 }
@@ -37,10 +50,11 @@ const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms() {
   return infos;
 }
 
-std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set) {
+std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set,
+                                                         const std::vector<int>& independent_joints) {
   std::vector<std::string> names;
   for (const Entry& e : entries()) {
-    if (e.info.name == name) return e.make(set);
+    if (e.info.name == name) return e.make(set, independent_joints);
     names.push_back(e.info.name);
   }
   std::string all;
@@ -49,8 +63,9 @@ std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name
                    "unknown algorithm '" + name + "'" + didYouMean(name, names) + "; available: " + all);
 }
 
-MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm) {
-  auto a = makeDelassusAlgorithm(algorithm, set);
+MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm,
+                        const std::vector<int>& independent_joints) {
+  auto a = makeDelassusAlgorithm(algorithm, set, independent_joints);
   MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
   a->compute(q, out);
   return out;

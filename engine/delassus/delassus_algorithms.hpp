@@ -1,6 +1,7 @@
 #pragma once
 // Internal to engine/delassus: one factory per algorithm file.
 #include <memory>
+#include <vector>
 
 #include <loopsim/delassus/delassus.hpp>
 
@@ -11,5 +12,7 @@ std::unique_ptr<DelassusAlgorithm> makeLtlOsim(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makePvOsim(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makeEfpa(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makePvOsimr(const ConstraintSet& set);
+std::unique_ptr<DelassusAlgorithm> makeDenseClosedDelassus(const ConstraintSet& set);
+std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints);
 
 }  // namespace loopsim::detail

@@ -66,6 +66,15 @@ std::vector<std::string> autoSolverCandidates(const Scene& scene, std::string* r
   return out;
 }
 
+std::string solverRefusal(const Scene& scene, const std::string& solver_name) {
+  try {
+    checkSolverForScene(scene, solver_name);
+  } catch (const ModelError& e) {
+    return e.message();
+  }
+  return {};
+}
+
 void checkSolverForScene(const Scene& scene, const std::string& solver_name) {
   const std::string& file = scene.source_file;
   if (solver_name == "auto") {

@@ -264,7 +264,22 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   const ConstraintSet set(*model, scene.constraints, scene.time_constant);
   if (doc.has("independent")) {
     // Checked whichever solver runs: a declaration that cannot coordinate the loops is an error now.
-    checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent");
+    // With world constraints beside internal loops it may coordinate either the clusters of every
+    // constraint (cluster-aba) or those of the internal loops alone (cluster-efpa, whose Delassus rows
+    // are the world constraints); the cluster solvers check their own view when chosen.
+    try {
+      checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent");
+    } catch (const ModelError& all_constraints) {
+      if (!set.hasWorldConstraints() || !(set.hasInternalLoops() || set.hasCouplings())) throw;
+      try {
+        checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent",
+                        ClusterScope::InternalLoops);
+      } catch (const ModelError& internal_only) {
+        throw ModelError(all_constraints.file(), "independent",
+                         all_constraints.message() +
+                             "; nor does it coordinate the internal loops alone (cluster-efpa): " + internal_only.message());
+      }
+    }
   }
   if (scene.redundant) {
     const ConstraintRank rank = constraintRank(*model, scene.constraints, scene.q0);

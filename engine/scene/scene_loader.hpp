@@ -93,6 +93,12 @@ ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>&
 /// "auto" passes when autoSolverCandidates is not empty (else the reasons of each).
 void checkSolverForScene(const Scene& scene, const std::string& solver_name);
 
+/// Why checkSolverForScene refuses `solver_name` for the scene (its message,
+/// without the file), or "" when it accepts it: for panels that grey a solver
+/// with the reason, e.g. a cluster solver whose loops the declared independent
+/// joints cannot coordinate.
+std::string solverRefusal(const Scene& scene, const std::string& solver_name);
+
 /// Solver `auto`'s candidates: every registered exact (not soft) solver that
 /// checkSolverForScene accepts, in registry order. Empty when none.
 std::vector<std::string> autoSolverCandidates(const Scene& scene, std::string* reasons = nullptr);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include <Eigen/SVD>
+
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
@@ -74,8 +76,8 @@ void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>&
 }
 
 void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_joints,
-                     const Eigen::Ref<const VectorX>& q, const std::string& owner) {
-  const ClusterStructure structure(set, independent_joints, owner);
+                     const Eigen::Ref<const VectorX>& q, const std::string& owner, ClusterScope scope) {
+  const ClusterStructure structure(set, independent_joints, owner, scope);
   if (set.dimension() == 0) return;
   const Model& model = set.model();
   Data data(model);
@@ -93,7 +95,33 @@ void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independe
     for (std::size_t c = 0; c < cl.constraints.size(); ++c) os << (c ? ", '" : "'") << set[cl.constraints[c]].name << "'";
     os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent joints at the "
        << "initial configuration: the dependent joints' columns of K are singular (pivot ratio "
-       << pivots.minCoeff() / pivots.maxCoeff() << "); declare other joints of the cluster under 'independent'";
+       << pivots.minCoeff() / pivots.maxCoeff() << ")";
+    // A motion of the dependent dofs that moves no constrained point (K_d's null space), such as
+    // the spin of a ball-jointed rod about its own axis, can only be independent: name its joints.
+    MatrixX Kd(cl.rowCount(), cl.rowCount());
+    for (int r = 0; r < cl.rowCount(); ++r) {
+      for (int c = 0; c < cl.rowCount(); ++c) Kd(r, c) = cdata.J(cl.rows[r], cl.dofs[cl.dependent[c]]);
+    }
+    const Eigen::JacobiSVD<MatrixX> svd(Kd, Eigen::ComputeFullV);
+    const auto& sigma = svd.singularValues();
+    std::vector<std::string> free_joints;
+    for (int n = 0; n < sigma.size(); ++n) {
+      if (sigma[n] > 1e-9 * sigma[0]) continue;
+      const VectorX direction = svd.matrixV().col(n).cwiseAbs();
+      for (int c = 0; c < direction.size(); ++c) {
+        if (direction[c] < 0.1 * direction.maxCoeff()) continue;
+        const std::string& name = model.joint_names[cl.bodies[cl.dof_body[cl.dependent[c]]]];
+        if (std::find(free_joints.begin(), free_joints.end(), name) == free_joints.end()) free_joints.push_back(name);
+      }
+    }
+    if (!free_joints.empty()) {
+      os << "; a motion of the dependent joint(s) ";
+      for (std::size_t j = 0; j < free_joints.size(); ++j) os << (j ? ", '" : "'") << free_joints[j] << "'";
+      os << " moves no constrained point (e.g. a ball-jointed rod's spin about its own axis), so it can only be "
+            "independent, while 'independent' declares whole joints";
+    } else {
+      os << "; declare other joints of the cluster under 'independent'";
+    }
     throw ModelError(model.source_file, owner, os.str());
   }
 }

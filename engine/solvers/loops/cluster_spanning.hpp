@@ -55,6 +55,7 @@ class ClusterSpanning {
 /// ModelError naming the cluster's constraints and joints when one is singular
 /// there. For the load-time checks (scene_checks.cpp).
 void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_joints,
-                     const Eigen::Ref<const VectorX>& q, const std::string& owner);
+                     const Eigen::Ref<const VectorX>& q, const std::string& owner,
+                     ClusterScope scope = ClusterScope::AllConstraints);
 
 }  // namespace loopsim

@@ -46,8 +46,10 @@ std::string quoted(const std::vector<std::string>& names) {
 
 }  // namespace
 
+bool isWorldConstraint(const Constraint& c) { return c.kind != ConstraintKind::Coupling && c.body2 == 0; }
+
 ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_joints,
-                                   const std::string& owner)
+                                   const std::string& owner, ClusterScope scope)
     : model_(set.model()) {
   const Model& m = model_;
   const int n = m.nbodies();
@@ -62,9 +64,10 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
 
   // Groups of the loops and couplings (paper 004 §IV-A: the bodies a loop's constraint involves).
   BodyGroups groups(n);
-  std::vector<int> constraint_anchor(set.size());
+  std::vector<int> constraint_anchor(set.size(), -1);
   for (int c = 0; c < set.size(); ++c) {
     const Constraint& con = set[c];
+    if (scope == ClusterScope::InternalLoops && isWorldConstraint(con)) continue;  // a Delassus row, no loop
     if (con.kind == ConstraintKind::Coupling) {
       int ancestor = con.coupling_joints.front();
       for (int j : con.coupling_joints) ancestor = commonAncestor(m, ancestor, j);
@@ -145,6 +148,7 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
     cl.parent = o == 0 ? -1 : cluster_of_[o];
   }
   for (int c = 0; c < set.size(); ++c) {
+    if (constraint_anchor[c] < 0) continue;
     BodyCluster& cl = clusters_[cluster_of_[constraint_anchor[c]]];
     cl.constraints.push_back(c);
     for (int r = 0; r < set[c].dimension(); ++r) cl.rows.push_back(set.rowOffset(c) + r);

@@ -22,6 +22,11 @@
 // cluster's constraint rows, solved from K at each state (cluster_spanning.hpp).
 // A cluster whose dependent dof count differs from its rows is refused with
 // a ModelError naming its constraints and joints.
+//
+// Scope: cluster-aba and cluster-rnea close every constraint inside the
+// clusters (a world constraint's path runs to the root). cluster-efpa closes
+// only the internal loops and couplings: its world constraints are the
+// Delassus rows (paper 004 §VIII's end-effectors), in no cluster.
 #include <string>
 #include <vector>
 
@@ -47,12 +52,21 @@ struct BodyCluster {
   int rowCount() const { return static_cast<int>(rows.size()); }
 };
 
+enum class ClusterScope {
+  AllConstraints,  // every constraint closes inside a cluster (cluster-aba, cluster-rnea)
+  InternalLoops,   // world constraints (body2 = world) stay outside the clusters (cluster-efpa)
+};
+
+/// True when constraint c is a world constraint in the sense of ClusterScope::InternalLoops.
+bool isWorldConstraint(const Constraint& c);
+
 class ClusterStructure {
  public:
   /// Throws ModelError (element `owner`, e.g. "solver 'cluster-aba'") when a
   /// cluster cannot be coordinated by the declared independent joints, when a
   /// declared joint closes no loop, or when an index is out of range.
-  ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_joints, const std::string& owner);
+  ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_joints, const std::string& owner,
+                   ClusterScope scope = ClusterScope::AllConstraints);
 
   /// Clusters in an order where every parent precedes its children.
   const std::vector<BodyCluster>& clusters() const { return clusters_; }

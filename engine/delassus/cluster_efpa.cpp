@@ -1,0 +1,231 @@
+// `cluster-efpa`: the cluster-based extended-force-propagator algorithm
+// (paper 004 §VIII, C-EFPA) for the Delassus matrix of the world constraints
+// with the internal loops closed (delassus.hpp). The internal loops and
+// couplings form the clusters (ClusterScope::InternalLoops, coordinated by the
+// declared independent joints); each world constraint row r is an
+// end-effector: a unit force on its body b, the 6-row ^bK_r (K¹, body frame).
+//
+// At q with v = 0 and τ = 0 (§VIII-C):
+//  - backward pass: the cluster articulated inertias of C-ABA (Alg. 1 lines
+//    26-32 without bias terms), D_k including the armature Gᵀ A G; each row's
+//    cluster propagator starts at its body's block (eqs. 57-58) and crosses
+//    each cluster joint toward the root by eq. 62,
+//        ^rχ_λ(k) = ^λX*_k L_kᵀ ^rχ_k,   L_kᵀ = 1 - U_k D_k⁻¹ S_kᵀ,
+//    with ^λX*_k applied block by block onto the output bodies (eq. 18);
+//  - forward pass: the acceleration stack of cluster k caused by a unit force
+//    on row s, for the clusters on s's path (eq. 67; Ω⁻¹_0s = 0):
+//        A_ks = L_k ^kX_λ A_λ(k)s + S_k D_k⁻¹ S_kᵀ ^sχ_k,   L_k = 1 - S_k D_k⁻¹ U_kᵀ;
+//  - assembly at the deepest common cluster c of rows r and s ([13] via §VIII-D):
+//        Λ⁻¹_rs = ^rχ_cᵀ A_cs   (0 when their paths share no cluster).
+// O(N_C l³ + m d + m²) for clusters of at most l bodies, C-CT depth d.
+// Inertias and propagators stay in body frames (§V-A). No allocation in compute.
+#include <algorithm>
+
+#include <loopsim/delassus/delassus_algorithms.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/loops/cluster_kinematics.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+
+namespace loopsim::detail {
+
+namespace {
+
+class ClusterEfpa final : public DelassusAlgorithm {
+ public:
+  ClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints)
+      : set_(set),
+        structure_(set, independent_joints, "delassus algorithm 'cluster-efpa'", ClusterScope::InternalLoops),
+        spanning_(structure_),
+        kinematics_(structure_),
+        data_(set.model()),
+        cdata_(set),
+        zero_(VectorX::Zero(set.model().nv)) {
+    const auto& clusters = structure_.clusters();
+    const int nc = static_cast<int>(clusters.size());
+    // The end-effector rows and, per cluster, the rows it supports (ES(C_k), §VIII-A).
+    es_.resize(nc);
+    for (int c = 0; c < set.size(); ++c) {
+      if (!isWorldConstraint(set[c])) continue;
+      for (int r = 0; r < set[c].dimension(); ++r) {
+        const int w = static_cast<int>(rows_.size());
+        const int body = set[c].body1;
+        rows_.push_back({set.rowOffset(c) + r, c, r, structure_.clusterOf(body), structure_.positionInCluster(body)});
+        for (int k = rows_.back().cluster; k >= 0; k = clusters[k].parent) es_[k].push_back(w);
+      }
+    }
+    auto columnIn = [&](int k, int w) {
+      return static_cast<int>(std::find(es_[k].begin(), es_[k].end(), w) - es_[k].begin());
+    };
+    column_in_parent_.resize(nc);
+    for (int k = 0; k < nc; ++k) {
+      for (int w : es_[k]) column_in_parent_[k].push_back(clusters[k].parent < 0 ? -1 : columnIn(clusters[k].parent, w));
+    }
+    // Deepest common cluster of every pair (clusters are numbered parents first).
+    const int m = static_cast<int>(rows_.size());
+    for (int a = 0; a < m; ++a) {
+      for (int b = a; b < m; ++b) {
+        int ka = rows_[a].cluster, kb = rows_[b].cluster;
+        while (ka != kb && ka >= 0 && kb >= 0) {
+          if (ka > kb) ka = clusters[ka].parent;
+          else kb = clusters[kb].parent;
+        }
+        if (ka >= 0 && ka == kb) pairs_.push_back({a, b, ka, columnIn(ka, a), columnIn(ka, b)});
+      }
+    }
+    for (int k = 0; k < nc; ++k) {
+      const BodyCluster& cl = clusters[k];
+      const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount(), ne = static_cast<int>(es_[k].size());
+      IA_.push_back(MatrixX::Zero(n6, n6));
+      Ia_.push_back(MatrixX::Zero(n6, n6));
+      U_.push_back(MatrixX::Zero(n6, ny));
+      UDinv_.push_back(MatrixX::Zero(n6, ny));
+      D_.push_back(MatrixX::Zero(ny, ny));
+      Dinv_.push_back(MatrixX::Zero(ny, ny));
+      GA_.push_back(MatrixX::Zero(cl.dofCount(), ny));
+      chi_.push_back(MatrixX::Zero(n6, ne));
+      accel_.push_back(MatrixX::Zero(n6, ne));
+      stack_.push_back(VectorX::Zero(n6));
+      joint_.push_back(VectorX::Zero(ny));
+      ydd_.push_back(VectorX::Zero(ny));
+    }
+  }
+
+  std::string_view name() const override { return "cluster-efpa"; }
+
+  void compute(const Eigen::Ref<const VectorX>& q, Eigen::Ref<MatrixX> out) override {
+    const int nc = static_cast<int>(structure_.clusters().size());
+    // Forward pass #1 at v = 0: placements, S_i, I_i; K at q, G_k; S_k (Alg. 1 lines 1-19).
+    articulatedFirstPass(set_.model(), data_, q, zero_, zero_, {});
+    if (set_.dimension() > 0) {
+      evaluateConstraints(set_, data_, q, zero_, cdata_, kConstraintErrors | kConstraintJacobian);
+      spanning_.update(cdata_);
+    }
+    kinematics_.update(data_, spanning_);
+    for (int k = 0; k < nc; ++k) {
+      const BodyCluster& cl = structure_.clusters()[k];
+      IA_[k].setZero();
+      for (int p = 0; p < cl.bodyCount(); ++p) IA_[k].block<6, 6>(6 * p, 6 * p) = data_.Ia[cl.bodies[p]];
+      chi_[k].setZero();
+    }
+    // Eqs. 57-58: row r's propagator starts as ^bK_r on its body's block.
+    for (std::size_t w = 0; w < rows_.size(); ++w) {
+      const WorldRow& row = rows_[w];
+      chi_[row.cluster].col(columnOfOwnRow(w)).segment<6>(6 * row.position) =
+          cdata_.K1[row.constraint].row(row.local).transpose();
+    }
+    for (int k = nc - 1; k >= 0; --k) backwardPass(k);
+    for (int k = 0; k < nc; ++k) forwardPass(k);
+    out.setZero();
+    for (const Pair& p : pairs_) {
+      const double value = chi_[p.cluster].col(p.column_a).dot(accel_[p.cluster].col(p.column_b));
+      out(rows_[p.a].global, rows_[p.b].global) = value;
+      out(rows_[p.b].global, rows_[p.a].global) = value;
+    }
+  }
+
+ private:
+  struct WorldRow {
+    int global, constraint, local, cluster, position;
+  };
+  struct Pair {
+    int a, b, cluster, column_a, column_b;
+  };
+
+  int columnOfOwnRow(std::size_t w) const {
+    const auto& es = es_[rows_[w].cluster];
+    return static_cast<int>(std::find(es.begin(), es.end(), static_cast<int>(w)) - es.begin());
+  }
+
+  void backwardPass(int k) {
+    const BodyCluster& cl = structure_.clusters()[k];
+    const MatrixX& S = kinematics_.S(k);
+    const MatrixX& G = spanning_.G(k);
+    // Lines 26-27 (eq. 49): U_k = I^A S_k, D_k = S_kᵀ U_k + Gᵀ A G (armature on the spanning dofs).
+    for (int d = 0; d < cl.dofCount(); ++d) GA_[k].row(d) = set_.model().armature[cl.dofs[d]] * G.row(d);
+    U_[k].noalias() = IA_[k] * S;
+    D_[k].noalias() = S.transpose() * U_[k];
+    D_[k].noalias() += G.transpose() * GA_[k];
+    choleskyInPlace(D_[k]);
+    Dinv_[k].setIdentity();
+    for (int c = 0; c < Dinv_[k].cols(); ++c) choleskySolveInPlace(D_[k], Dinv_[k].col(c));
+    UDinv_[k].noalias() = U_[k] * Dinv_[k];
+    if (cl.parent < 0) return;
+    // Eq. 62: ^rχ_λ(k) = ^λX*_k (1 - U D⁻¹ Sᵀ) ^rχ_k, block by block onto the output bodies.
+    MatrixX& chi = chi_[k];
+    VectorX& f = stack_[k];
+    for (int j = 0; j < chi.cols(); ++j) {
+      joint_[k].noalias() = S.transpose() * chi.col(j);
+      f = chi.col(j);
+      f.noalias() -= UDinv_[k] * joint_[k];
+      auto parent_column = chi_[cl.parent].col(column_in_parent_[k][j]);
+      for (int a = 0; a < cl.bodyCount(); ++a) {
+        const int oa = structure_.positionInCluster(cl.output[a]);
+        parent_column.segment<6>(6 * oa).noalias() +=
+            kinematics_.fromOutput(cl.bodies[a]).transpose() * f.segment<6>(6 * a);
+      }
+    }
+    // Lines 30 and 32 (eqs. 55-56): I^a = I^A - U D⁻¹ Uᵀ, I^A_λ += ^λX*_k I^a ^kX_λ.
+    MatrixX& Ia = Ia_[k];
+    Ia = IA_[k];
+    Ia.noalias() -= UDinv_[k] * U_[k].transpose();
+    MatrixX& IA_parent = IA_[cl.parent];
+    for (int a = 0; a < cl.bodyCount(); ++a) {
+      const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
+      const int oa = structure_.positionInCluster(cl.output[a]);
+      for (int b = 0; b < cl.bodyCount(); ++b) {
+        const Matrix6& Xb = kinematics_.fromOutput(cl.bodies[b]);
+        const int ob = structure_.positionInCluster(cl.output[b]);
+        IA_parent.block<6, 6>(6 * oa, 6 * ob).noalias() += Xa.transpose() * Ia.block<6, 6>(6 * a, 6 * b) * Xb;
+      }
+    }
+  }
+
+  void forwardPass(int k) {
+    const BodyCluster& cl = structure_.clusters()[k];
+    const MatrixX& S = kinematics_.S(k);
+    MatrixX& accel = accel_[k];
+    VectorX& a = stack_[k];
+    for (int j = 0; j < accel.cols(); ++j) {
+      // ^kX_λ A_λ(k)s: each body from its output body (eq. 17); A_0s = 0.
+      a.setZero();
+      if (cl.parent >= 0) {
+        const auto parent_column = accel_[cl.parent].col(column_in_parent_[k][j]);
+        for (int p = 0; p < cl.bodyCount(); ++p) {
+          const int op = structure_.positionInCluster(cl.output[p]);
+          a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * parent_column.segment<6>(6 * op);
+        }
+      }
+      // Eqs. 64-67: ÿ = D⁻¹ (Sᵀ ^sχ_k - Uᵀ a'), A_ks = a' + S ÿ, i.e. L_k a' + S D⁻¹ Sᵀ ^sχ_k.
+      joint_[k].noalias() = S.transpose() * chi_[k].col(j);
+      joint_[k].noalias() -= U_[k].transpose() * a;
+      ydd_[k].noalias() = Dinv_[k] * joint_[k];
+      accel.col(j) = a;
+      accel.col(j).noalias() += S * ydd_[k];
+    }
+  }
+
+  const ConstraintSet& set_;
+  ClusterStructure structure_;
+  ClusterSpanning spanning_;
+  ClusterKinematics kinematics_;
+  Data data_;
+  ConstraintData cdata_;
+  VectorX zero_;
+  std::vector<WorldRow> rows_;
+  std::vector<std::vector<int>> es_;                // per cluster: the rows it supports, ES(C_k)
+  std::vector<std::vector<int>> column_in_parent_;  // per cluster, per column: its column in the parent cluster
+  std::vector<Pair> pairs_;                         // r ≤ s with a common cluster
+  // Per cluster (Alg. 1 symbols): I^A, I^a, U, D's Cholesky factor, D⁻¹, U D⁻¹, A G;
+  // the propagators ^rχ_k and accelerations A_ks (one column per supported row); scratch.
+  std::vector<MatrixX> IA_, Ia_, U_, D_, Dinv_, UDinv_, GA_, chi_, accel_;
+  std::vector<VectorX> stack_, joint_, ydd_;
+};
+
+}  // namespace
+
+std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints) {
+  return std::make_unique<ClusterEfpa>(set, independent_joints);
+}
+
+}  // namespace loopsim::detail

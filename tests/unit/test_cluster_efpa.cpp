@@ -1,0 +1,169 @@
+// cluster-efpa (paper 004 §VIII) and its reference dense-closed, the Delassus
+// matrix of the world constraints with the internal loops closed:
+//   - dense-closed equals J_W N (Nᵀ M N)⁻¹ Nᵀ J_Wᵀ with N an orthonormal basis
+//     of the loops' null space (computed here by SVD), loop rows 0;
+//   - cluster-efpa equals dense-closed (relative 1e-9, max-norm) on random
+//     consistent states (fixed seeds) of chain_of_loops_feet.yaml (three ring
+//     clusters, two world constraints on different clusters) and of the geared
+//     chain with its tip pinned (couplings as clusters, rotor armature in D);
+//     on trees it is dense (test_delassus.cpp);
+//   - no allocation in compute();
+//   - refusals: the internal loops' independent joints missing;
+//   - the scene key `independent` may coordinate the internal loops alone,
+//     which cluster-aba then refuses with the reason.
+#include <gtest/gtest.h>
+
+#include <Eigen/SVD>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <functional>
+
+#include "allocation_counter.hpp"
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/bench/state_sampling.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/delassus/delassus.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/loops/cluster_structure.hpp>
+#include <loopsim/solvers/registry.hpp>
+#include "tree_test_cases.hpp"
+
+using namespace loopsim;
+using namespace loopsim::test;
+
+namespace {
+
+// The loops-closed Delassus by the projection method (paper 004 §II-E), with
+// an SVD null-space basis: nothing shared with either algorithm under test.
+MatrixX projectedDelassus(const ConstraintSet& set, const VectorX& q) {
+  const Model& model = set.model();
+  Data data(model);
+  ConstraintData cdata(set);
+  computeConstraintTerms(set, data, q, VectorX::Zero(model.nv), cdata, kConstraintErrors | kConstraintJacobian);
+  crba(model, data, q);
+  std::vector<int> world, loop;
+  for (int c = 0; c < set.size(); ++c) {
+    for (int r = 0; r < set[c].dimension(); ++r) (isWorldConstraint(set[c]) ? world : loop).push_back(set.rowOffset(c) + r);
+  }
+  MatrixX K(loop.size(), model.nv);
+  for (std::size_t r = 0; r < loop.size(); ++r) K.row(r) = cdata.J.row(loop[r]);
+  MatrixX N = MatrixX::Identity(model.nv, model.nv);
+  if (!loop.empty()) {
+    Eigen::JacobiSVD<MatrixX> svd(K, Eigen::ComputeFullV);
+    N = svd.matrixV().rightCols(model.nv - static_cast<int>(loop.size()));
+  }
+  const MatrixX reduced = N.transpose() * data.M * N;
+  const MatrixX P = N * reduced.ldlt().solve(N.transpose());
+  MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
+  for (int a : world) {
+    for (int b : world) out(a, b) = cdata.J.row(a).dot(P * cdata.J.row(b).transpose());
+  }
+  return out;
+}
+
+std::string messageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(ClusterEfpa, EqualsTheDenseReferenceWithLoopsClosed) {
+  const Scene scene = loadScene(scenesDir() / "chain_of_loops_feet.yaml");
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  const int m = set.dimension();
+  auto reference = makeDelassusAlgorithm("dense-closed", set);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_joints);
+  const ClusterStructure clusters(set, scene.solver_settings.independent_joints, "test", ClusterScope::InternalLoops);
+  EXPECT_EQ(clusters.largestCluster(), 7) << "one cluster per ring";
+  double worst_reference = 0.0, worst_cluster = 0.0, smallest_loop_effect = 1e300;
+  const std::vector<SampledState> states = sampleStates(scene, set, 20, 1204);
+  for (std::size_t sample = 0; sample < states.size(); ++sample) {
+    const VectorX& q = states[sample].q;
+    const MatrixX projected = projectedDelassus(set, q);
+    const double scale = projected.lpNorm<Eigen::Infinity>();
+    MatrixX dense_closed = MatrixX::Constant(m, m, 7.0), value = MatrixX::Constant(m, m, 7.0);  // all written
+    reference->compute(q, dense_closed);
+    cluster->compute(q, value);
+    const double e_reference = (dense_closed - projected).lpNorm<Eigen::Infinity>() / scale;
+    const double e_cluster = (value - dense_closed).lpNorm<Eigen::Infinity>() / scale;
+    EXPECT_LE(e_reference, 1e-9) << "dense-closed, sample " << sample;
+    EXPECT_LE(e_cluster, 1e-9) << "cluster-efpa, sample " << sample;
+    worst_reference = std::max(worst_reference, e_reference);
+    worst_cluster = std::max(worst_cluster, e_cluster);
+    // Closing the loops matters: the world block differs from the open tree's.
+    const MatrixX open = computeDelassus(set, q, "dense");
+    smallest_loop_effect = std::min(smallest_loop_effect, (open.bottomRightCorner(3, 3) - projected.bottomRightCorner(3, 3))
+                                                               .lpNorm<Eigen::Infinity>() / scale);
+  }
+  EXPECT_GT(smallest_loop_effect, 1e-3);
+  std::printf("[cluster-efpa, chain_of_loops_feet] %zu states: dense-closed vs projection %.2g, cluster-efpa vs "
+              "dense-closed %.2g (max relative); loops change the world block by >= %.2g\n",
+              states.size(), worst_reference, worst_cluster, smallest_loop_effect);
+}
+
+TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
+  std::ifstream in(scenesDir() / "geared_chain.yaml");
+  std::stringstream text;
+  text << in.rdbuf() << "constraints:\n  - {name: tip, type: connect, body1: link_6, rows: [x, z]}\n";
+  const Scene scene = loadSceneString(text.str(), "geared_chain_tip.yaml", scenesDir());
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  const int m = set.dimension();
+  auto reference = makeDelassusAlgorithm("dense-closed", set);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_joints);
+  double worst = 0.0;
+  for (const SampledState& s : sampleStates(scene, set, 10, 1205)) {
+    const MatrixX projected = projectedDelassus(set, s.q);
+    MatrixX dense_closed(m, m), value(m, m);
+    reference->compute(s.q, dense_closed);
+    cluster->compute(s.q, value);
+    const double scale = projected.lpNorm<Eigen::Infinity>();
+    EXPECT_LE((dense_closed - projected).lpNorm<Eigen::Infinity>() / scale, 1e-9);
+    worst = std::max(worst, (value - dense_closed).lpNorm<Eigen::Infinity>() / scale);
+  }
+  EXPECT_LE(worst, 1e-9);
+  std::printf("[cluster-efpa, geared chain with its tip pinned] 10 states: max relative error %.2g\n", worst);
+}
+
+TEST(ClusterEfpa, ComputeDoesNotAllocate) {
+  const Scene scene = loadScene(scenesDir() / "chain_of_loops_feet.yaml");
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
+  for (const std::string name : {"cluster-efpa", "dense-closed"}) {
+    auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_joints);
+    algorithm->compute(scene.q0, out);
+    EXPECT_EQ(countHeapAllocations([&] { algorithm->compute(scene.q0, out); }), 0) << name;
+  }
+}
+
+TEST(ClusterEfpa, RefusesLoopsWithoutTheirIndependentJoints) {
+  const Scene scene = loadScene(scenesDir() / "chain_of_loops_feet.yaml");
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  const std::string msg = messageOf([&] { makeDelassusAlgorithm("cluster-efpa", set); });
+  EXPECT_NE(msg.find("delassus algorithm 'cluster-efpa'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("loop1_weld"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("needs 1 independent dofs"), std::string::npos) << msg;
+}
+
+TEST(ClusterEfpa, IndependentMayCoordinateTheInternalLoopsAlone) {
+  // chain_of_loops_feet declares one joint per ring: right for its internal
+  // loops (cluster-efpa), wrong for cluster-aba, whose feet join everything
+  // down to the root into one cluster. The scene loads; cluster-aba says why not.
+  const Scene scene = loadScene(scenesDir() / "chain_of_loops_feet.yaml");
+  const std::string msg = messageOf([&] { checkSolverForScene(scene, "cluster-aba"); });
+  EXPECT_NE(msg.find("solver 'cluster-aba'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("low_foot"), std::string::npos) << msg;
+  // A declaration that fits neither view is still an error, naming both.
+  const std::string text = "name: t\nmodels:\n  - generator: chain_of_loops\n    params: {loops: 2, links_per_loop: 7}\n"
+                           "constraints:\n  - {name: foot, type: connect, body1: loop2_link_4, rows: [x]}\n"
+                           "independent: [loop1_link_1_joint]\n";
+  const std::string neither = messageOf([&] { loadSceneString(text, "t.yaml"); });
+  EXPECT_NE(neither.find("nor does it coordinate the internal loops alone"), std::string::npos) << neither;
+}
