@@ -115,3 +115,32 @@ TEST(PublicApi, StateEvaluatorOptions) {
   kept->evaluate(scene.q0, VectorX::Zero(nv), VectorX::Zero(nv), vdot, lambda);
   EXPECT_TRUE(vdot.allFinite());
 }
+
+// Near-singular states: an exact solver refuses dependent rows with the
+// documented ModelError (the batch evaluation names the state), a proximal
+// solver answers and reports its residual in SolveStats.
+TEST(PublicApi, RankDeficientStatesAreADocumentedErrorOrAResidual) {
+  Scene scene = loadScene(kScenes / "atlas_standing.yaml");
+  scene.constraints.push_back(weldWhereItStands(*scene.model, scene.q0, "left_foot_again", "l_foot_sole"));
+  const int nv = scene.model->nv;
+  const VectorX v = VectorX::Zero(nv), tau = VectorX::Zero(nv);
+  for (const char* exact : {"kkt", "pv"}) {
+    StateEvaluator evaluator(scene, {.solver = exact});
+    VectorX vdot(nv), lambda(evaluator.constraints().dimension());
+    try {
+      evaluator.evaluate(scene.q0, v, tau, vdot, lambda);
+      FAIL() << exact << ": a rank-deficient set must throw";
+    } catch (const ModelError& e) {
+      EXPECT_NE(e.message().find("rank deficient"), std::string::npos) << e.what();
+    }
+    std::string where = "row 3";
+    const std::string message = evaluateBatchState(evaluator, scene.q0, v, tau, vdot, lambda, where);
+    EXPECT_NE(message.find("rank deficient"), std::string::npos) << message;
+  }
+  StateEvaluator prox(scene, {.solver = "prox-ltl"});
+  VectorX vdot(nv), lambda(prox.constraints().dimension());
+  const SolveStats stats = prox.evaluate(scene.q0, v, tau, vdot, lambda);
+  EXPECT_TRUE(vdot.allFinite());
+  EXPECT_TRUE(stats.converged);
+  EXPECT_LT(stats.residual, 1e-6);
+}
