@@ -118,8 +118,9 @@ registered solver's name. Implicit joint damping, as a scene file's default.)");
            py::arg("name"), py::arg("frame1"), py::arg("frame2") = "world", py::arg("q") = std::nullopt,
            R"(Welds frame1 to frame2 (default: the world) at their relative pose at q (default
 q0): "weld this frame where it stands", as a scene file's weld without placement2.
-Adds 6 lambda rows, the wrench [n; f] on frame1's body in frame1's axes about its
-origin. Raises ModelError for an unknown frame, frame1 on the world, both frames on
+Adds 6 lambda rows, the wrench [n; f] (spatial order [angular; linear]) that the
+weld applies to frame1's body, in frame1's axes about its origin (frame2's body
+receives the opposite; M vdot + h = tau + J^T lambda). Raises ModelError for an unknown frame, frame1 on the world, both frames on
 one body, a duplicate name, or a constraint set the scene's solver cannot run
 (e.g. rank-deficient). Returns the Constraint added.)")
       .def("add_connect",
@@ -132,7 +133,8 @@ one body, a duplicate name, or a constraint set the scene's solver cannot run
            py::arg("q") = std::nullopt,
            R"(Connects (a ball joint) the point point1 of frame1 (in frame1's axes) to the point
 of frame2 (default: the world) that coincides with it at q (default q0). Adds 3
-lambda rows, the force on frame1's body in the axes of frame1 (at point1). Raises
+lambda rows, the force f that it applies to frame1's body at point1, in frame1's
+axes (frame2's body receives the opposite). Raises
 ModelError as add_weld does. Returns the Constraint added.)");
 }
 
