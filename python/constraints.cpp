@@ -120,9 +120,10 @@ registered solver's name. Implicit joint damping, as a scene file's default.)");
 q0): "weld this frame where it stands", as a scene file's weld without placement2.
 Adds 6 lambda rows, the wrench [n; f] (spatial order [angular; linear]) that the
 weld applies to frame1's body, in frame1's axes about its origin (frame2's body
-receives the opposite; M vdot + h = tau + J^T lambda). Raises ModelError for an unknown frame, frame1 on the world, both frames on
-one body, a duplicate name, or a constraint set the scene's solver cannot run
-(e.g. rank-deficient). Returns the Constraint added.)")
+receives the opposite; M vdot + h = tau + J^T lambda). Raises ModelError for an
+unknown frame, frame1 on the world, both frames on one body, a duplicate name, or a
+constraint set the scene's solver cannot run (e.g. rank-deficient). Returns the
+Constraint added.)")
       .def("add_connect",
            [](Scene& s, const std::string& name, const std::string& frame1, const Vector3& point1,
               const std::string& frame2, const std::optional<VectorX>& q) {
