@@ -13,7 +13,9 @@ namespace py = pybind11;
 py::array_t<double> readOnlyView(const VectorX& vector, py::handle owner);
 
 void bindModel(py::module_& m);       // Model, Scene, load_model, load_scene, solvers, state_columns
+void bindConstraints(py::module_& m);  // Constraint, make_scene, Scene.add_weld / add_connect (after bindModel)
 void bindSimulation(py::module_& m);  // Simulation
-void bindEvaluation(py::module_& m);  // evaluate, sample_states, read_record
+void bindEvaluation(py::module_& m);  // evaluate, sample_states
+void bindRecord(py::module_& m);      // Record, read_record
 
 }  // namespace loopsim::python

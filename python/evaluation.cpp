@@ -1,4 +1,4 @@
-// Batch evaluation (as `loopsim eval`), state sampling and records.
+// Batch evaluation (as `loopsim eval`) and state sampling.
 #include "bindings.hpp"
 
 #include <pybind11/stl.h>
@@ -7,11 +7,13 @@
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/record/csv_reader.hpp>
+#include <loopsim/parallel/ordered_blocks.hpp>
 #include <loopsim/sim/state_evaluator.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace loopsim::python {
 
@@ -26,15 +28,26 @@ void requireShape(const Batch& a, const char* name, py::ssize_t rows, py::ssize_
   }
 }
 
+// One worker's evaluator and vectors, made on its thread at its first block.
+struct EvaluationWorkspace {
+  explicit EvaluationWorkspace(const StateEvaluator& evaluator)
+      : evaluator(evaluator.worker()), q(evaluator.model().nq), v(evaluator.model().nv), tau(evaluator.model().nv),
+        vdot(evaluator.model().nv), lambda(evaluator.constraints().dimension()) {}
+  StateEvaluator evaluator;
+  VectorX q, v, tau, vdot, lambda;
+};
+
 py::tuple evaluate(const Scene& scene, const Batch& Q, const Batch& V, const Batch& TAU,
-                   const std::optional<std::string>& solver, bool stabilization) {
-  StateEvaluator evaluator(scene, EvaluatorOptions{solver.value_or(""), stabilization});
+                   const std::optional<std::string>& solver, bool stabilization, std::optional<int> threads) {
+  const StateEvaluator evaluator(scene, EvaluatorOptions{solver.value_or(""), stabilization});
   const Model& model = evaluator.model();
   if (Q.ndim() != 2) throw py::value_error("Q must be 2-D: one state per row");
   const py::ssize_t n = Q.shape(0);
   requireShape(Q, "Q", n, model.nq);
   requireShape(V, "V", n, model.nv);
   requireShape(TAU, "TAU", n, model.nv);
+  const int thread_count = threads.value_or(hardwareThreads());
+  if (thread_count < 1) throw py::value_error("threads must be >= 1, not " + std::to_string(thread_count));
   const int m = evaluator.constraints().dimension();
   py::array_t<double> VDOT({n, static_cast<py::ssize_t>(model.nv)});
   py::array_t<double> LAMBDA({n, static_cast<py::ssize_t>(m)});
@@ -42,32 +55,40 @@ py::tuple evaluate(const Scene& scene, const Batch& Q, const Batch& V, const Bat
   using OutMap = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
   const RowsMap q(Q.data(), n, model.nq), v(V.data(), n, model.nv), tau(TAU.data(), n, model.nv);
   OutMap vdot(VDOT.mutable_data(), n, model.nv), lambda(LAMBDA.mutable_data(), n, m);
-  VectorX qk(model.nq), vk(model.nv), tk(model.nv), vdotk(model.nv), lambdak(m);
+
+  // `loopsim eval --threads`'s scheduling (parallel/ordered_blocks.hpp) and
+  // checks (evaluateBatchState): every row is evaluated on its own, so the
+  // result is the same for every thread count; the first failing row in
+  // input order is reported.
+  const OrderedBlocks blocks(0, static_cast<std::size_t>(n), thread_count);
+  std::vector<std::string> failures(blocks.count());
+  std::vector<std::unique_ptr<EvaluationWorkspace>> workspaces(static_cast<std::size_t>(thread_count));
   std::string failure;
   {
-    py::gil_scoped_release release;
-    for (py::ssize_t k = 0; k < n && failure.empty(); ++k) {
-      qk = q.row(k).transpose();
-      vk = v.row(k).transpose();
-      tk = tau.row(k).transpose();
-      // The checks of `loopsim eval` (record/state_evaluation.cpp), rows named from 0.
-      std::string where = "row " + std::to_string(k);
-      if (!qk.allFinite() || !vk.allFinite() || !tk.allFinite()) {
-        failure = where + ": state has a NaN or Inf value";
-        break;
-      }
-      if (const std::string message = nonUnitQuaternion(model, qk, where); !message.empty()) {
-        failure = where + ": " + message;
-        break;
-      }
-      evaluator.evaluate(qk, vk, tk, vdotk, lambdak);
-      if (!vdotk.allFinite() || !lambdak.allFinite()) {
-        failure = where + ": the dynamics at this state are not finite (vdot or lambda is NaN or Inf)";
-        break;
-      }
-      vdot.row(k) = vdotk.transpose();
-      lambda.row(k) = lambdak.transpose();
-    }
+    py::gil_scoped_release release;  // only the arrays' memory is touched: their owners hold them
+    blocks.run(
+        [&](int worker, std::size_t b) {
+          auto& w = workspaces[static_cast<std::size_t>(worker)];
+          if (!w) w = std::make_unique<EvaluationWorkspace>(evaluator);
+          const Chunk rows = blocks.block(b);
+          for (auto k = static_cast<Eigen::Index>(rows.begin); k < static_cast<Eigen::Index>(rows.end); ++k) {
+            w->q = q.row(k).transpose();
+            w->v = v.row(k).transpose();
+            w->tau = tau.row(k).transpose();
+            std::string where = "row " + std::to_string(k);  // rows named from 0
+            const std::string message = evaluateBatchState(w->evaluator, w->q, w->v, w->tau, w->vdot, w->lambda, where);
+            if (!message.empty()) {
+              failures[b] = where + ": " + message;
+              return;
+            }
+            vdot.row(k) = w->vdot.transpose();
+            lambda.row(k) = w->lambda.transpose();
+          }
+        },
+        [&](std::size_t b) {
+          failure = std::move(failures[b]);
+          return failure.empty();
+        });
   }
   if (!failure.empty()) throw ModelError(scene.source_file, "evaluate", failure);
   return py::make_tuple(VDOT, LAMBDA);
@@ -94,37 +115,25 @@ py::tuple sampleStates(const Scene& scene, int samples, unsigned seed) {
   return py::make_tuple(Q, V, TAU);
 }
 
-py::dict readRecord(const std::filesystem::path& file) {
-  const CsvTable table = readCsv(file);
-  py::dict columns;
-  const auto rows = static_cast<py::ssize_t>(table.rows.size());
-  for (std::size_t c = 0; c < table.columns.size(); ++c) {
-    py::array_t<double> column(rows);
-    auto out = column.mutable_unchecked<1>();
-    for (py::ssize_t r = 0; r < rows; ++r) out(r) = table.rows[static_cast<std::size_t>(r)][c];
-    columns[py::str(table.columns[c])] = column;
-  }
-  return columns;
-}
-
 }  // namespace
 
 void bindEvaluation(py::module_& m) {
   m.def("evaluate", &evaluate, py::arg("scene"), py::arg("Q"), py::arg("V"), py::arg("TAU"),
-        py::arg("solver") = std::nullopt, py::arg("stabilization") = true,
+        py::arg("solver") = std::nullopt, py::arg("stabilization") = true, py::arg("threads") = std::nullopt,
         R"(Constrained forward dynamics at a batch of states, as `loopsim eval` (bit for bit).
 
 Q (N, nq), V (N, nv), TAU (N, nv): one state per row; TAU is the applied force, the
 passive joint forces (damping, springs) are added and implicit damping is handled as
 in a simulation step. Returns (VDOT (N, nv), LAMBDA (N, m)), LAMBDA ordered as
 state_columns(scene)["lambda"]. Every state is evaluated on its own (iterative solvers
-start cold). stabilization=False: Baumgarte gains 0. Raises ModelError naming the row
-for a NaN/Inf state, a non-unit quaternion or a non-finite result.)");
+start cold), so the result does not depend on threads. threads: worker threads
+(default: every core), each with its own solver and workspace, the GIL released
+(as `loopsim eval --threads`). stabilization=False: Baumgarte gains 0. Raises
+ModelError naming the first failing row for a NaN/Inf state, a non-unit quaternion
+or a non-finite result.)");
   m.def("sample_states", &sampleStates, py::arg("scene"), py::arg("samples"), py::arg("seed") = 0u,
         "Constraint-consistent states near the scene's start: (Q, V, TAU), deterministic for a seed "
         "(the states of `loopsim bench`).");
-  m.def("read_record", &readRecord, py::arg("file"),
-        "A CSV record (or eval output) as {column name: float64 array}; see state_columns for the names.");
 }
 
 }  // namespace loopsim::python

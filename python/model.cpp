@@ -5,6 +5,9 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/model/errors.hpp>
 #include <loopsim/parsers/mjcf_loader.hpp>
 #include <loopsim/parsers/urdf_loader.hpp>
 #include <loopsim/record/state_columns.hpp>
@@ -21,6 +24,22 @@ std::vector<std::string> frameNames(const Model& model) {
   std::vector<std::string> names;
   for (const Frame& f : model.frames) names.push_back(f.name);
   return names;
+}
+
+// A frame's placement in the world at q, as a 4x4 homogeneous matrix.
+Eigen::Matrix4d framePlacementAt(const Model& model, const VectorX& q, const std::string& frame) {
+  const int id = model.frameId(frame);
+  if (id < 0) throw ModelError(model.source_file, "frame '" + frame + "'", "no such frame in model '" + model.name + "'");
+  if (q.size() != model.nq) {
+    throw py::value_error("q must have nq = " + std::to_string(model.nq) + " values, not " + std::to_string(q.size()));
+  }
+  Data data(model);
+  forwardKinematics(model, data, q);
+  const SE3 oMf = framePlacement(model, data, id);
+  Eigen::Matrix4d out = Eigen::Matrix4d::Identity();
+  out.topLeftCorner<3, 3>() = oMf.R;
+  out.topRightCorner<3, 1>() = oMf.t;
+  return out;
 }
 
 std::shared_ptr<Model> loadModel(const std::filesystem::path& file, bool floating_base) {
@@ -40,6 +59,8 @@ void bindModel(py::module_& m) {
       .def_readonly("joint_names", &Model::joint_names, "joint_names[i] moves body i ([0] is the world's).")
       .def_property_readonly("frame_names", &frameNames)
       .def_property_readonly("total_mass", &Model::totalMass, "kg")
+      .def("frame_placement", &framePlacementAt, py::arg("q"), py::arg("frame"),
+           "The named frame's placement in the world at configuration q: a 4x4 homogeneous matrix [R t; 0 1].")
       .def_property_readonly("gravity", [](const Model& model) { return Vector3(model.gravity); }, "m/s², world axes.");
 
   m.def("load_model", &loadModel, py::arg("file"), py::arg("floating_base") = false,

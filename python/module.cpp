@@ -31,6 +31,8 @@ Bad input raises loopsim.ModelError (file: element: message).)";
   m.attr("__version__") = loopsim::kVersion;
   py::register_exception<loopsim::ModelError>(m, "ModelError", PyExc_ValueError);
   bindModel(m);
+  bindConstraints(m);
   bindSimulation(m);
   bindEvaluation(m);
+  bindRecord(m);
 }

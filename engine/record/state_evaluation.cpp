@@ -5,17 +5,13 @@
 #include <loopsim/record/csv_writer.hpp>
 #include <loopsim/record/state_columns.hpp>
 #include <loopsim/record/recorder.hpp>
+#include <loopsim/parallel/ordered_blocks.hpp>
 #include <loopsim/scene/name_suggestion.hpp>
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -132,72 +128,28 @@ struct StateEvaluation::Block {
   std::string csv;
   long count = 0;
   std::optional<EvalFailure> failure;
-  std::exception_ptr error;  // anything else a worker threw
-  bool done = false;
 };
 
 EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const {
   if (threads < 1) throw std::invalid_argument("StateEvaluation::evaluate: threads must be >= 1");
-  // Blocks small enough that every thread gets several, large enough that
-  // handing them out costs nothing.
-  const std::size_t rows = end - begin;
-  const std::size_t block_rows = std::clamp<std::size_t>(rows / (8 * static_cast<std::size_t>(threads)), 1, 256);
-  const std::size_t blocks = (rows + block_rows - 1) / block_rows;
-  std::vector<Block> slots(blocks);
-  std::mutex mutex;
-  std::condition_variable finished;
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    std::unique_ptr<Workspace> workspace;
-    while (!stop) {
-      const std::size_t b = next++;
-      if (b >= blocks) return;
-      Block block;
-      try {
-        if (!workspace) workspace = std::make_unique<Workspace>(*this, *scene_.model);
-        const std::size_t first = begin + b * block_rows;
-        evaluateRows(*workspace, first, std::min(end, first + block_rows), block);
-      } catch (...) {
-        block.error = std::current_exception();
-      }
-      block.done = true;
-      {
-        const std::lock_guard lock(mutex);
-        slots[b] = std::move(block);
-      }
-      finished.notify_one();
-    }
-  };
-
+  const OrderedBlocks blocks(begin, end, threads);
+  std::vector<Block> out(blocks.count());
+  std::vector<std::unique_ptr<Workspace>> workspaces(static_cast<std::size_t>(threads));
   EvalRun run;
-  std::exception_ptr error;
-  {
-    std::vector<std::jthread> workers;
-    for (int k = 0; k < threads; ++k) workers.emplace_back(work);
-    // The calling thread hands the blocks over in input order as they are done.
-    try {
-      for (std::size_t b = 0; b < blocks; ++b) {
-        Block block;
-        {
-          std::unique_lock lock(mutex);
-          finished.wait(lock, [&] { return slots[b].done; });
-          block = std::move(slots[b]);
-        }
-        if (block.error) std::rethrow_exception(block.error);
+  blocks.run(
+      [&](int worker, std::size_t b) {
+        auto& workspace = workspaces[static_cast<std::size_t>(worker)];
+        if (!workspace) workspace = std::make_unique<Workspace>(*this, *scene_.model);
+        const Chunk rows = blocks.block(b);
+        evaluateRows(*workspace, rows.begin, rows.end, out[b]);
+      },
+      [&](std::size_t b) {
+        Block block = std::move(out[b]);
         sink(block.csv);
         run.count += block.count;
-        if (block.failure) {
-          run.failure = std::move(block.failure);
-          break;
-        }
-      }
-    } catch (...) {
-      error = std::current_exception();  // a worker's, or the sink's (a full disk)
-    }
-    stop = true;
-  }  // the workers finish their block and are joined
-  if (error) std::rethrow_exception(error);
+        run.failure = std::move(block.failure);
+        return !run.failure;
+      });
   return run;
 }
 
@@ -220,23 +172,15 @@ void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t 
     }
     std::string message;
     const double pushed = cols_.perturbation_body >= 0 ? row[static_cast<std::size_t>(cols_.perturbation_body)] : 0.0;
-    if (!w.q.allFinite() || !w.v.allFinite() || !w.tau.allFinite()) {
-      message = "state has a NaN or Inf value";
-    } else if (pushed != 0.0) {
+    // A NaN or Inf state is named as such first (evaluateBatchState).
+    if (pushed != 0.0 && w.q.allFinite() && w.v.allFinite() && w.tau.allFinite()) {
       char body[32];
       std::snprintf(body, sizeof body, "%g", pushed);
       message = std::string("the record's step pushed body ") + body +
                 " (perturbation:body, the GUI's mouse): eval applies no external wrench, so it would not reproduce this "
                 "row's vdot";
     } else {
-      message = nonUnitQuaternion(model, w.q, line);
-    }
-    if (message.empty()) {
-      w.evaluator.evaluate(w.q, w.v, w.tau, w.vdot, w.lambda);
-      if (!w.vdot.allFinite() || !w.lambda.allFinite()) {
-        message = "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
-                  "check its values (velocities of 1e300 overflow)";
-      }
+      message = evaluateBatchState(w.evaluator, w.q, w.v, w.tau, w.vdot, w.lambda, line);
     }
     if (!message.empty()) {
       out.failure = EvalFailure{r, std::move(line), std::move(message)};

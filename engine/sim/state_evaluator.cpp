@@ -41,6 +41,24 @@ std::string nonUnitQuaternion(const Model& model, const VectorX& q, std::string&
   return "";
 }
 
+std::string evaluateBatchState(StateEvaluator& evaluator, const VectorX& q, const VectorX& v, const VectorX& tau,
+                               VectorX& vdot, VectorX& lambda, std::string& where) {
+  if (!q.allFinite() || !v.allFinite() || !tau.allFinite()) return "state has a NaN or Inf value";
+  if (std::string message = nonUnitQuaternion(evaluator.model(), q, where); !message.empty()) return message;
+  try {
+    evaluator.evaluate(q, v, tau, vdot, lambda);
+  } catch (const ModelError& e) {
+    // An exact solver's documented refusal of a rank-deficient constraint set
+    // at this state (solver.hpp): a failure of this state, named as such.
+    return e.element() + ": " + e.message();
+  }
+  if (!vdot.allFinite() || !lambda.allFinite()) {
+    return "the dynamics at this state are not finite (vdot or lambda is NaN or Inf); "
+           "check its values (velocities of 1e300 overflow)";
+  }
+  return "";
+}
+
 StateEvaluator::StateEvaluator(const Scene& scene, const EvaluatorOptions& options)
     : StateEvaluator([&] {
         auto shared = std::make_shared<Shared>();

@@ -8,10 +8,12 @@
 //
 // Lifetimes: the evaluator shares ownership of the scene's Model and owns its
 // ConstraintSet and solver; the Scene itself may go away after construction.
-// evaluate() does not allocate and does not throw for a numerical reason: a
-// near-singular state shows in the returned SolveStats (residual = ‖J v̇ − k‖∞,
-// converged) and a singular one may give non-finite v̇ or λ (check
-// allFinite(), as eval does).
+// evaluate() does not allocate. A near-singular state shows in the returned
+// SolveStats (residual = ‖J v̇ − k‖∞, converged); at a state where the
+// constraint Jacobian is numerically rank deficient an exact solver throws
+// ModelError naming the dependent rows (ConstrainedSolver::solve), while
+// proximal and soft solvers return a least-squares answer; a singular M may
+// give non-finite v̇ or λ (check allFinite(), as eval does).
 #include <memory>
 #include <string>
 
@@ -71,5 +73,14 @@ class StateEvaluator {
 /// not unit (to 1e-6), appending ", joint 'name'" to `where`; "" when all are
 /// unit. eval refuses such a state (a normalised copy would be a guess).
 std::string nonUnitQuaternion(const Model& model, const VectorX& q, std::string& where);
+
+/// One state of a batch, checked and evaluated as `loopsim eval` and the
+/// Python evaluate() do it: refuses a NaN or Inf in (q, v, τ) and a non-unit
+/// quaternion, evaluates, and refuses an exact solver's rank-deficiency
+/// ModelError (see evaluate) and a non-finite v̇ or λ. Returns the
+/// failure message ("" when v̇ and λ hold the result); `where` names the
+/// state and is extended as nonUnitQuaternion does.
+std::string evaluateBatchState(StateEvaluator& evaluator, const VectorX& q, const VectorX& v, const VectorX& tau,
+                               VectorX& vdot, VectorX& lambda, std::string& where);
 
 }  // namespace loopsim

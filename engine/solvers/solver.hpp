@@ -78,6 +78,11 @@ class ConstrainedSolver {
   /// Constrained forward dynamics at (q, v) with total generalised force τ
   /// (applied + passive) and optional external forces (per body, body frame).
   /// Writes v̇ (size nv) and λ (size constraints().dimension()).
+  /// Near-singular states: the returned residual ‖J v̇ − k‖∞ (and converged)
+  /// show how well the constraints hold. A solver without the `redundant`
+  /// capability throws ModelError ("rank deficient", naming the dependent
+  /// rows) when the rows are numerically dependent at (q, v) — the only
+  /// throw of a solve; solvers with it return a least-squares λ instead.
   virtual SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                            Eigen::Ref<VectorX> lambda) = 0;

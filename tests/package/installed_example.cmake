@@ -1,7 +1,8 @@
 # ctest: installs the build into a fresh prefix, checks the package files and
 # builds examples/cpp against the installed package (find_package, not this
-# build tree), then runs it. Like a user: no -march=native, no -Werror.
-#   cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DCXX=… -P installed_example.cmake
+# build tree), then runs it; with -DPYTHON, the same for the Python module
+# and examples/python. Like a user: no -march=native, no -Werror.
+#   cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DCXX=… [-DPYTHON=… -DPYTHON_DIR=…] -P installed_example.cmake
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "installed_example.cmake: -D${var}= is required")
@@ -60,4 +61,22 @@ run(${example_build}/atlas_example ${SOURCE_DIR}/scenes/atlas_standing.yaml)
 message("${run_output}")
 if(NOT run_output MATCHES "max \\|vdot_kkt - vdot_pv\\|")
   message(FATAL_ERROR "the example printed no solver comparison")
+endif()
+
+# The Python module (when built: -DPYTHON= the interpreter, -DPYTHON_DIR= its
+# install directory under the prefix), imported from the prefix alone and the
+# Python example run with it.
+if(DEFINED PYTHON AND DEFINED PYTHON_DIR)
+  set(ENV{PYTHONPATH} "${prefix}/${PYTHON_DIR}")
+  set(ENV{PYTHONDONTWRITEBYTECODE} 1)
+  run(${PYTHON} -c "import loopsim\nprint(loopsim.__file__)")  # no ";": it would split the list
+  string(STRIP "${run_output}" module_file)
+  if(NOT module_file MATCHES "^${prefix}/${PYTHON_DIR}/loopsim[^/]*\\.so$")
+    message(FATAL_ERROR "import loopsim found '${module_file}', not the module installed under ${prefix}/${PYTHON_DIR}")
+  endif()
+  run(${PYTHON} ${SOURCE_DIR}/examples/python/atlas_example.py ${SOURCE_DIR}/scenes/atlas_standing.yaml)
+  message("${run_output}")
+  if(NOT run_output MATCHES "max \\|vdot_kkt - vdot_pv\\|" OR NOT run_output MATCHES "t = 1.000 s")
+    message(FATAL_ERROR "the Python example, run from the installed module, printed no solver comparison or run")
+  endif()
 endif()

@@ -4,6 +4,7 @@ import csv
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,24 @@ def test_evaluate_equals_loopsim_eval_bit_for_bit(atlas, tmp_path, solver):
     assert np.array_equal(LAMBDA, cli_lambda)
 
 
+def test_evaluate_threads_equal_one_thread_bit_for_bit(atlas):
+    Q, V, TAU = loopsim.sample_states(atlas, 300, seed=7)
+    VDOT, LAMBDA = loopsim.evaluate(atlas, Q, V, TAU, solver="pv", threads=1)
+    for threads in (2, 3, None):  # None: every core
+        vdot, lam = loopsim.evaluate(atlas, Q, V, TAU, solver="pv", threads=threads)
+        assert np.array_equal(vdot, VDOT) and np.array_equal(lam, LAMBDA)
+    # The first failing row in input order is named, whichever thread met it.
+    bad = Q.copy()
+    bad[[40, 250], 3] = np.nan
+    for threads in (1, 3):
+        with pytest.raises(loopsim.ModelError, match="row 40: state has a NaN"):
+            loopsim.evaluate(atlas, bad, V, TAU, threads=threads)
+    with pytest.raises(ValueError, match="threads must be >= 1, not 0"):
+        loopsim.evaluate(atlas, Q, V, TAU, threads=0)
+    empty = loopsim.evaluate(atlas, Q[:0], V[:0], TAU[:0], threads=2)
+    assert empty[0].shape == (0, 36) and empty[1].shape == (0, 12)
+
+
 def test_evaluate_conventions(atlas):
     Q, V, TAU = loopsim.sample_states(atlas, 5, seed=1)
     VDOT, _ = loopsim.evaluate(atlas, Q, V, TAU)
@@ -109,13 +128,34 @@ def test_evaluate_conventions(atlas):
         loopsim.evaluate(atlas, Q, V[:, :3], TAU)
 
 
-def test_read_record_of_a_run(atlas, tmp_path):
+def test_read_record_of_a_run(tmp_path):
     out = tmp_path / "run.csv"
-    subprocess.run([BINARY, "run", str(SCENES / "four_bar.yaml"), "--duration", "0.01", "--record", str(out)],
+    subprocess.run([BINARY, "run", str(SCENES / "atlas_standing.yaml"), "--duration", "0.01", "--record", str(out)],
                    check=True, capture_output=True)
     record = loopsim.read_record(out)
+    assert isinstance(record, Mapping)
     assert record["t"].dtype == np.float64
     assert record["t"][0] == 0.0 and len(record["t"]) >= 10
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    header, values = rows[0], np.array([[float(x) for x in row] for row in rows[1:]])
+    assert record.columns == header and list(record) == header and len(record) == len(header)
+    assert np.array_equal(record.data, values, equal_nan=True)
+    assert np.array_equal(record["q:root_joint:qw"], values[:, header.index("q:root_joint:qw")])
+    # Each group as one (T, k) array, its columns those of state_columns.
+    columns = loopsim.state_columns(loopsim.load_scene(SCENES / "atlas_standing.yaml"))
+    T = len(values)
+    for group, attribute, width in (("q", "q", 37), ("v", "v", 36), ("tau", "tau", 36), ("vdot", "vdot", 36),
+                                    ("lambda", "lambda_", 12)):
+        assert record.names(group) == columns[group]
+        array = getattr(record, attribute)
+        assert array.shape == (T, width)
+        expected = values[:, [header.index(name) for name in columns[group]]]
+        assert np.array_equal(array, expected, equal_nan=True)
+    assert record.group("nothing").shape == (T, 0)
+    assert "t" in record and "q:nope" not in record and record.get("q:nope") is None
+    with pytest.raises(KeyError, match="q:nope"):
+        record["q:nope"]
 
 
 def test_python_example_runs():

@@ -1,10 +1,14 @@
 // The public API of <loopsim/loopsim.hpp> (docs/library.md): constraints on
 // named frames, StateEvaluator (a step's dynamics without the step) and its
-// workers.
+// workers, sampled states, lifetimes, rank-deficient states.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/loopsim.hpp>
 
 #include "allocation_counter.hpp"
@@ -114,4 +118,72 @@ TEST(PublicApi, StateEvaluatorOptions) {
   VectorX vdot(nv), lambda(kept->constraints().dimension());
   kept->evaluate(scene.q0, VectorX::Zero(nv), VectorX::Zero(nv), vdot, lambda);
   EXPECT_TRUE(vdot.allFinite());
+}
+
+// Near-singular states: an exact solver refuses dependent rows with the
+// documented ModelError (the batch evaluation names the state), a proximal
+// solver answers and reports its residual in SolveStats.
+TEST(PublicApi, RankDeficientStatesAreADocumentedErrorOrAResidual) {
+  Scene scene = loadScene(kScenes / "atlas_standing.yaml");
+  scene.constraints.push_back(weldWhereItStands(*scene.model, scene.q0, "left_foot_again", "l_foot_sole"));
+  const int nv = scene.model->nv;
+  const VectorX v = VectorX::Zero(nv), tau = VectorX::Zero(nv);
+  for (const char* exact : {"kkt", "pv"}) {
+    StateEvaluator evaluator(scene, {.solver = exact});
+    VectorX vdot(nv), lambda(evaluator.constraints().dimension());
+    try {
+      evaluator.evaluate(scene.q0, v, tau, vdot, lambda);
+      FAIL() << exact << ": a rank-deficient set must throw";
+    } catch (const ModelError& e) {
+      EXPECT_NE(e.message().find("rank deficient"), std::string::npos) << e.what();
+    }
+    std::string where = "row 3";
+    const std::string message = evaluateBatchState(evaluator, scene.q0, v, tau, vdot, lambda, where);
+    EXPECT_NE(message.find("rank deficient"), std::string::npos) << message;
+  }
+  StateEvaluator prox(scene, {.solver = "prox-ltl"});
+  VectorX vdot(nv), lambda(prox.constraints().dimension());
+  const SolveStats stats = prox.evaluate(scene.q0, v, tau, vdot, lambda);
+  EXPECT_TRUE(vdot.allFinite());
+  EXPECT_TRUE(stats.converged);
+  EXPECT_LT(stats.residual, 1e-6);
+}
+
+// "Sample constraint-consistent states": φ(q) = 0 (to 1e-10) and J v = 0,
+// unit quaternions, the same states for a seed and others for another seed.
+TEST(PublicApi, SampledStatesAreConstraintConsistentAndSeeded) {
+  for (const char* file : {"atlas_standing.yaml", "four_bar.yaml"}) {
+    const Scene scene = loadScene(kScenes / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    const std::vector<SampledState> states = sampleStates(scene, set, 6, 11);
+    ASSERT_EQ(states.size(), 6u) << file;
+    Data data(*scene.model);
+    ConstraintData cdata(set);
+    for (const SampledState& s : states) {
+      computeConstraintTerms(set, data, s.q, s.v, cdata);
+      EXPECT_LT(cdata.phi.lpNorm<Eigen::Infinity>(), 1e-10) << file;
+      EXPECT_LT(cdata.phidot.lpNorm<Eigen::Infinity>(), 1e-10) << file;
+      std::string where = file;
+      EXPECT_EQ(nonUnitQuaternion(*scene.model, s.q, where), "") << where;
+      EXPECT_GT((s.q - scene.q0).norm(), 1e-3) << file;  // random, not the start
+    }
+    EXPECT_EQ(sampleStates(scene, set, 6, 11).back().q, states.back().q) << file;
+    EXPECT_NE(sampleStates(scene, set, 6, 12).back().q, states.back().q) << file;
+  }
+}
+
+// Lifetimes: a Simulation copies its Scene (shares the Model) and owns its
+// constraint set and solver, so it outlives the Scene it was built from.
+TEST(PublicApi, SimulationOutlivesItsScene) {
+  std::unique_ptr<Simulation> simulation;
+  VectorX expected;
+  {
+    const Scene scene = loadScene(kScenes / "four_bar.yaml");
+    simulation = std::make_unique<Simulation>(scene);
+    Simulation twin(scene);
+    for (int k = 0; k < 10; ++k) ASSERT_TRUE(twin.step());
+    expected = twin.q();
+  }
+  for (int k = 0; k < 10; ++k) ASSERT_TRUE(simulation->step());
+  EXPECT_EQ(simulation->q(), expected);
 }
