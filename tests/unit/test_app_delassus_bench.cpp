@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <loopsim/bench/paper_table_cases.hpp>
 #include <loopsim/constraints/projection.hpp>
@@ -39,18 +40,22 @@ std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-// The numbers of the printed matrix (lines after the header: a row name, then m values).
+// The numbers of the printed matrix (lines after the header: a row's name, then m values).
 MatrixX parseMatrix(const std::string& text, int m) {
   MatrixX out = MatrixX::Constant(m, m, std::nan(""));
   std::istringstream lines(text);
   std::string line;
   int row = 0;
+  bool after_header = false;  // the log (stderr) may come first
   while (std::getline(lines, line) && row < m) {
-    if (line.empty() || line[0] == '#') continue;
+    if (!line.empty() && line[0] == '#') after_header = true;
+    if (line.empty() || line[0] == '#' || !after_header) continue;
+    // The row's name has spaces: its values are the line's last m tokens.
     std::istringstream cells(line);
-    std::string name;
-    cells >> name;
-    for (int c = 0; c < m; ++c) cells >> out(row, c);
+    std::vector<std::string> tokens;
+    for (std::string token; cells >> token;) tokens.push_back(token);
+    if (static_cast<int>(tokens.size()) < m) continue;
+    for (int c = 0; c < m; ++c) out(row, c) = std::stod(tokens[tokens.size() - static_cast<std::size_t>(m - c)]);
     ++row;
   }
   return out;
