@@ -1,4 +1,5 @@
 // `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--format table|csv|json]`
+// `loopsim bench --table2 [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
 // `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
 #include <algorithm>
 #include <cstdio>
@@ -7,6 +8,7 @@
 
 #include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/bench/mu_sweep.hpp>
+#include <loopsim/bench/paper_table_cases.hpp>
 #include <loopsim/bench/scaling_benchmark.hpp>
 #include <loopsim/bench/solver_benchmark.hpp>
 #include "list_values.hpp"
@@ -21,10 +23,12 @@ namespace loopsim::app {
 
 namespace {
 
+std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
+
 // Default cases: every scene in the repository's scenes/ folder.
 std::vector<std::string> defaultScenes() {
   std::vector<std::string> out;
-  const std::filesystem::path dir = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
+  const std::filesystem::path dir = scenesDir();
   if (!std::filesystem::is_directory(dir)) return out;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".yaml") out.push_back(entry.path().string());
@@ -43,6 +47,7 @@ Command registerBenchCommand(CLI::App& parent) {
     std::string format = "table";
     bool delassus = true;
     bool scaling = false;
+    bool table2 = false;
     bool mu_sweep = false, mu_relative = false;
     std::vector<double> mu_values;
     double mu_tolerance = 1e-10;
@@ -59,6 +64,10 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_flag("--scaling", options->scaling,
                 "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
                 "exponents (paper 000 Fig. 4)");
+  sub->add_flag("--table2", options->table2,
+                "Instead of scenes: paper 000 Table II's cases on Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) "
+                "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
+                "prox-pv, ltl, prox-ltl, soft-ltl, kkt unless --solver is given");
   sub->add_flag("--mu-sweep", options->mu_sweep,
                 "Instead: iterations to tolerance (1e-10, cold start) and v̇ error vs kkt of the proximal and "
                 "augmented-Lagrangian solvers for mu = 1e2..1e10 (paper 001 Figs. 10-11); --samples states per scene");
@@ -88,11 +97,15 @@ Command registerBenchCommand(CLI::App& parent) {
                 throw ModelError("", "--solver", "unknown solver '" + name + "'" + didYouMean(name, known));
               }
             }
+            if (options->table2 && (!options->scenes.empty() || options->scaling || options->mu_sweep)) {
+              throw ModelError("", "--table2", "brings its own cases: not with --scene, --scaling or --mu-sweep");
+            }
             const auto scenes = options->scenes.empty() ? defaultScenes() : options->scenes;
             BenchOptions bench;
             bench.samples = options->samples;
             bench.rounds = options->rounds;
             bench.solvers = options->solvers;
+            if (options->table2 && bench.solvers.empty()) bench.solvers = paperTable2Solvers();
             bench.threads = options->threads;
             if (options->mu_sweep) {
               if (options->format == "json") throw ModelError("", "--format", "--mu-sweep writes table or csv");
@@ -125,8 +138,13 @@ Command registerBenchCommand(CLI::App& parent) {
               return 0;
             }
             std::vector<BenchResult> results, delassus;
-            for (const auto& path : scenes) {
-              const Scene scene = loadScene(path);
+            std::vector<Scene> cases;
+            if (options->table2) {
+              cases = paperTable2Cases(scenesDir());
+            } else {
+              for (const auto& path : scenes) cases.push_back(loadScene(path));
+            }
+            for (const Scene& scene : cases) {
               std::fprintf(stderr, "bench: %s\n", scene.name.c_str());
               auto part = benchmarkScene(scene, bench);
               results.insert(results.end(), part.begin(), part.end());

@@ -1,12 +1,15 @@
-// `loopsim delassus SCENE [--algorithm NAME] [--bench] [--samples N] [--iterations K]`:
+// `loopsim delassus SCENE [--algorithm NAME] [--damping MU] [--bench] [--samples N] [--iterations K]`:
 // prints the Delassus matrix J M⁻¹ Jᵀ of the scene's constraints at its
-// consistent start, or times the algorithms (engine/delassus).
+// consistent start (with --damping: the damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹),
+// or times the algorithms (engine/delassus).
 #include <cstdio>
 #include <memory>
 
 #include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/constraints/projection.hpp>
+#include <loopsim/delassus/damped_delassus.hpp>
 #include <loopsim/delassus/delassus.hpp>
+#include <loopsim/model/errors.hpp>
 #include "delassus_command.hpp"
 #include <loopsim/scene/scene_loader.hpp>
 
@@ -19,6 +22,7 @@ Command registerDelassusCommand(CLI::App& parent) {
     bool bench = false;
     int samples = 50;
     int rounds = 20;
+    double damping = 0.0;  // 0: not given
   };
   auto options = std::make_shared<Options>();
   std::string names;
@@ -27,11 +31,16 @@ Command registerDelassusCommand(CLI::App& parent) {
       "delassus", "Print the Delassus matrix J M⁻¹ Jᵀ of a scene's constraints at its start, or time the algorithms");
   sub->add_option("scene", options->scene, "Scene YAML file")->required()->check(CLI::ExistingFile);
   sub->add_option("--algorithm", options->algorithms, "Algorithm (" + names + "); default: dense, or all with --bench");
+  sub->add_option("--damping", options->damping,
+                  "Print the damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ for this mu (paper 001 eq. 13's Λ_μ, inverted); "
+                  "--algorithm may then also be pv-osim-fast (paper 000 eq. 55 on L_b^A + μ⁻¹I)");
   sub->add_flag("--bench", options->bench, "Time the algorithms instead of printing the matrix (ABA as the floor)");
   sub->add_option("--samples", options->samples, "Configurations timed (--bench)")->capture_default_str();
   sub->add_option("--iterations", options->rounds, "Timed passes over the configurations (--bench)")
       ->capture_default_str();
-  return {sub, [options] {
+  return {sub, [options, sub] {
+            const bool damped = sub->count("--damping") > 0;
+            if (damped && options->bench) throw ModelError("", "--damping", "applies to printing, not to --bench");
             const Scene scene = loadScene(options->scene);
             if (options->bench) {
               BenchOptions bench;
@@ -49,12 +58,24 @@ Command registerDelassusCommand(CLI::App& parent) {
             const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
             VectorX q = scene.q0, v = scene.v0;
             if (set.dimension() > 0) makeConsistent(set, q, v, scene.held_joints);
-            const MatrixX delassus = computeDelassus(set, q, algorithm, scene.solver_settings.independent_joints);
+            if (algorithm == "pv-osim-fast" && !damped) {
+              throw ModelError("", "--algorithm", "pv-osim-fast solves with the Delassus matrix without forming it: "
+                               "give --damping MU to print (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹");
+            }
             bool loops_closed = false;
             for (const auto& info : delassusAlgorithms()) loops_closed |= info.name == algorithm && info.loops_closed;
-            std::printf("# Delassus matrix J M⁻¹ Jᵀ (%d x %d) of '%s' at its consistent start, by %s%s\n",
-                        set.dimension(), set.dimension(), scene.name.c_str(), algorithm.c_str(),
-                        loops_closed ? " (internal loops closed: their rows are 0)" : "");
+            const MatrixX delassus =
+                damped ? computeDampedDelassusInverse(set, q, algorithm, options->damping)
+                       : computeDelassus(set, q, algorithm, scene.solver_settings.independent_joints);
+            if (damped) {
+              std::printf("# Damped Delassus inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹, mu %.6g (%d x %d) of '%s' at its consistent "
+                          "start, by %s\n",
+                          options->damping, set.dimension(), set.dimension(), scene.name.c_str(), algorithm.c_str());
+            } else {
+              std::printf("# Delassus matrix J M⁻¹ Jᵀ (%d x %d) of '%s' at its consistent start, by %s%s\n",
+                          set.dimension(), set.dimension(), scene.name.c_str(), algorithm.c_str(),
+                          loops_closed ? " (internal loops closed: their rows are 0)" : "");
+            }
             for (int r = 0; r < set.dimension(); ++r) {
               std::printf("%-28s", set.rowDescription(r).c_str());
               for (int c = 0; c < set.dimension(); ++c) std::printf(" % .6e", delassus(r, c));

@@ -1,12 +1,13 @@
 #include <loopsim/delassus/pv_osim_fast.hpp>
 
+#include <cmath>
 #include <string>
 
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 
-PvOsimFast::PvOsimFast(const ConstraintSet& set)
+PvOsimFast::PvOsimFast(const ConstraintSet& set, double damping)
     : set_(set),
       no_added_inertia_(VectorX::Zero(set.model().nv)),
       tree_(set, no_added_inertia_, "delassus algorithm 'pv-osim-fast'"),
@@ -18,10 +19,23 @@ PvOsimFast::PvOsimFast(const ConstraintSet& set)
     throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
                      "needs a floating base carrying the whole tree (paper 000 §VII-B); use pv-osim");
   }
-  if (tree_.ownRowsEnd(base_) > tree_.rowsBegin(base_)) {
+  if (!(damping >= 0.0) || !std::isfinite(damping)) {
     throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
-                     "a constraint on the base link '" + model.body_names[base_] +
-                         "' makes L_b^A singular (paper 000 §VII-B's limitation); use pv-osim");
+                     "damping must be positive and finite (or 0: undamped), got " + std::to_string(damping));
+  }
+  inverse_damping_ = damping > 0.0 ? 1.0 / damping : 0.0;
+  const int own_rows = tree_.ownRowsEnd(base_) - tree_.rowsBegin(base_);
+  if (own_rows > 0) {
+    if (inverse_damping_ == 0.0) {
+      throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
+                       "a constraint on the base link '" + model.body_names[base_] +
+                           "' makes L_b^A singular (paper 000 §VII-B's limitation); use pv-osim, or damp it");
+    }
+    blocks_.push_back({tree_.rowsBegin(base_), own_rows, base_});
+  }
+  for (int child : model.children[base_]) {
+    const int b = tree_.rowsBegin(child), n = tree_.rowsEnd(child) - b;
+    if (n > 0) blocks_.push_back({b, n, child});
   }
 }
 
@@ -30,17 +44,16 @@ void PvOsimFast::factor(const Eigen::Ref<const VectorX>& q) {
   tree_.forwardSweepPositions(q);
   tree_.clearL();
   for (int i = model.nbodies() - 1; i > base_; --i) tree_.eliminateJoint(i, true, false);
-  // Λ_b = (L_b^A)⁻¹ branch by branch (block diagonal), and L_K = Λ_b K_b^A.
+  // Λ_b = (L_b^A + μ⁻¹I)⁻¹ block by block (block diagonal), and L_K = Λ_b K_b^A.
   LK_ = tree_.K;
-  for (int child : model.children[base_]) {
-    const int b = tree_.rowsBegin(child), n = tree_.rowsEnd(child) - b;
-    if (n == 0) continue;
+  for (const auto& [b, n, body] : blocks_) {
     auto G = factor_.block(b, b, n, n);
     G = tree_.L.block(b, b, n, n);
+    G.diagonal().array() += inverse_damping_;
     if (!(choleskyInPlace(G) > kPivotRatio)) {
       throw ModelError(model.source_file, "delassus algorithm 'pv-osim-fast'",
-                       "L_b^A is singular on the branch of '" + model.body_names[child] +
-                           "' (more constraint rows than it can move, or a singular pose); use pv-osim");
+                       "L_b^A is singular on the branch of '" + model.body_names[body] +
+                           "' (more constraint rows than it can move, or a singular pose); use pv-osim, or damp it");
     }
     for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, LK_.col(col).segment(b, n));
   }
@@ -52,14 +65,13 @@ void PvOsimFast::factor(const Eigen::Ref<const VectorX>& q) {
 }
 
 void PvOsimFast::solveInPlace(Eigen::Ref<VectorX> x) {
-  const Model& model = set_.model();
   const int m = tree_.dimension();
   for (int r = 0; r < m; ++r) work_[r] = x[tree_.toGlobal(r)];
   // Eq. 55: Λ_b y - L_K (D_b + K_bᵀ L_K)⁻¹ L_Kᵀ y.
   const Vector6 z = schur_.solve(LK_.transpose() * work_);
-  for (int child : model.children[base_]) {
-    const int b = tree_.rowsBegin(child), n = tree_.rowsEnd(child) - b;
-    if (n > 0) choleskySolveInPlace(factor_.block(b, b, n, n), work_.segment(b, n));
+  for (const Block& block : blocks_) {
+    const int b = block.first_row, n = block.rows;
+    choleskySolveInPlace(factor_.block(b, b, n, n), work_.segment(b, n));
   }
   work_.noalias() -= LK_ * z;
   for (int r = 0; r < m; ++r) x[tree_.toGlobal(r)] = work_[r];

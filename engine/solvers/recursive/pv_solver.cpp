@@ -98,15 +98,13 @@ bool PvSolver::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   for (int child : model.children[root]) {  // Y = L⁻¹ K, y = L⁻¹ l' branch by branch
     const int cb = tree_.rowsBegin(child), cn = tree_.rowsEnd(child) - cb;
     if (cn == 0) continue;
-    const auto G = factor_.block(cb, cb, cn, cn).triangularView<Eigen::Lower>();
-    auto Yc = Y_.middleRows(cb, cn);
-    auto yc = y_.segment(cb, cn);
-    G.solveInPlace(Yc);
-    G.transpose().solveInPlace(Yc);
-    G.solveInPlace(yc);
-    G.transpose().solveInPlace(yc);
+    const auto G = factor_.block(cb, cb, cn, cn);
+    for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, Y_.col(col).segment(cb, cn));
+    choleskySolveInPlace(G, y_.segment(cb, cn));
   }
-  const Matrix6 A = D + Kb.transpose() * Y;
+  // Kᵀ Y is 6 x 6 over m rows: a coefficient-wise product (Eigen's blocked
+  // GEMM costs more than the arithmetic at these sizes).
+  const Matrix6 A = D + Kb.transpose().lazyProduct(Y);
   const Vector6 rhs = u - Ia * a_pre - Kb.transpose() * y;
   const Vector6 qdd = A.llt().solve(rhs);  // eq. 49
   lambda_.segment(b, n) = -y;  // eq. 46

@@ -65,12 +65,13 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     rows_begin_[i] = first_row_at_or_after(i);
     own_rows_end_[i] = first_row_at_or_after(i + 1);
     rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
+    holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
   }
 }
 
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext) {
+                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
@@ -89,7 +90,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
       data.v[i] = liMi.actInv(data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
-    data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
+    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = I.matrix();
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
@@ -101,7 +102,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  articulatedFirstPass(model_, data, q, v, tau, fext);
+  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
@@ -152,26 +153,26 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
 
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     if (carry_rows && n > 0) {
-      auto Ks = K.middleRows(b, n);
-      auto ks = KS.block(b, iv, n, NV);
-      auto ksd = KSDinv.block(b, 0, n, NV);
-      ks.noalias() = Ks * S;
-      ksd.noalias() = ks * Dinv;
-      // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block.
-      if (accumulate_L) L.block(b, b, n, n).noalias() += ksd * ks.transpose();
-      // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
-      if (bias) {
-        const VectorNV u_c = u - U.transpose() * c;
-        l.segment(b, n).noalias() += Ks * c;
-        l.segment(b, n).noalias() += ksd * u_c;
-      }
-      // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the parent's
-      // frame (a row on motions maps like a force).
-      Ks.noalias() -= ksd * U.transpose();
+      // Row by row with fixed-size vectors (the rows of one subtree are few,
+      // and dynamic-size block products cost more than their arithmetic).
+      const VectorNV u_c = bias ? VectorNV(u - U.transpose() * c) : VectorNV::Zero();
       const SE3& liMi = data.liMi[i];
       for (int r = b; r < b + n; ++r) {
-        const Force moved = liMi.act(Force(Vector6(K.row(r).transpose())));
-        K.row(r) = moved.toVector().transpose();
+        Vector6 k_row = K.row(r).transpose();
+        const Eigen::Matrix<double, 1, NV> ks = k_row.transpose() * S;
+        const Eigen::Matrix<double, 1, NV> ksd = ks * Dinv;
+        KS.template block<1, NV>(r, iv) = ks;
+        KSDinv.template block<1, NV>(r, 0) = ksd;
+        // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
+        if (bias) l[r] += k_row.dot(c) + (ksd * u_c)(0);
+        // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
+        // parent's frame (a row on motions maps like a force).
+        k_row.noalias() -= U * ksd.transpose();
+        K.row(r) = liMi.act(Force(k_row)).toVector().transpose();
+      }
+      // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block.
+      if (accumulate_L) {
+        L.block(b, b, n, n).noalias() += KSDinv.block(b, 0, n, NV) * KS.block(b, iv, n, NV).transpose();
       }
     }
     if (p == 0) return;

@@ -129,6 +129,7 @@ class TreeRecursion {
   int m_ = 0;
   std::vector<int> row_global_, row_body_, row_constraint_, row_local_;
   std::vector<int> rows_begin_, rows_end_, own_rows_end_;
+  std::vector<bool> holds_rows_;  // rows in the subtree: the constraint terms need data.a there
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
 };
@@ -137,10 +138,12 @@ class TreeRecursion {
 /// paper 001 §IV-C1): placements liMi / oMi, S, velocities v_i, c_i = v_i ×
 /// S_i q̇_i, data.a = the velocity-product accelerations (v̇ = 0, what the
 /// constraint terms need), Ia = H_i, pa = v ×* H v - f_ext (ABA's sign),
-/// a_gf[0] = -g and u = τ. Shared by TreeRecursion and the loop solvers. No allocation.
+/// a_gf[0] = -g and u = τ. With `acceleration_needed` (one per body, closed
+/// towards the root) data.a only of the bodies it marks. Shared by
+/// TreeRecursion and the loop solvers. No allocation.
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext);
+                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr);
 
 /// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
 /// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).

@@ -1,0 +1,109 @@
+// Runs one solver (or bare ABA) many times on consistent states of a scene,
+// for a profiler: the per-solve instruction counts by function come from
+//   valgrind --tool=callgrind --toggle-collect='loopsim::PvSolver::solve*'
+//       build/tests/loopsim_solve_profile SCENE.yaml SOLVER [SOLVES]
+// (SOLVER "aba" for the floor: toggle on 'loopsim::aba*'). The states are
+// bench's (engine/bench/state_sampling), 20 of them, cycled. Valgrind cannot
+// run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
+// SOLVER "phases" instead times the shared tree recursion's passes
+// (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
+// median of 15 interleaved rounds.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+#include <cstdlib>
+#include <string>
+
+#include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/bench/state_sampling.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/registry.hpp>
+
+int main(int argc, char** argv) {
+  using namespace loopsim;
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba [SOLVES]\n", argv[0]);
+    return 2;
+  }
+  try {
+    const Scene scene = loadScene(argv[1]);
+    const std::string solver_name = argv[2];
+    const int solves = argc > 3 ? std::atoi(argv[3]) : 1000;
+    const Model& model = *scene.model;
+    const ConstraintSet set(model, scene.constraints, scene.time_constant);
+    const auto states = sampleStates(scene, set, 20, 1);
+    Data data(model);
+    VectorX vdot(model.nv), lambda(set.dimension());
+    double checksum = 0.0;
+    if (solver_name == "phases") {
+      const VectorX no_added = VectorX::Zero(model.nv);
+      TreeRecursion tree(set, no_added, "phases");
+      auto each_state = [&](auto&& body) {
+        for (int k = 0; k < solves; ++k) body(states[static_cast<std::size_t>(k) % states.size()]);
+      };
+      auto backward = [&](bool rows) {
+        if (rows) tree.clearL();
+        for (int i = model.nbodies() - 1; i >= 1; --i) tree.eliminateJoint(i, rows);
+      };
+      auto pv = makeSolver("pv", set, scene.solver_settings);
+      const std::vector<std::pair<const char*, std::function<void(const SampledState&)>>> phases = {
+          {"aba", [&](const SampledState& s) { aba(model, data, s.q, s.v, s.tau); }},
+          {"first pass only", [&](const SampledState& s) { articulatedFirstPass(model, tree.data, s.q, s.v, s.tau, {}); }},
+          {"forward sweep (+ constraint rows)", [&](const SampledState& s) { tree.forwardSweep(s.q, s.v, s.tau, {}); }},
+          {"+ backward, no rows", [&](const SampledState& s) {
+             tree.forwardSweep(s.q, s.v, s.tau, {});
+             backward(false);
+           }},
+          {"+ backward, no rows, + rollout", [&](const SampledState& s) {
+             tree.forwardSweep(s.q, s.v, s.tau, {});
+             backward(false);
+             tree.rollout(tree.l, false, vdot);
+           }},
+          {"forward + backward carrying rows", [&](const SampledState& s) {
+             tree.forwardSweep(s.q, s.v, s.tau, {});
+             backward(true);
+           }},
+          {"pv solve", [&](const SampledState& s) { pv->solve(s.q, s.v, s.tau, {}, vdot, lambda); }},
+      };
+      std::vector<std::vector<double>> ns(phases.size());
+      for (int round = 0; round < 15; ++round) {
+        for (std::size_t p = 0; p < phases.size(); ++p) {
+          const auto start = std::chrono::steady_clock::now();
+          each_state(phases[p].second);
+          ns[p].push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                          solves);
+        }
+      }
+      double aba_ns = 0.0;
+      for (std::size_t p = 0; p < phases.size(); ++p) {
+        std::sort(ns[p].begin(), ns[p].end());
+        const double median = ns[p][ns[p].size() / 2];
+        if (p == 0) aba_ns = median;
+        std::printf("%-36s %8.0f ns  %.2fx aba\n", phases[p].first, median, median / aba_ns);
+      }
+      return 0;
+    }
+    if (solver_name == "aba") {
+      for (int k = 0; k < solves; ++k) {
+        const auto& s = states[static_cast<std::size_t>(k) % states.size()];
+        checksum += aba(model, data, s.q, s.v, s.tau)[0];
+      }
+    } else {
+      auto solver = makeSolver(solver_name, set, scene.solver_settings);
+      for (int k = 0; k < solves; ++k) {
+        const auto& s = states[static_cast<std::size_t>(k) % states.size()];
+        solver->solve(s.q, s.v, s.tau, {}, vdot, lambda);
+        checksum += vdot[0];
+      }
+    }
+    std::printf("%d solves by %s, checksum %.17g\n", solves, solver_name.c_str(), checksum);
+  } catch (const ModelError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

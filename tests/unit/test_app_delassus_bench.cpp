@@ -1,0 +1,125 @@
+// `loopsim delassus --damping` and `loopsim bench --table2`, through the built
+// binary, and the Table II cases they build (paper 000 Table II).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <loopsim/bench/paper_table_cases.hpp>
+#include <loopsim/constraints/projection.hpp>
+#include <loopsim/delassus/damped_delassus.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+
+using namespace loopsim;
+
+namespace {
+
+struct Output {
+  std::string text;  // stdout and stderr
+  int exit_code = -1;
+};
+
+Output runLoopsim(const std::string& arguments) {
+  const std::string command = std::string(LOOPSIM_BINARY) + " " + arguments + " 2>&1";
+  Output out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
+  const int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The numbers of the printed matrix (lines after the header: a row's name, then m values).
+MatrixX parseMatrix(const std::string& text, int m) {
+  MatrixX out = MatrixX::Constant(m, m, std::nan(""));
+  std::istringstream lines(text);
+  std::string line;
+  int row = 0;
+  bool after_header = false;  // the log (stderr) may come first
+  while (std::getline(lines, line) && row < m) {
+    if (!line.empty() && line[0] == '#') after_header = true;
+    if (line.empty() || line[0] == '#' || !after_header) continue;
+    // The row's name has spaces: its values are the line's last m tokens.
+    std::istringstream cells(line);
+    std::vector<std::string> tokens;
+    for (std::string token; cells >> token;) tokens.push_back(token);
+    if (static_cast<int>(tokens.size()) < m) continue;
+    for (int c = 0; c < m; ++c) out(row, c) = std::stod(tokens[tokens.size() - static_cast<std::size_t>(m - c)]);
+    ++row;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(AppDelassus, DampingPrintsTheDampedInverseByEveryAlgorithmAndPvOsimFast) {
+  const auto scene_path = scenesDir() / "go1_standing.yaml";
+  const Scene scene = loadScene(scene_path);
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  VectorX q = scene.q0, v = scene.v0;
+  makeConsistent(set, q, v, scene.held_joints);
+  const double mu = 1e3;
+  const MatrixX reference = computeDampedDelassusInverse(set, q, "dense", mu);
+  for (const std::string algorithm : {"dense", "pv-osimr", "pv-osim-fast"}) {
+    const Output out = runLoopsim("delassus " + scene_path.string() + " --algorithm " + algorithm + " --damping 1e3");
+    ASSERT_EQ(out.exit_code, 0) << out.text;
+    EXPECT_TRUE(contains(out.text, "(J M⁻¹ Jᵀ + μ⁻¹I)⁻¹, mu 1000")) << out.text;
+    const MatrixX printed = parseMatrix(out.text, set.dimension());
+    // Printed with 7 significant digits.
+    EXPECT_LE((printed - reference).lpNorm<Eigen::Infinity>(), 1e-6 * reference.lpNorm<Eigen::Infinity>())
+        << algorithm << "\n" << out.text;
+  }
+}
+
+TEST(AppDelassus, DampingErrorsNameTheValue) {
+  const std::string scene = (scenesDir() / "go1_standing.yaml").string();
+  Output out = runLoopsim("delassus " + scene + " --damping -2");
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_TRUE(contains(out.text, "mu must be positive and finite, got -2")) << out.text;
+  out = runLoopsim("delassus " + scene + " --algorithm pv-osim-fast");
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_TRUE(contains(out.text, "give --damping")) << out.text;
+  out = runLoopsim("delassus " + scene + " --damping 10 --bench");
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_TRUE(contains(out.text, "--damping")) << out.text;
+}
+
+TEST(BenchTable2, CasesMirrorPaper000TableTwo) {
+  const std::vector<Scene> cases = paperTable2Cases(scenesDir());
+  const std::vector<std::pair<std::string, int>> expected = {
+      {"go1 (0D)", 0},   {"go1 (F3)", 3},     {"go1 (2F3)", 6},     {"go1 (3F3)", 9},      {"go1 (4F3)", 12},
+      {"atlas (0D)", 0}, {"atlas (F)", 6},    {"atlas (2F)", 12},   {"atlas (2F+H)", 18},  {"atlas (2F+2H)", 24}};
+  ASSERT_EQ(cases.size(), expected.size());
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    EXPECT_EQ(cases[k].name, expected[k].first);
+    const ConstraintSet set(*cases[k].model, cases[k].constraints);
+    EXPECT_EQ(set.dimension(), expected[k].second) << cases[k].name;
+  }
+}
+
+TEST(BenchTable2, RunsEveryCaseWithTheTableColumns) {
+  const Output out = runLoopsim("bench --table2 --samples 1 --iterations 1 --no-delassus --format csv");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  for (const std::string name : {"go1 (0D)", "go1 (4F3)", "atlas (0D)", "atlas (F)", "atlas (2F+H)", "atlas (2F+2H)"}) {
+    EXPECT_TRUE(contains(out.text, name)) << name << "\n" << out.text;
+  }
+  for (const std::string& solver : paperTable2Solvers()) {
+    EXPECT_TRUE(contains(out.text, "atlas (2F+2H)," + solver + ",")) << solver << "\n" << out.text;
+  }
+  EXPECT_TRUE(contains(out.text, "atlas (2F),constrained-aba,3 iter")) << out.text;
+  EXPECT_FALSE(contains(out.text, ",lcaba,")) << "only the table's columns by default\n" << out.text;
+  const Output mixed = runLoopsim("bench --table2 --scene " + (scenesDir() / "go1_standing.yaml").string());
+  EXPECT_NE(mixed.exit_code, 0);
+  EXPECT_TRUE(contains(mixed.text, "--table2")) << mixed.text;
+}
