@@ -51,6 +51,9 @@ Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mous
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(options.vsync ? 1 : 0);
+  static_assert(kKeyCount == GLFW_KEY_LAST + 1);
+  glfwSetWindowUserPointer(window_, this);
+  glfwSetKeyCallback(window_, &Window::onKey);  // before ImGui's, which chains to it
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -73,7 +76,23 @@ Window::~Window() {
 bool Window::shouldClose() const { return glfwWindowShouldClose(window_) != 0; }
 void Window::requestClose() { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
+void Window::onKey(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+  auto* self = static_cast<Window*>(glfwGetWindowUserPointer(window));
+  if (self == nullptr || key < 0 || key >= kKeyCount) return;
+  const auto latched = static_cast<short>(mods + 1);
+  if (action == GLFW_PRESS) self->pressed_mods_[static_cast<std::size_t>(key)] = latched;
+  if (action == GLFW_PRESS || action == GLFW_REPEAT) self->repeated_mods_[static_cast<std::size_t>(key)] = latched;
+}
+
+int Window::keyPressMods(int key, bool repeat) const {
+  if (key < 0 || key >= kKeyCount) return -1;
+  const auto& latch = repeat ? repeated_mods_ : pressed_mods_;
+  return latch[static_cast<std::size_t>(key)] - 1;
+}
+
 void Window::beginFrame() {
+  pressed_mods_.fill(0);
+  repeated_mods_.fill(0);
   glfwPollEvents();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

@@ -2,6 +2,7 @@
 // The application window: GLFW, an OpenGL 3.3 core context and Dear ImGui.
 // Creating one without a display throws DisplayUnavailable (never a GLFW abort),
 // so the caller can say why and exit cleanly.
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -41,9 +42,21 @@ class Window {
   void framebufferSize(int& width, int& height) const;
   void setTitle(const std::string& title);
 
+  /// The modifier bits (GLFW_MOD_*) held when `key` was pressed during the last
+  /// event poll (auto-repeats count when `repeat`), or -1 when it was not.
+  /// ImGui 1.86 samples key state once per frame, so a press and release
+  /// inside one slow frame (software rendering, a loaded machine) never
+  /// reaches ImGui::IsKeyPressed; GLFW's key events always arrive here.
+  int keyPressMods(int key, bool repeat = false) const;
+
  private:
+  static void onKey(GLFWwindow* window, int key, int scancode, int action, int mods);
+
+  static constexpr int kKeyCount = 349;  // GLFW_KEY_LAST + 1
   GLFWwindow* window_ = nullptr;
   bool ignore_mouse_ = false;
+  std::array<short, kKeyCount> pressed_mods_{};   // mods + 1 of a press in the last poll, 0 if none
+  std::array<short, kKeyCount> repeated_mods_{};  // the same for a press or an auto-repeat
 };
 
 /// True when an X11 or Wayland display is named by the environment.

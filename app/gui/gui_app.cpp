@@ -508,6 +508,12 @@ void GuiApp::resetCamera() {
 
 void GuiApp::handleInput() {
   const ImGuiIO& io = ImGui::GetIO();
+  // Key presses from GLFW's events (Window::keyPressMods), never lost in a slow frame.
+  const auto pressed = [this](int key, bool repeat = false) { return window_.keyPressMods(key, repeat) >= 0; };
+  const auto ctrl_pressed = [this](int key) {
+    const int mods = window_.keyPressMods(key);
+    return mods >= 0 && (mods & GLFW_MOD_CONTROL) != 0;
+  };
   for (const std::string& file : droppedFiles()) {
     spdlog::info("dropped on the window: {}", file);
     state_.requests.open = file;  // the last one, when several are dropped at once
@@ -515,39 +521,39 @@ void GuiApp::handleInput() {
   droppedFiles().clear();
   if (!io.WantCaptureKeyboard) {
     if (timeline_) {
-      if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) timeline_->setPlaying(!timeline_->playing());
-      if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) timeline_->stepRows(1);
-      if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true)) timeline_->stepRows(-1);
-      if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false)) {
+      if (pressed(GLFW_KEY_SPACE)) timeline_->setPlaying(!timeline_->playing());
+      if (pressed(GLFW_KEY_RIGHT, true)) timeline_->stepRows(1);
+      if (pressed(GLFW_KEY_LEFT, true)) timeline_->stepRows(-1);
+      if (pressed(GLFW_KEY_BACKSPACE)) {
         timeline_->setPlaying(false);
         timeline_->seek(0.0);
       }
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && session_ && !timeline_) state_.running = !state_.running;
+    if (pressed(GLFW_KEY_SPACE) && session_ && !timeline_) state_.running = !state_.running;
     // The history keys act on the comparison while one runs, else on the session.
     const bool history_keys = session_ && !timeline_;
     const bool viewing_past = comparison_ ? comparison_->viewingPast() : session_ && session_->viewingPast();
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, true)) {
+    if (pressed(GLFW_KEY_RIGHT, true)) {
       if (history_keys && viewing_past) state_.requests.view_delta += 1;
       else if (!timeline_) state_.requests.step = true;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_C, false) && !io.KeyCtrl && session_ && !timeline_ && !comparison_) {
+    if (pressed(GLFW_KEY_C) && !ctrl_pressed(GLFW_KEY_C) && session_ && !timeline_ && !comparison_) {
       state_.requests.compare_from_here = true;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
-    if ((ImGui::IsKeyPressed(GLFW_KEY_ENTER, false) || ImGui::IsKeyPressed(GLFW_KEY_KP_ENTER, false)) && history_keys) {
+    if (pressed(GLFW_KEY_LEFT, true) && history_keys) state_.requests.view_delta -= 1;
+    if ((pressed(GLFW_KEY_ENTER) || pressed(GLFW_KEY_KP_ENTER)) && history_keys) {
       state_.requests.resume_from_view = true;
     }
-    if (ImGui::IsKeyPressed(GLFW_KEY_BACKSPACE, false) && !timeline_) state_.requests.reset = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) state_.show_help = !state_.show_help;
-    if (ImGui::IsKeyPressed(GLFW_KEY_TAB, false)) state_.show_ui = !state_.show_ui;
-    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) state_.follow = false;
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS, true)) state_.slow_motion = std::min(state_.slow_motion + 1, 5);
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL, true)) state_.slow_motion = std::max(state_.slow_motion - 1, 0);
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_L, false)) state_.requests.reload = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_P, false)) state_.requests.screenshot = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_A, false)) state_.requests.reset_camera = true;
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) window_.requestClose();
+    if (pressed(GLFW_KEY_BACKSPACE) && !timeline_) state_.requests.reset = true;
+    if (pressed(GLFW_KEY_F1)) state_.show_help = !state_.show_help;
+    if (pressed(GLFW_KEY_TAB)) state_.show_ui = !state_.show_ui;
+    if (pressed(GLFW_KEY_ESCAPE)) state_.follow = false;
+    if (pressed(GLFW_KEY_MINUS, true)) state_.slow_motion = std::min(state_.slow_motion + 1, 5);
+    if (pressed(GLFW_KEY_EQUAL, true)) state_.slow_motion = std::max(state_.slow_motion - 1, 0);
+    if (ctrl_pressed(GLFW_KEY_L)) state_.requests.reload = true;
+    if (ctrl_pressed(GLFW_KEY_P)) state_.requests.screenshot = true;
+    if (ctrl_pressed(GLFW_KEY_A)) state_.requests.reset_camera = true;
+    if (ctrl_pressed(GLFW_KEY_Q)) window_.requestClose();
   }
   if (io.WantCaptureMouse) return;
   if (handlePerturbationMouse()) return;  // Ctrl+drag on the selected body: the camera stays

@@ -804,32 +804,49 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
   // Paused at the start, the four-bar's coupler is under pixel (350, 165) of a 640x400 window at (0, 0):
   // double-click selects it; running, Ctrl+drag pulls it, then Ctrl+right-drag turns it.
   const fs::path csv = freshPath("mouse.csv"), script = freshPath("mouse.sh");
-  std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
-                               " --paused --size 640x400 --msaa 0 --hide-ui --record " + csv.string() + " &\n"
+  // Each stage waits for the GUI's own message before the next one (under load
+  // a frame can take longer than any fixed sleep, and a whole drag could then
+  // fall into one frame's event poll).
+  const fs::path log = freshPath("mouse.log");
+  std::ofstream(script) << "waitfor() { i=0; while [ \"$(grep -c \"$1\" " + log.string() + ")\" -lt \"$2\" ]; do "
+                               "sleep 0.05; i=$((i+1)); if [ $i -gt 1200 ]; then echo \"timed out waiting for: $1\"; break; fi; done; }\n" +
+                               std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                               " --paused --size 640x400 --msaa 0 --hide-ui --record " + csv.string() + " > " + log.string() + " 2>&1 &\n"
                                "gui=$!\n"
                                "xdotool search --sync --name loopsim > /dev/null\n"
                                "sleep 0.5\n"
-                               "xdotool mousemove 350 165 click --repeat 2 --delay 80 1\n"
-                               "sleep 0.3\n"
+                               // ImGui 1.86 samples the buttons once per frame: under load both
+                               // clicks can fall into one frame and make no double-click, so retry.
+                               "n=0; until grep -q \"selected body 'coupler'\" " + log.string() + "; do\n"
+                               "  xdotool mousemove 350 165 click --repeat 2 --delay 120 1; sleep 0.5; n=$((n+1))\n"
+                               "  if [ $n -ge 40 ]; then echo 'timed out waiting for: the selection'; break; fi\n"
+                               "done\n"
                                "xdotool key space\n"
                                "sleep 0.3\n"
                                "xdotool keydown ctrl mousedown 1\n"
                                "sleep 0.2\n"
                                "xdotool mousemove 380 320\n"
+                               "waitfor 'perturbation: pulling' 1\n"
                                "sleep 0.6\n"
                                "xdotool mouseup 1\n"
-                               "sleep 0.3\n"
+                               "waitfor 'perturbation: released' 1\n"
                                "xdotool mousedown 3\n"
                                "sleep 0.2\n"
                                "xdotool mousemove 450 320\n"
+                               "waitfor 'perturbation: turning' 1\n"
                                "sleep 0.6\n"
                                "xdotool mouseup 3 keyup ctrl\n"
-                               "sleep 0.3\n"
+                               "waitfor 'perturbation: released' 2\n"
                                "xdotool key ctrl+q\n"
-                               "wait $gui\n";
+                               "wait $gui\n"
+                               "status=$?\n"
+                               "cat " + log.string() + "\n"
+                               "exit $status\n";
   const Output out = inXvfb("timeout 120 sh " + script.string());
   fs::remove(script);
+  fs::remove(log);
   ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_EQ(out.text.find("timed out waiting for"), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("perturbation: pulling body 'coupler' toward the cursor (Ctrl+drag)"), std::string::npos) << out.text;
   EXPECT_NE(out.text.find("perturbation: turning body 'coupler' (Ctrl+right-drag)"), std::string::npos) << out.text;
   const loopsim::CsvTable table = loopsim::readCsv(csv);
