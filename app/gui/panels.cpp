@@ -155,8 +155,11 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", info.description.c_str());
     if (!missing.empty()) {
+      // The scene has something this solver does not handle: say what, wrapped in the panel.
       ImGui::SameLine();
-      ImGui::TextColored(kDimColour, "(needs %s)", missing.c_str());
+      ImGui::PushTextWrapPos(0.0f);  // the window's right edge
+      ImGui::TextColored(kDimColour, "(cannot take %s)", missing.c_str());
+      ImGui::PopTextWrapPos();
     } else if (!refusal.empty() && !selected) {
       ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
       ImGui::TextColored(kDimColour, "%s", asciiText(refusal).c_str());
@@ -208,7 +211,7 @@ void compareSection(GuiState& state, SimulationSession* session) {
   ImGui::BeginDisabled(state.comparing);
   for (const SolverInfo& info : solverRegistry()) {
     std::string missing = missingCapability(info.capabilities, sim.constraints());
-    if (!missing.empty()) missing = "needs " + missing;
+    if (!missing.empty()) missing = "cannot take " + missing;
     else missing = session->solverRefusal(info.name);
     const auto at = std::find(chosen.begin(), chosen.end(), info.name);
     bool ticked = at != chosen.end();
