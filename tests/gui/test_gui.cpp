@@ -2,6 +2,7 @@
 // of the robot scenes, solver switching against `loopsim run`, a broken scene
 // and the missing display. Small windows and few frames keep each test at a
 // few seconds.
+#include "command_output.hpp"
 #include <gtest/gtest.h>
 #include <png.h>
 #include <sys/wait.h>
@@ -25,21 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  std::string text;  // stdout and stderr
-  int exit_code = -1;
-};
+using Output = loopsim::test::CommandOutput;
 
-Output shell(const std::string& command) {
-  Output out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+Output shell(const std::string& command) { return loopsim::test::runCommand(command); }
 
 bool haveXvfb() { return shell("command -v xvfb-run").exit_code == 0; }
 

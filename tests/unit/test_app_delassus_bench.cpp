@@ -1,5 +1,6 @@
 // `loopsim delassus --damping` and `loopsim bench --table2`, through the built
 // binary, and the Table II cases they build (paper 000 Table II).
+#include "command_output.hpp"
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -19,21 +20,10 @@ using namespace loopsim;
 
 namespace {
 
-struct Output {
-  std::string text;  // stdout and stderr
-  int exit_code = -1;
-};
+using Output = loopsim::test::CommandOutput;
 
 Output runLoopsim(const std::string& arguments) {
-  const std::string command = std::string(LOOPSIM_BINARY) + " " + arguments + " 2>&1";
-  Output out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return loopsim::test::runCommand(std::string(LOOPSIM_BINARY) + " " + arguments);
 }
 
 std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }

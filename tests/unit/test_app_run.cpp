@@ -1,4 +1,5 @@
 // The `run`, `solvers` and `check` commands, through the built binary.
+#include "command_output.hpp"
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -11,21 +12,10 @@
 
 namespace {
 
-struct Output {
-  std::string text;  // stdout and stderr
-  int exit_code = -1;
-};
+using Output = loopsim::test::CommandOutput;
 
 Output runLoopsim(const std::string& arguments) {
-  const std::string command = std::string(LOOPSIM_BINARY) + " " + arguments + " 2>&1";
-  Output out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out.text += buffer.data();
-  const int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  return loopsim::test::runCommand(std::string(LOOPSIM_BINARY) + " " + arguments);
 }
 
 std::string scenePath(const std::string& name) {
