@@ -24,6 +24,7 @@
 #include <loopsim/sim/energy_watch.hpp>
 #include <loopsim/sim/position_range_monitor.hpp>
 #include <loopsim/sim/simulation.hpp>
+#include <loopsim/sim/velocity_limit_monitor.hpp>
 #include "sim_commands.hpp"
 
 namespace loopsim::app {
@@ -42,9 +43,33 @@ struct RunOptions {
   std::vector<std::string> record_columns;
 };
 
+// The limits the engine does not simulate yet, watched over the run.
+struct LimitMonitors {
+  PositionRangeMonitor ranges;
+  VelocityLimitMonitor velocities;
+
+  explicit LimitMonitors(const Model& model) : ranges(model), velocities(model) {}
+
+  // Warns once per joint, the first time it leaves a limit.
+  void check(const Simulation& sim) {
+    for (const int joint : ranges.check(sim.time(), sim.q())) {
+      spdlog::warn("joint '{}' left its position range at t = {:.6g} s (limits are not simulated; reported once per "
+                   "joint, and in the summary)",
+                   sim.model().joint_names[joint], sim.time());
+    }
+    for (const int joint : velocities.check(sim.time(), sim.v())) {
+      spdlog::warn("joint '{}' exceeded its velocity limit at t = {:.6g} s (velocity limits are not simulated; "
+                   "reported once per joint, and in the summary)",
+                   sim.model().joint_names[joint], sim.time());
+    }
+  }
+
+  LimitExcursions excursions() const { return {ranges.excursions(), velocities.excursions()}; }
+};
+
 // What the model's limits did to the run: effort saturation (the controller
-// clamps) and position ranges (not simulated yet: reported).
-void printLimits(const Simulation& sim, const PositionRangeMonitor& ranges, std::FILE* out) {
+// clamps), position ranges and velocity limits (not simulated yet: reported).
+void printLimits(const Simulation& sim, const LimitMonitors& limits, std::FILE* out) {
   const Model& model = sim.model();
   const Controller& controller = sim.controller();
   if (controller.saturatedCalls() == 0) {
@@ -60,13 +85,21 @@ void printLimits(const Simulation& sim, const PositionRangeMonitor& ranges, std:
     std::fprintf(out, " Effort saturation  : %ld of %ld steps clamped at the effort limit (%s)\n",
                  controller.saturatedCalls(), sim.stepCount(), joints.c_str());
   }
-  const auto excursions = ranges.excursions();
+  const auto excursions = limits.ranges.excursions();
   std::fprintf(out, " Position ranges    : %s\n",
                excursions.empty() ? "every joint stayed in its range"
                                   : (std::to_string(excursions.size()) + " joint" + (excursions.size() == 1 ? "" : "s") +
                                      " left the range (limits are not simulated)")
                                         .c_str());
   for (const auto& e : excursions) std::fprintf(out, "   %s\n", describeExcursion(model, e).c_str());
+  const auto fast = limits.velocities.excursions();
+  const std::string velocity_line =
+      limits.velocities.watchedJoints() == 0 ? "no joint has one"
+      : fast.empty()                         ? "every joint stayed within its limit"
+                                             : std::to_string(fast.size()) + " joint" + (fast.size() == 1 ? "" : "s") +
+                                                   " exceeded the limit (velocity limits are not simulated)";
+  std::fprintf(out, " Velocity limits    : %s\n", velocity_line.c_str());
+  for (const auto& e : fast) std::fprintf(out, "   %s\n", describeExcursion(model, e).c_str());
 }
 
 // The same summary for every outcome (completed or diverged).
@@ -104,9 +137,9 @@ void printSummary(const Simulation& sim, std::FILE* out) {
   std::fprintf(out, " Energy balance     : E - E0 - W_applied - W_damping = %.3e J\n", e.balance());
 }
 
-void printSummary(const Simulation& sim, const PositionRangeMonitor& ranges, std::FILE* out) {
+void printSummary(const Simulation& sim, const LimitMonitors& limits, std::FILE* out) {
   printSummary(sim, out);
-  printLimits(sim, ranges, out);
+  printLimits(sim, limits, out);
 }
 
 std::string commandLine(const RunOptions& o) {
@@ -206,17 +239,14 @@ int runScene(RunOptions o) {
   if (!o.quiet && isTerminal(stdout)) progress.emplace(scene.duration, stdout);
   const auto start = std::chrono::steady_clock::now();
   bool estimated = false;
-  PositionRangeMonitor ranges(sim.model());
+  LimitMonitors limits(sim.model());
+  limits.check(sim);  // the initial state too: a scene may start beyond a limit
   EnergyGrowthWatch energy_watch(sim);
   std::optional<std::string> energy_divergence;
   const InterruptGuard interrupt;
   for (long k = 0; k < steps && interrupt.received() == 0; ++k) {
     const bool ok = recorder ? recorder->step(sim) : sim.step();
-    for (const int joint : ranges.check(sim.time(), sim.q())) {
-      spdlog::warn("joint '{}' left its position range at t = {:.6g} s (limits are not simulated; reported once per "
-                   "joint, and in the summary)",
-                   sim.model().joint_names[joint], sim.time());
-    }
+    limits.check(sim);
     if (!ok) break;
     if ((energy_divergence = energy_watch.check(sim))) break;
     if (progress) progress->update(sim.time());
@@ -238,7 +268,7 @@ int runScene(RunOptions o) {
   if (progress) progress->finish(sim.time());
   if (const int signal = interrupt.received()) {
     recorder.reset();  // removes the partial record: an interrupted run leaves nothing behind
-    printSummary(sim, ranges, stdout);
+    printSummary(sim, limits, stdout);
     std::printf(" INTERRUPTED        : by %s at t = %.6g s\n", signalName(signal), sim.time());
     std::fflush(stdout);
     std::fprintf(stderr, "loopsim: run interrupted by %s at t = %.6g s%s\n", signalName(signal), sim.time(),
@@ -246,11 +276,12 @@ int runScene(RunOptions o) {
     return 128 + signal;  // the shell's convention for a process stopped by a signal
   }
   if (recorder) {
-    recorder->finish(sim, commandLine(o), energy_divergence.value_or(""));
+    const LimitExcursions excursions = limits.excursions();
+    recorder->finish(sim, commandLine(o), energy_divergence.value_or(""), &excursions);
     spdlog::info("record: {} (summary {})", recorder->csvPath().string(), recorder->summaryPath().string());
   }
 
-  printSummary(sim, ranges, stdout);
+  printSummary(sim, limits, stdout);
   if (energy_divergence) {
     std::fflush(stdout);
     std::fprintf(stderr, "loopsim: %s\n", energy_divergence->c_str());

@@ -81,6 +81,14 @@ void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::
   forwardPass(model, data, nullptr, v.data(), a.data());
 }
 
+SE3 bodyPlacement(const Model& model, const Eigen::Ref<const VectorX>& q, int body) {
+  if (q.size() != model.nq) throw std::invalid_argument("bodyPlacement: q has the wrong size");
+  if (body < 0 || body >= model.nbodies()) throw std::invalid_argument("bodyPlacement: no such body");
+  SE3 placement = SE3::Identity();
+  for (int i = body; i > 0; i = model.parent[i]) placement = detail::jointPlacement(model, i, q) * placement;
+  return placement;
+}
+
 void updateFramePlacements(const Model& model, Data& data) {
   for (std::size_t k = 0; k < model.frames.size(); ++k) {
     const Frame& frame = model.frames[k];

@@ -27,6 +27,11 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const Ve
 void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
                                    const Eigen::Ref<const VectorX>& a);
 
+/// One body's placement in the world at q, composed along its path to the
+/// root: O(depth), no Data (a Data holds the dense nv x nv mass matrix, which
+/// model generators closing many loops cannot afford per constraint).
+SE3 bodyPlacement(const Model& model, const Eigen::Ref<const VectorX>& q, int body);
+
 /// data.oMf for every frame (needs forwardKinematics first).
 void updateFramePlacements(const Model& model, Data& data);
 /// One frame's placement in the world (needs forwardKinematics first).

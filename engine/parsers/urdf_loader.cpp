@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -110,6 +111,7 @@ class UrdfModelAssembler {
       builder_.addWarning(file_ + ": <dynamics friction> ignored (only damping is modelled) on joints " +
                           ignored_friction_);
     }
+    if (!velocity_limited_.empty()) warnVelocityLimits();
     for (const std::string& w : urdfdom_warnings_) builder_.addWarning(file_ + ": urdfdom: " + w);
     Model model = std::move(builder_).build(options_.strict);
     spdlog::debug("{}: model '{}' with {} bodies, nq {}, nv {}, {} warnings", file_, model.name, model.njoints(),
@@ -139,6 +141,17 @@ class UrdfModelAssembler {
   void requireValidInertia(const std::string& link_name, const Inertia& inertia) {
     const std::string problem = inertiaProblem(inertia);
     if (!problem.empty()) throw ModelError(file_, "link " + inQuotes(link_name), problem);
+  }
+
+  // One warning for the whole model (a robot has a limit on every joint).
+  void warnVelocityLimits() {
+    constexpr std::size_t kNamed = 4;
+    const std::size_t n = velocity_limited_.size();
+    std::string joints;
+    for (std::size_t k = 0; k < std::min(n, kNamed); ++k) joints += (k ? ", " : "") + velocity_limited_[k];
+    if (n > kNamed) joints += " and " + std::to_string(n - kNamed) + " more";
+    builder_.addWarning(file_ + ": <limit velocity> on " + std::to_string(n) + (n == 1 ? " joint" : " joints") + " (" +
+                        joints + ") is not simulated; `loopsim run` reports every joint that exceeds it");
   }
 
   void warnIfMassOnWorld(const std::string& link_name, const Inertia& inertia) {
@@ -220,6 +233,10 @@ class UrdfModelAssembler {
       if (spec.type != JointType::Floating) {
         spec.velocity_limit = joint.limits->velocity;
         spec.effort_limit = joint.limits->effort;
+        // velocity="0" is URDF's usual "unspecified" (as effort="0"): no limit to report.
+        if (spec.velocity_limit > 0.0 && std::isfinite(spec.velocity_limit)) {
+          velocity_limited_.push_back(inQuotes(entry.name) + " " + str(spec.velocity_limit));
+        }
       }
     }
     if (joint.dynamics) {
@@ -289,6 +306,7 @@ class UrdfModelAssembler {
   std::set<std::string> missing_meshes_;
   std::vector<std::string> urdfdom_warnings_;
   std::string ignored_friction_;  // "'joint' value, ..." collected into one warning
+  std::vector<std::string> velocity_limited_;  // "'joint' value": limits that are reported, not simulated
 };
 
 Model loadFromXml(const std::string& xml, const std::string& source_name, const fs::path& base_dir,

@@ -62,10 +62,31 @@ nlohmann::json summaryJson(const RunSummary& s) {
           {"damping_work", s.energy.damping_work}};
 }
 
+nlohmann::json limitsJson(const Model& model, const LimitExcursions& limits) {
+  nlohmann::json position = nlohmann::json::array();
+  for (const PositionRangeExcursion& e : limits.position) {
+    position.push_back({{"joint", model.joint_names[e.joint]},
+                        {"first_time", e.first_time},
+                        {"max_excess", e.max_excess},
+                        {"lower", e.lower},
+                        {"upper", e.upper}});
+  }
+  nlohmann::json velocity = nlohmann::json::array();
+  for (const VelocityLimitExcursion& e : limits.velocity) {
+    velocity.push_back({{"joint", model.joint_names[e.joint]},
+                        {"dof", e.dof - model.idx_v[e.joint]},  // within the joint
+                        {"first_time", e.first_time},
+                        {"max_excess", e.max_excess},
+                        {"limit", e.limit}});
+  }
+  return {{"simulated", false}, {"position_ranges", position}, {"velocity_limits", velocity}};
+}
+
 }  // namespace
 
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim, const std::filesystem::path& csv_path,
-                        const std::string& command_line, bool overwrite, const RecordLayout& layout) {
+                        const std::string& command_line, bool overwrite, const RecordLayout& layout,
+                        const LimitExcursions* limits) {
   requireReplaceableOutput(path, overwrite, sceneInputFiles(sim.scene()));
   const Scene& scene = sim.scene();
   nlohmann::json j;
@@ -101,6 +122,7 @@ void writeRecordSummary(const std::filesystem::path& path, const Simulation& sim
   j["stabilization_changes"] = changes;
   j["record"] = {{"every", layout.every}, {"column_groups", layout.groups}, {"rows", layout.rows}};
   j["summary"] = summaryJson(sim.summary());
+  if (limits != nullptr) j["limits"] = limitsJson(sim.model(), *limits);
   if (sim.divergence()) {
     j["divergence"] = nlohmann::json{{"time", sim.divergence()->time}, {"message", sim.divergence()->message()}};
   } else if (!layout.stopped_by.empty()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <loopsim/scene/scene.hpp>
+#include <loopsim/sim/limit_excursions.hpp>
 
 namespace loopsim {
 
@@ -33,9 +34,12 @@ struct RecordLayout {
   std::vector<StabilizationChange> stabilization_changes;
 };
 
+/// `limits`: what the run's limit monitors saw (key "limits": the joints that
+/// left their position range or exceeded their velocity limit); null when the
+/// caller did not watch them (the key is then absent).
 void writeRecordSummary(const std::filesystem::path& path, const Simulation& simulation,
                         const std::filesystem::path& csv_path, const std::string& command_line, bool overwrite,
-                        const RecordLayout& layout);
+                        const RecordLayout& layout, const LimitExcursions* limits = nullptr);
 
 struct RecordedModelFile {
   std::string path;

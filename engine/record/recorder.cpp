@@ -75,14 +75,15 @@ bool SimulationRecorder::step(Simulation& sim) {
 }
 
 void SimulationRecorder::finish(const Simulation& simulation, const std::string& command_line,
-                                const std::string& stopped_by) {
+                                const std::string& stopped_by, const LimitExcursions* limits) {
   rows_.finalState(simulation);
   writer_->writeRow(rows_.row());
   ++rows_written_;
   writer_->commit();
   writeRecordSummary(summary_path_, simulation, writer_->finalPath(), command_line, overwrite_,
                      {options_.every, options_.groups, rows_written_, stopped_by, start_time_constant_, start_projection_,
-                      stabilization_changes_});
+                      stabilization_changes_},
+                     limits);
 }
 
 }  // namespace loopsim

@@ -37,7 +37,9 @@ class SimulationRecorder {
   /// Writes the final state's row, commits the CSV under its final name and
   /// writes the JSON summary beside it. `stopped_by`: why the caller stopped
   /// the run early (e.g. the energy watch), recorded as its divergence.
-  void finish(const Simulation& simulation, const std::string& command_line, const std::string& stopped_by = "");
+  /// `limits`: what the caller's limit monitors saw (summary key "limits").
+  void finish(const Simulation& simulation, const std::string& command_line, const std::string& stopped_by = "",
+              const LimitExcursions* limits = nullptr);
 
   const std::filesystem::path& csvPath() const { return writer_->finalPath(); }
   std::filesystem::path summaryPath() const;

@@ -19,6 +19,10 @@ namespace {
 constexpr double kRankThreshold = 1e-9;
 }  // namespace
 
+bool rankCheckAffordable(const Model& model, int rows) {
+  return static_cast<double>(model.nv) * rows * rows <= kRankCheckMaxFlops;
+}
+
 ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>& constraints, const VectorX& q) {
   const ConstraintSet set(model, constraints);
   ConstraintRank out;
@@ -112,6 +116,8 @@ void checkSolverForScene(const Scene& scene, const std::string& solver_name) {
     checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "solver '" + solver_name + "'");
   }
   if (scene.redundant || caps.soft) return;
+  // Beyond the budget the scene loader has warned that the rank is not checked.
+  if (!rankCheckAffordable(*scene.model, set.dimension())) return;
   const ConstraintRank rank = constraintRank(*scene.model, scene.constraints, scene.q0);
   if (rank.rank == rank.dimension) return;
   std::ostringstream os;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/scene/default_solver.hpp>
 #include <loopsim/scene/name_suggestion.hpp>
 #include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
@@ -171,14 +172,19 @@ void parseSolver(const YamlValue& v, Scene& scene) {
   if (v.has("soft_weight")) s.soft_weight = v["soft_weight"].positiveNumber();
 }
 
-/// Above this many dofs the dense kkt (O(nv³) per step, nv² memory) is the
-/// wrong default: the sparse ltl is tried first (until an `auto` solver exists).
-constexpr int kDenseSolverMaxDofs = 300;
+/// "8.6e+11".
+std::string formatFlops(double flops) {
+  std::ostringstream os;
+  os.precision(2);
+  os << flops;
+  return os.str();
+}
 
-/// kkt (ltl for big models), or the first registered solver that can run the scene.
+/// The solver whose cost fits the scene (default_solver.hpp), or the first
+/// registered solver that can run the scene.
 std::string chooseSolver(const Scene& scene) {
   std::string reasons;
-  const std::string first = scene.model->nv > kDenseSolverMaxDofs ? "ltl" : "kkt";
+  const std::string first = preferredDefaultSolver(scene);
   std::vector<std::string> order = {first};
   for (const auto& s : solverRegistry()) {
     if (s.name != first) order.push_back(s.name);
@@ -281,7 +287,14 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
       }
     }
   }
-  if (scene.redundant) {
+  if (!rankCheckAffordable(*model, set.dimension())) {
+    // An explicit decision, said: the dense check would take minutes at this size.
+    const double m = set.dimension();
+    scene.warnings.push_back(scene.source_file + ": constraints: rank not checked at load (" +
+                             std::to_string(set.dimension()) + " rows on " + std::to_string(model->nv) +
+                             " dofs: the dense check would cost ~" + formatFlops(model->nv * m * m) +
+                             " flops); an undeclared dependent set is not caught here");
+  } else if (scene.redundant) {
     const ConstraintRank rank = constraintRank(*model, scene.constraints, scene.q0);
     if (rank.rank == rank.dimension) {
       scene.warnings.push_back(scene.source_file + ": redundant: true, but the constraint set has full rank " +

@@ -44,7 +44,7 @@
 //   solver: {name: kkt, mu: 1e8, tolerance: 1e-10, max_iterations: 100, warm_start: true, soft_weight: 1e6}
 //                                      # name: auto = the fastest exact solver by a timing probe at the start;
 //                                      # mu: auto = c · λ_max(M) at the start, c = 1e3 (lcaba, constrained-aba) or 1e6 (solvers/auto_mu.hpp)
-//                                      # or solver: kkt; default: kkt (ltl above 300 dofs), or the first registered solver
+//                                      # or solver: kkt; default: one whose cost fits (default_solver.hpp), or the first registered solver
 //                                      # with every capability the scene needs
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables
 //   projection: false                  # post-step projection onto the constraint manifold
@@ -83,6 +83,12 @@ struct ConstraintRank {
   std::vector<int> dependent_rows;
 };
 ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>& constraints, const VectorX& q);
+
+/// The dense rank check costs about nv·m² flops (Householder QR of the
+/// nv x m matrix Jᵀ); above this budget (~10 s) it is not run at load.
+inline constexpr double kRankCheckMaxFlops = 2e10;
+/// Whether constraintRank fits the budget for a set of `rows` rows on this model.
+bool rankCheckAffordable(const Model& model, int rows);
 
 /// Throws ModelError (element "solver") when `solver_name` cannot run the
 /// scene: unknown name (nearest suggested), a missing capability (named), a

@@ -8,15 +8,9 @@
 #include <vector>
 
 #include <loopsim/model/model.hpp>
+#include <loopsim/sim/limit_excursions.hpp>
 
 namespace loopsim {
-
-struct PositionRangeExcursion {
-  int joint = 0;
-  double first_time = 0.0;  // when it first left its range (s)
-  double max_excess = 0.0;  // furthest beyond the range over the run (m or rad)
-  double lower = 0.0, upper = 0.0;
-};
 
 class PositionRangeMonitor {
  public:
@@ -27,14 +21,11 @@ class PositionRangeMonitor {
   std::span<const int> check(double t, const VectorX& q);
 
   /// Joints that left their range, in the order they first did.
-  std::vector<PositionRangeExcursion> excursions() const;
+  std::vector<PositionRangeExcursion> excursions() const { return log_.inOrder(); }
 
  private:
   const Model& model_;
-  std::vector<int> limited_joints_;              // one-dof joints with a finite limit
-  std::vector<PositionRangeExcursion> state_;   // per limited joint
-  std::vector<int> order_;                       // indices into state_, in order of first exit (capacity reserved)
-  std::vector<int> newly_left_;                  // joints, at the last check (capacity reserved)
+  ExcursionLog<PositionRangeExcursion> log_;  // one-dof joints with a finite limit
 };
 
 /// "joint 'knee' left its range [-1, 1] rad at t = 0.53 s, by up to 0.2 rad".

@@ -54,8 +54,13 @@ endif()
 # The example, against the installed package only.
 set(example_build ${WORK_DIR}/example)
 file(REMOVE_RECURSE ${example_build})
+# -DSANITIZE=FLAGS (a sanitizer build): the example links the instrumented engine's runtime.
+set(sanitize_flags "")
+if(SANITIZE)
+  set(sanitize_flags -DCMAKE_CXX_FLAGS=${SANITIZE} -DCMAKE_EXE_LINKER_FLAGS=${SANITIZE})
+endif()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp -B ${example_build} -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_PACKAGE_PREFER_CONFIG=ON)
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_PACKAGE_PREFER_CONFIG=ON ${sanitize_flags})
 run(${CMAKE_COMMAND} --build ${example_build})
 run(${example_build}/atlas_example ${SOURCE_DIR}/scenes/atlas_standing.yaml)
 message("${run_output}")

@@ -58,7 +58,7 @@ TEST_F(AppInfo, PrintsSizesJointsFramesAndWarnings) {
   for (const char* expected : {"model:       two_link_arm", "nq:          3", "nv:          3",
                                "bodies:      3 (plus the world)", "total mass:  2.3 kg", "tree depth:  2",
                                "shoulder", "elbow", "slide", "prismatic", "merged link",
-                               "mesh file 'meshes/hand_missing.stl' not found", "warnings: 3"}) {
+                               "mesh file 'meshes/hand_missing.stl' not found", "warnings: 4"}) {
     EXPECT_NE(r.output.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << r.output;
   }
   // Row of the shoulder: body, joint, type, parent, q/v index, limits, velocity, effort, damping.

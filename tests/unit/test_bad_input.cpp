@@ -334,6 +334,46 @@ TEST_F(BadInput, JointsLeavingTheirRangeAreReportedOncePerJoint) {
   EXPECT_NE(r.out.find("joint 'shoulder' left its range [-1.5, 1.5] rad at t = "), std::string::npos) << r.out;
 }
 
+TEST_F(BadInput, JointsExceedingTheirVelocityLimitAreReportedOncePerJointAndRecorded) {
+  // Shoulder (velocity limit 3 rad/s) starts at 5 rad/s; slide (1 m/s) at 0.5 m/s stays within.
+  const std::string scene = write("arm.yaml", "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") +
+                                                  "\ninitial:\n  v: {shoulder: 5.0, slide: 0.5}\n"
+                                                  "dt: 0.001\nduration: 0.05\n");
+  const ProcessResult r = loopsim("run " + scene + " --record " + file("arm.csv"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The loader says the limits are not simulated ...
+  EXPECT_NE(r.err.find("two_link_arm.urdf: <limit velocity> on 2 joints ('shoulder' 3, 'slide' 1) is not simulated; "
+                       "`loopsim run` reports every joint that exceeds it"),
+            std::string::npos)
+      << r.err;
+  // ... the run warns once, from the initial state on ...
+  const std::string warning = "joint 'shoulder' exceeded its velocity limit at t = 0 s";
+  const auto first = r.err.find(warning);
+  EXPECT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("exceeded its velocity limit at", first + warning.size()), std::string::npos)
+      << "reported once:\n"
+      << r.err;
+  // ... the summary lists it ...
+  EXPECT_NE(r.out.find(" Velocity limits    : 1 joint exceeded the limit (velocity limits are not simulated)\n"
+                       "   joint 'shoulder' exceeded its velocity limit 3 rad/s at t = 0 s, by up to 2"),
+            std::string::npos)
+      << r.out;
+  // ... and so does the record's JSON summary.
+  const std::string summary = loopsim::test::readWholeFile(dir_ / "arm.json");
+  EXPECT_NE(summary.find("\"velocity_limits\": [\n      {\n        \"dof\": 0,\n        \"first_time\": 0.0,\n"
+                         "        \"joint\": \"shoulder\",\n        \"limit\": 3.0,"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("\"joint\": \"slide\""), std::string::npos) << summary;
+  EXPECT_EQ(loopsim("replay " + file("arm.csv") + " --verify").exit_code, 0);
+}
+
+TEST_F(BadInput, AModelWithoutVelocityLimitsSaysSo) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Velocity limits    : no joint has one\n"), std::string::npos) << r.out;
+}
+
 TEST_F(BadInput, InfoTakesTheShippedDigitMjcf) {
   const ProcessResult r = loopsim("info " + digitMjcf());
   EXPECT_EQ(r.exit_code, 0) << r.err;

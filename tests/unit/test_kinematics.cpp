@@ -209,3 +209,17 @@ TEST(Kinematics, FramePlacementsComposeJointPlacements) {
   const Vector3 axis_in_parent = model.joint_placements[j].R * model.joint_axes[j];
   EXPECT_TRUE((data.liMi[j].R * model.joint_axes[j]).isApprox(axis_in_parent, 1e-14));
 }
+
+TEST(Kinematics, BodyPlacementEqualsTheForwardKinematicsPlacement) {
+  // Floating base, spherical and revolute joints: every body, bit for bit the same product.
+  const Model model = test::floatingHumanoid();
+  Data data(model);
+  std::mt19937 rng(205);
+  const VectorX q = randomConfiguration(model, rng);
+  forwardKinematics(model, data, q);
+  for (int i = 0; i < model.nbodies(); ++i) {
+    EXPECT_TRUE(bodyPlacement(model, q, i).isApprox(data.oMi[i], 1e-14)) << model.body_names[i];
+  }
+  EXPECT_THROW(bodyPlacement(model, q, model.nbodies()), std::invalid_argument);
+  EXPECT_THROW(bodyPlacement(model, VectorX::Zero(model.nq + 1), 1), std::invalid_argument);
+}

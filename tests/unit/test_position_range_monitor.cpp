@@ -2,8 +2,12 @@
 // the time it first left and how far it went; joints without limits never.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include <loopsim/model/model_builder.hpp>
 #include <loopsim/sim/position_range_monitor.hpp>
+
+#include "allocation_counter.hpp"
 
 using namespace loopsim;
 
@@ -50,4 +54,30 @@ TEST(PositionRangeMonitor, ReportsEveryJointOnceWithTheFurthestExcursion) {
   EXPECT_DOUBLE_EQ(excursions[1].max_excess, 0.1);
   EXPECT_EQ(describeExcursion(m, excursions[0]), "joint 'a' left its range [-1, 1] rad at t = 0.1 s, by up to 0.5 rad");
   EXPECT_EQ(describeExcursion(m, excursions[1]), "joint 'c' left its range [0, 0.5] m at t = 0.1 s, by up to 0.1 m");
+}
+
+TEST(PositionRangeMonitor, ACheckNeverAllocatesEvenWhenEveryJointLeavesAtOnce) {
+  // Enough joints that the watch lists grew several times while being built.
+  ModelBuilder b("chain");
+  const Inertia rod(1.0, Vector3(0, 0, -0.5), Matrix3::Identity() * 0.1);
+  JointSpec limited;
+  limited.lower = -1.0;
+  limited.upper = 1.0;
+  int parent = 0;
+  for (int i = 0; i < 37; ++i) {
+    // Appended, not "j" + to_string(i): GCC 12 warns falsely (-Wrestrict) on the latter here.
+    std::string joint(1, 'j'), body(1, 'b');
+    joint += std::to_string(i);
+    body += std::to_string(i);
+    parent = b.addBody(parent, joint, limited, SE3::Identity(), rod, body);
+  }
+  const Model m = std::move(b).build();
+  PositionRangeMonitor monitor(m);
+  const VectorX q = VectorX::Constant(m.nq, 2.0);
+  std::size_t reported = 0;
+  const long allocations = loopsim::test::countHeapAllocations([&] {
+    for (int k = 0; k < 3; ++k) reported += monitor.check(0.1 * k, q).size();
+  });
+  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(reported, 37u);
 }

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/parsers/mesh_path.hpp>
@@ -299,6 +301,34 @@ const std::string kLimit = R"(<limit lower="-1" upper="1" velocity="1" effort="1
 TEST(UrdfLoader, InlineArmLoads) {
   const Model m = loadUrdfString(armWith(kLimit), "inline.urdf");
   EXPECT_EQ(m.nv, 1);
+}
+
+// A chain of revolute joints j1..jn, joint k with <limit velocity=velocities[k-1]>.
+std::string chainWithVelocityLimits(const std::vector<std::string>& velocities) {
+  const std::string inertial =
+      R"(<inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>)";
+  std::string xml = R"(<robot name="r"><link name="l0"/>)";
+  for (std::size_t k = 1; k <= velocities.size(); ++k) {
+    const std::string i = std::to_string(k), parent = std::to_string(k - 1);
+    xml += "<link name='l" + i + "'>" + inertial + "</link><joint name='j" + i + "' type='revolute'><parent link='l" +
+           parent + "'/><child link='l" + i + "'/><limit lower='-1' upper='1' effort='1' velocity='" + velocities[k - 1] +
+           "'/></joint>";
+  }
+  return xml + "</robot>";
+}
+
+TEST(UrdfLoader, VelocityLimitsAreKeptAndOneWarningSaysTheyAreNotSimulated) {
+  // velocity="0" is URDF's usual "unspecified": neither a limit to report nor named.
+  const Model m = loadUrdfString(chainWithVelocityLimits({"1", "2", "0", "3", "4", "5"}), "inline.urdf");
+  EXPECT_DOUBLE_EQ(m.velocity_limit[0], 1.0);
+  EXPECT_DOUBLE_EQ(m.velocity_limit[5], 5.0);
+  int warnings = 0;
+  for (const std::string& w : m.warnings) warnings += w.find("<limit velocity>") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(warnings, 1);
+  EXPECT_TRUE(hasWarning(m, "inline.urdf: <limit velocity> on 5 joints ('j1' 1, 'j2' 2, 'j4' 3, 'j5' 4 and 1 more) is "
+                            "not simulated; `loopsim run` reports every joint that exceeds it"));
+  const Model unlimited = loadUrdfString(chainWithVelocityLimits({"0"}), "inline.urdf");
+  EXPECT_FALSE(hasWarning(unlimited, "<limit velocity>"));
 }
 
 struct BadValue {

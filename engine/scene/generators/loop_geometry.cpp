@@ -101,16 +101,14 @@ std::vector<Vector3> ringPoints(const Vector3& top, const Vector3& down, const V
 
 Constraint closeAt(const Model& model, const VectorX& q0, const std::string& name, ConstraintKind kind,
                    int body1, const SE3& placement1, int body2) {
-  Data data(model);
-  forwardKinematics(model, data, q0);
   Constraint c;
   c.name = name;
   c.kind = kind;
   c.body1 = body1;
   c.placement1 = placement1;
   c.body2 = body2;
-  const SE3 frame_a = data.oMi[body1] * placement1;
-  c.placement2 = body2 == 0 ? frame_a : data.oMi[body2].inverse() * frame_a;
+  const SE3 frame_a = bodyPlacement(model, q0, body1) * placement1;
+  c.placement2 = body2 == 0 ? frame_a : bodyPlacement(model, q0, body2).inverse() * frame_a;
   return c;
 }
 

@@ -1,0 +1,42 @@
+#pragma once
+// The solver a scene gets when it names none: one whose cost fits the scene.
+//
+// - Up to kDenseSolverMaxDofs dofs: kkt (dense, the reference).
+// - Above: ltl when its sparse factorisation is cheap (a wide tree) or the
+//   scene has joint couplings (the O(n) loop solvers have none); else an
+//   O(n)-per-iteration loop solver of paper 001: prox-bbo (Alg. 4-6, exact
+//   to round-off; μ only damps) while few rows reach the world (it solves
+//   those densely there, O(m³)), else lcaba (Alg. 1-3, O(n + m)) at the
+//   scene's μ. μ: auto is not taken for lcaba: at 1,000 links λ_max(M) is
+//   ~1e9, and μ = 1e3 λ_max in the light links' inertias left v̇ off by 100 %
+//   against kkt (measured on pendulum_chain; prox-bbo 1e-6 relative).
+// The caller falls back on the registry order when the preferred solver
+// cannot run the scene (scene_loader.cpp chooseSolver).
+#include <string>
+
+#include <loopsim/model/model.hpp>
+#include <loopsim/scene/scene.hpp>
+
+namespace loopsim {
+
+/// Above this many dofs the dense kkt (O(nv³) per step, nv² memory) is the wrong default.
+inline constexpr int kDenseSolverMaxDofs = 300;
+/// Above this estimated work per solve (≈ 0.1 s on one core) ltl is not the default when lcaba can run the scene.
+inline constexpr double kDefaultDirectSolverFlops = 2e8;
+
+/// prox-bbo is the default only while at most this many constraint rows reach the world.
+inline constexpr int kProxBboMaxWorldRows = 120;
+
+/// Estimated floating-point operations of one ltl solve: the sparse LTL
+/// factorisation of M (Σ over dofs of the squared number of dofs on their path
+/// to the root, Featherstone 2005) and the Delassus matrix through the factors
+/// (a solve over the factor's nonzeros per row, then m³/3).
+double ltlSolveFlops(const Model& model, int constraint_rows);
+
+/// Rows of the constraints between a body and the world.
+int worldConstraintRows(const Scene& scene);
+
+/// The solver to try first for a scene that names none (see above).
+std::string preferredDefaultSolver(const Scene& scene);
+
+}  // namespace loopsim
