@@ -81,3 +81,14 @@ TEST(PositionRangeMonitor, ACheckNeverAllocatesEvenWhenEveryJointLeavesAtOnce) {
   EXPECT_EQ(allocations, 0);
   EXPECT_EQ(reported, 37u);
 }
+
+TEST(PositionRangeMonitor, AJointRestingOnItsLimitIsNotReportedForRoundOff) {
+  const Model m = threeJoints();
+  PositionRangeMonitor monitor(m);
+  VectorX q(3);
+  q << -1.0 - 5e-18, 0.0, 0.5 + 1e-12;  // on the limits, crossed by round-off
+  EXPECT_TRUE(monitor.check(0.0, q).empty());
+  q << -1.0 - 1e-6, 0.0, 0.5;  // a real (small) excursion
+  ASSERT_EQ(monitor.check(0.1, q).size(), 1u);
+  EXPECT_TRUE(monitor.excursions().size() == 1u);
+}
