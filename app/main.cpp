@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <new>
 #include <vector>
 
 #include "cli_errors.hpp"
@@ -65,10 +66,20 @@ int main(int argc, char** argv) {
   }
   configureLogging(log_level);
 
+  const char* running = "loopsim";
   try {
     for (const auto& command : commands) {
-      if (command.subcommand->parsed()) return command.run();
+      if (!command.subcommand->parsed()) continue;
+      running = command.subcommand->get_name().c_str();
+      return command.run();
     }
+  } catch (const std::bad_alloc&) {
+    // A generator's size or a model too large for this machine: say so, not "std::bad_alloc".
+    std::fprintf(stderr,
+                 "loopsim: error: out of memory in `%s`: the scene or model is too large for this machine's memory "
+                 "(dense terms grow with the square of the dofs; reduce the generator's size, see scenes/README.md)\n",
+                 running);
+    return 1;
   } catch (const loopsim::ModelError& e) {
     std::fprintf(stderr, "loopsim: error: %s\n", e.what());
     return 1;

@@ -181,3 +181,18 @@ TEST(AppCheck, ReportsTheHoldingForcesAndRefusesAPoseThatCannotBeHeld) {
   EXPECT_TRUE(contains(out.text, "'r_arm_")) << out.text;
   std::filesystem::remove(path);
 }
+
+TEST(AppRun, OutOfMemoryIsAClearErrorNamingTheCommand) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more virtual memory than the limit this test sets";
+#else
+  // 10,000 links: the dense terms (nv² doubles each) do not fit under a 1 GB address-space limit.
+  const std::string scene = writeTemporaryScene("out_of_memory",
+                                               "name: big\nmodels:\n  - generator: random_tree\n    params: {links: 10000}\ndt: 0.001\n").string();
+  const Output out = loopsim::test::runCommand("ulimit -v 1000000; " + std::string(LOOPSIM_BINARY) + " run " + scene +
+                                               " --duration 0.002 --quiet");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("loopsim: error: out of memory in `run`"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("std::bad_alloc"), std::string::npos) << out.text;
+#endif
+}
