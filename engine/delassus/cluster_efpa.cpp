@@ -24,6 +24,7 @@
 #include <loopsim/delassus/delassus_algorithms.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 
@@ -73,16 +74,10 @@ class ClusterEfpa final : public DelassusAlgorithm {
         if (ka >= 0 && ka == kb) pairs_.push_back({a, b, ka, columnIn(ka, a), columnIn(ka, b)});
       }
     }
+    inertias_.allocate(structure_);
     for (int k = 0; k < nc; ++k) {
       const BodyCluster& cl = clusters[k];
       const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount(), ne = static_cast<int>(es_[k].size());
-      IA_.push_back(MatrixX::Zero(n6, n6));
-      Ia_.push_back(MatrixX::Zero(n6, n6));
-      U_.push_back(MatrixX::Zero(n6, ny));
-      UDinv_.push_back(MatrixX::Zero(n6, ny));
-      D_.push_back(MatrixX::Zero(ny, ny));
-      Dinv_.push_back(MatrixX::Zero(ny, ny));
-      GA_.push_back(MatrixX::Zero(cl.dofCount(), ny));
       chi_.push_back(MatrixX::Zero(n6, ne));
       accel_.push_back(MatrixX::Zero(n6, ne));
       stack_.push_back(VectorX::Zero(n6));
@@ -104,8 +99,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
     kinematics_.update(data_, spanning_);
     for (int k = 0; k < nc; ++k) {
       const BodyCluster& cl = structure_.clusters()[k];
-      IA_[k].setZero();
-      for (int p = 0; p < cl.bodyCount(); ++p) IA_[k].block<6, 6>(6 * p, 6 * p) = data_.Ia[cl.bodies[p]];
+      inertias_.setBodyInertias(k, cl, data_);
       chi_[k].setZero();
     }
     // Eqs. 57-58: row r's propagator starts as ^bK_r on its body's block.
@@ -142,14 +136,8 @@ class ClusterEfpa final : public DelassusAlgorithm {
     const MatrixX& S = kinematics_.S(k);
     const MatrixX& G = spanning_.G(k);
     // Lines 26-27 (eq. 49): U_k = I^A S_k, D_k = S_kᵀ U_k + Gᵀ A G (armature on the spanning dofs).
-    for (int d = 0; d < cl.dofCount(); ++d) GA_[k].row(d) = set_.model().armature[cl.dofs[d]] * G.row(d);
-    U_[k].noalias() = IA_[k] * S;
-    D_[k].noalias() = S.transpose() * U_[k];
-    D_[k].noalias() += G.transpose() * GA_[k];
-    choleskyInPlace(D_[k]);
-    Dinv_[k].setIdentity();
-    for (int c = 0; c < Dinv_[k].cols(); ++c) choleskySolveInPlace(D_[k], Dinv_[k].col(c));
-    UDinv_[k].noalias() = U_[k] * Dinv_[k];
+    for (int d = 0; d < cl.dofCount(); ++d) inertias_.GA[k].row(d) = set_.model().armature[cl.dofs[d]] * G.row(d);
+    inertias_.factor(k, S, G);
     if (cl.parent < 0) return;
     // Eq. 62: ^rχ_λ(k) = ^λX*_k (1 - U D⁻¹ Sᵀ) ^rχ_k, block by block onto the output bodies.
     MatrixX& chi = chi_[k];
@@ -157,7 +145,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
     for (int j = 0; j < chi.cols(); ++j) {
       joint_[k].noalias() = S.transpose() * chi.col(j);
       f = chi.col(j);
-      f.noalias() -= UDinv_[k] * joint_[k];
+      f.noalias() -= inertias_.UDinv[k] * joint_[k];
       auto parent_column = chi_[cl.parent].col(column_in_parent_[k][j]);
       for (int a = 0; a < cl.bodyCount(); ++a) {
         const int oa = structure_.positionInCluster(cl.output[a]);
@@ -166,19 +154,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
       }
     }
     // Lines 30 and 32 (eqs. 55-56): I^a = I^A - U D⁻¹ Uᵀ, I^A_λ += ^λX*_k I^a ^kX_λ.
-    MatrixX& Ia = Ia_[k];
-    Ia = IA_[k];
-    Ia.noalias() -= UDinv_[k] * U_[k].transpose();
-    MatrixX& IA_parent = IA_[cl.parent];
-    for (int a = 0; a < cl.bodyCount(); ++a) {
-      const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
-      const int oa = structure_.positionInCluster(cl.output[a]);
-      for (int b = 0; b < cl.bodyCount(); ++b) {
-        const Matrix6& Xb = kinematics_.fromOutput(cl.bodies[b]);
-        const int ob = structure_.positionInCluster(cl.output[b]);
-        IA_parent.block<6, 6>(6 * oa, 6 * ob).noalias() += Xa.transpose() * Ia.block<6, 6>(6 * a, 6 * b) * Xb;
-      }
-    }
+    inertias_.addToParent(k, structure_, kinematics_);
   }
 
   void forwardPass(int k) {
@@ -198,8 +174,8 @@ class ClusterEfpa final : public DelassusAlgorithm {
       }
       // Eqs. 64-67: ÿ = D⁻¹ (Sᵀ ^sχ_k - Uᵀ a'), A_ks = a' + S ÿ, i.e. L_k a' + S D⁻¹ Sᵀ ^sχ_k.
       joint_[k].noalias() = S.transpose() * chi_[k].col(j);
-      joint_[k].noalias() -= U_[k].transpose() * a;
-      ydd_[k].noalias() = Dinv_[k] * joint_[k];
+      joint_[k].noalias() -= inertias_.U[k].transpose() * a;
+      ydd_[k].noalias() = inertias_.Dinv[k] * joint_[k];
       accel.col(j) = a;
       accel.col(j).noalias() += S * ydd_[k];
     }
@@ -218,7 +194,8 @@ class ClusterEfpa final : public DelassusAlgorithm {
   std::vector<Pair> pairs_;                         // r ≤ s with a common cluster
   // Per cluster (Alg. 1 symbols): I^A, I^a, U, D's Cholesky factor, D⁻¹, U D⁻¹, A G;
   // the propagators ^rχ_k and accelerations A_ks (one column per supported row); scratch.
-  std::vector<MatrixX> IA_, Ia_, U_, D_, Dinv_, UDinv_, GA_, chi_, accel_;
+  ClusterArticulatedInertias inertias_;
+  std::vector<MatrixX> chi_, accel_;
   std::vector<VectorX> stack_, joint_, ydd_;
 };
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <functional>
 
+#include "model_error_message.hpp"
 #include "allocation_counter.hpp"
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/bench/state_sampling.hpp>
@@ -62,15 +63,6 @@ MatrixX projectedDelassus(const ConstraintSet& set, const VectorX& q) {
     for (int b : world) out(a, b) = cdata.J.row(a).dot(P * cdata.J.row(b).transpose());
   }
   return out;
-}
-
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

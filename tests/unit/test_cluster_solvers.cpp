@@ -38,6 +38,7 @@
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 #include <loopsim/solvers/registry.hpp>
+#include "model_error_message.hpp"
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
@@ -54,15 +55,6 @@ SolverSettings clusterSettings(const Scene& scene) {
   SolverSettings s;
   s.independent_joints = scene.solver_settings.independent_joints;
   return s;
-}
-
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(ClusterSolvers, ClustersOfGearsBeltsAndFourBar) {

@@ -35,16 +35,7 @@ LtlFactorization::LtlFactorization(const Model& model)
     subtree_end_[j] = std::max(subtree_end_[j], j + 1);
     if (parents_[j] >= 0) subtree_end_[parents_[j]] = std::max(subtree_end_[parents_[j]], subtree_end_[j]);
   }
-  // The model builder insists on depth-first bodies; the sweeps rely on it.
-  for (int j = 0; j < model.nv; ++j) {
-    for (int k = j + 1; k < subtree_end_[j]; ++k) {
-      if (parents_[k] < j) {
-        throw ModelError(model.source_file, "model '" + model.name + "'",
-                         "dofs are not numbered depth-first (dof " + std::to_string(k) +
-                             " lies inside the subtree range of dof " + std::to_string(j) + ")");
-      }
-    }
-  }
+  // Contiguous subtrees: the model builder refuses bodies that are not depth-first.
 }
 
 bool LtlFactorization::inPattern(int i, int j) const {

@@ -20,16 +20,10 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
       cdata_(constraints),
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
+  inertias_.allocate(structure_);
   for (const BodyCluster& cl : structure_.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
-    IA_.push_back(MatrixX::Zero(n6, n6));
-    Ia_.push_back(MatrixX::Zero(n6, n6));
-    U_.push_back(MatrixX::Zero(n6, ny));
-    UDinv_.push_back(MatrixX::Zero(n6, ny));
-    Dinv_.push_back(MatrixX::Zero(ny, ny));
-    D_.push_back(MatrixX::Zero(ny, ny));
     u_minus_.push_back(VectorX::Zero(ny));
-    GA_.push_back(MatrixX::Zero(cl.dofCount(), ny));
     pA_.push_back(VectorX::Zero(n6));
     pa_.push_back(VectorX::Zero(n6));
     a_.push_back(VectorX::Zero(n6));
@@ -44,13 +38,10 @@ void ClusterAbaSolver::backwardPass(int k) {
   const MatrixX& S = kinematics_.S(k);
   const MatrixX& G = spanning_.G(k);
   const VectorX& g = spanning_.g(k);
-  MatrixX& IA = IA_[k];
-  MatrixX& U = U_[k];
-  MatrixX& Dinv = Dinv_[k];
   VectorX& u = u_[k];
   // Armature and added inertia act on the spanning dofs: q̈ = G ÿ + g puts
   // Gᵀ A G into D_k and -Gᵀ A g into the cluster's generalised force.
-  MatrixX& GA = GA_[k];
+  MatrixX& GA = inertias_.GA[k];
   VectorX& joint_tau = joint_tau_[k];
   for (int d = 0; d < cl.dofCount(); ++d) {
     const int dof = cl.dofs[d];
@@ -58,43 +49,25 @@ void ClusterAbaSolver::backwardPass(int k) {
     GA.row(d) = armature * G.row(d);
     joint_tau[d] -= armature * g[d];
   }
-  // Lines 26-28 (eq. 49): U_k = I^A S_k, D_k = S_kᵀ U_k, u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
-  U.noalias() = IA * S;
-  Dinv.noalias() = S.transpose() * U;
-  Dinv.noalias() += G.transpose() * GA;
+  // Lines 26-28 (eq. 49): U_k, D_k, D_k⁻¹; u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
+  inertias_.factor(k, S, G);
   u.noalias() = G.transpose() * joint_tau;
   u.noalias() -= S.transpose() * pA_[k];
-  // D⁻¹ through its Cholesky factor (D is SPD: S_k has full column rank).
-  MatrixX& D = D_[k];
-  D = Dinv;
-  choleskyInPlace(D);
-  Dinv.setIdentity();
-  for (int c = 0; c < Dinv.cols(); ++c) choleskySolveInPlace(D, Dinv.col(c));
-  UDinv_[k].noalias() = U * Dinv;
   if (cl.parent < 0) return;  // line 29: the world takes no articulated terms
 
-  // Lines 30-31 (eq. 56): I^a = I^A - U D⁻¹ Uᵀ, p^a = p^A + I^a c + U D⁻¹ u.
-  MatrixX& Ia = Ia_[k];
+  // Lines 30-33 (eqs. 55-56): I^a to the parent (shared with cluster-efpa),
+  // p^a = p^A + I^a c + U D⁻¹ u, p^A_λ += ^λX*_k p^a block by block: body i's
+  // rows land on its output body Λ(i) (eq. 18, ^λX*_k = ^kX_λᵀ).
+  inertias_.addToParent(k, structure_, kinematics_);
   VectorX& pa = pa_[k];
-  Ia = IA;
-  Ia.noalias() -= UDinv_[k] * U.transpose();
   pa = pA_[k];
-  pa.noalias() += Ia * kinematics_.c(k);
-  pa.noalias() += UDinv_[k] * u;
-  // Lines 32-33 (eq. 55): I^A_λ += ^λX*_k I^a ^kX_λ, p^A_λ += ^λX*_k p^a, block by
-  // block: body i's rows land on its output body Λ(i) (eq. 18, ^λX*_k = ^kX_λᵀ).
-  MatrixX& IA_parent = IA_[cl.parent];
+  pa.noalias() += inertias_.Ia[k] * kinematics_.c(k);
+  pa.noalias() += inertias_.UDinv[k] * u;
   VectorX& pA_parent = pA_[cl.parent];
   for (int a = 0; a < cl.bodyCount(); ++a) {
     const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
     const int oa = structure_.positionInCluster(cl.output[a]);
     pA_parent.segment<6>(6 * oa).noalias() += Xa.transpose() * pa.segment<6>(6 * a);
-    for (int b = 0; b < cl.bodyCount(); ++b) {
-      const Matrix6& Xb = kinematics_.fromOutput(cl.bodies[b]);
-      const int ob = structure_.positionInCluster(cl.output[b]);
-      const Matrix6 block = Xa.transpose() * Ia.block<6, 6>(6 * a, 6 * b) * Xb;
-      IA_parent.block<6, 6>(6 * oa, 6 * ob) += block;
-    }
   }
 }
 
@@ -110,8 +83,8 @@ void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
   VectorX& ydd = ydd_[k];
   VectorX& u_minus = u_minus_[k];
   u_minus = u_[k];
-  u_minus.noalias() -= U_[k].transpose() * a;
-  ydd.noalias() = Dinv_[k] * u_minus;
+  u_minus.noalias() -= inertias_.U[k].transpose() * a;
+  ydd.noalias() = inertias_.Dinv[k] * u_minus;
   // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
   a.noalias() += kinematics_.S(k) * ydd;
   for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.segment<6>(6 * p)));
@@ -162,11 +135,8 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   for (int k = 0; k < nclusters; ++k) {
     const BodyCluster& cl = clusters[k];
     // Lines 20-21: I^A_k = block(I_i), p^A_k = stack(v_i ×* I_i v_i - f_ext,i).
-    IA_[k].setZero();
-    for (int p = 0; p < cl.bodyCount(); ++p) {
-      IA_[k].block<6, 6>(6 * p, 6 * p) = data_.Ia[cl.bodies[p]];
-      pA_[k].segment<6>(6 * p) = data_.pa[cl.bodies[p]].toVector();
-    }
+    inertias_.setBodyInertias(k, cl, data_);
+    for (int p = 0; p < cl.bodyCount(); ++p) pA_[k].segment<6>(6 * p) = data_.pa[cl.bodies[p]].toVector();
     for (int d = 0; d < cl.dofCount(); ++d) joint_tau_[k][d] = tau[cl.dofs[d]];
   }
   for (int k = nclusters - 1; k >= 0; --k) backwardPass(k);  // lines 25-35

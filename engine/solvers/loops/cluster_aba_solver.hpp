@@ -20,6 +20,7 @@
 
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -61,9 +62,9 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterKinematics kinematics_;
   Data data_;
   ConstraintData cdata_;
-  // Per cluster (Alg. 1 symbols): I^A, p^A, U, D (its Cholesky factor), D⁻¹,
-  // u, and the scratch I^a, p^a, a, A G (armature times G), τ_J, u - Uᵀa'.
-  std::vector<MatrixX> IA_, U_, D_, Dinv_, UDinv_, Ia_, GA_;
+  // Per cluster (Alg. 1 symbols): I^A, U, D, D⁻¹, I^a, A G in inertias_; p^A,
+  // u, and the scratch p^a, a, τ_J, u - Uᵀa'.
+  ClusterArticulatedInertias inertias_;
   std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
   VectorX joint_force_;  // Jᵀλ, model dof order
   VectorX residual_;     // J v̇ - k

@@ -1,0 +1,53 @@
+#include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
+
+#include <loopsim/solvers/recursive/tree_recursion.hpp>
+
+namespace loopsim {
+
+void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
+  for (const BodyCluster& cl : structure.clusters()) {
+    const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
+    IA.push_back(MatrixX::Zero(n6, n6));
+    Ia.push_back(MatrixX::Zero(n6, n6));
+    U.push_back(MatrixX::Zero(n6, ny));
+    UDinv.push_back(MatrixX::Zero(n6, ny));
+    D.push_back(MatrixX::Zero(ny, ny));
+    Dinv.push_back(MatrixX::Zero(ny, ny));
+    GA.push_back(MatrixX::Zero(cl.dofCount(), ny));
+  }
+}
+
+void ClusterArticulatedInertias::setBodyInertias(int k, const BodyCluster& cluster, const Data& data) {
+  IA[k].setZero();
+  for (int p = 0; p < cluster.bodyCount(); ++p) IA[k].block<6, 6>(6 * p, 6 * p) = data.Ia[cluster.bodies[p]];
+}
+
+void ClusterArticulatedInertias::factor(int k, const MatrixX& S, const MatrixX& G) {
+  U[k].noalias() = IA[k] * S;
+  D[k].noalias() = S.transpose() * U[k];
+  D[k].noalias() += G.transpose() * GA[k];
+  choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
+  Dinv[k].setIdentity();
+  for (int c = 0; c < Dinv[k].cols(); ++c) choleskySolveInPlace(D[k], Dinv[k].col(c));
+  UDinv[k].noalias() = U[k] * Dinv[k];
+}
+
+void ClusterArticulatedInertias::addToParent(int k, const ClusterStructure& structure,
+                                             const ClusterKinematics& kinematics) {
+  const BodyCluster& cl = structure.clusters()[k];
+  Ia[k] = IA[k];
+  Ia[k].noalias() -= UDinv[k] * U[k].transpose();
+  MatrixX& IA_parent = IA[cl.parent];
+  for (int a = 0; a < cl.bodyCount(); ++a) {
+    const Matrix6& Xa = kinematics.fromOutput(cl.bodies[a]);
+    const int oa = structure.positionInCluster(cl.output[a]);
+    for (int b = 0; b < cl.bodyCount(); ++b) {
+      const Matrix6& Xb = kinematics.fromOutput(cl.bodies[b]);
+      const int ob = structure.positionInCluster(cl.output[b]);
+      const Matrix6 block = Xa.transpose() * Ia[k].block<6, 6>(6 * a, 6 * b) * Xb;
+      IA_parent.block<6, 6>(6 * oa, 6 * ob) += block;
+    }
+  }
+}
+
+}  // namespace loopsim

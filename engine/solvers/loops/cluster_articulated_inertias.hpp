@@ -1,0 +1,30 @@
+#pragma once
+// The clusters' articulated inertias of paper 004's backward pass, shared by
+// cluster-aba (forward dynamics) and cluster-efpa (the Delassus matrix): per
+// cluster k, I^A_k over its stacked bodies, U_k = I^A_k S_k, D_k and its
+// inverse, and I^a_k handed to the parent cluster. Sized once; no allocation
+// after allocate().
+#include <vector>
+
+#include <loopsim/model/data.hpp>
+#include <loopsim/solvers/loops/cluster_kinematics.hpp>
+#include <loopsim/solvers/loops/cluster_structure.hpp>
+
+namespace loopsim {
+
+struct ClusterArticulatedInertias {
+  std::vector<MatrixX> IA, Ia, U, UDinv, D, Dinv;
+  std::vector<MatrixX> GA;  // G_k rows scaled by the spanning dofs' armature: filled by the caller before factor()
+
+  void allocate(const ClusterStructure& structure);
+  /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
+  void setBodyInertias(int k, const BodyCluster& cluster, const Data& data);
+  /// Lines 26-27 (eq. 49): U_k = I^A_k S_k, D_k = S_kᵀ U_k + G_kᵀ A G_k, D_k⁻¹
+  /// through its Cholesky factor (D_k keeps the factor), U_k D_k⁻¹.
+  void factor(int k, const MatrixX& S, const MatrixX& G);
+  /// Lines 30 and 32 (eqs. 55-56): I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, and
+  /// I^A_λ(k) += ^λX*_k I^a_k ^kX_λ block by block onto the output bodies.
+  void addToParent(int k, const ClusterStructure& structure, const ClusterKinematics& kinematics);
+};
+
+}  // namespace loopsim
