@@ -162,7 +162,10 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
 
 // J_rows += K · J_body, touching only the columns of the body's support (the
 // dofs on its path to the root): column k of the body Jacobian (Local, at the
-// body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k.
+// body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k. The
+// columns stay in the body's frame (not K X_{body←0} times world-frame
+// columns): a column that vanishes, such as a rod's spin about its own axis,
+// then rounds at the body's scale rather than at its distance from the origin.
 void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
                          Eigen::Ref<MatrixX> J_rows) {
   if (body == 0) return;
@@ -173,7 +176,8 @@ void addBodyJacobianRows(const Model& model, const Data& data, int body, const C
       const Motion column = oMb.actInv(data.oMi[j].act(Motion(data.S.col(k))));
       Vector6 x;
       x << column.w, column.v;
-      J_rows.col(k).noalias() += K.topRows(dim) * x;
+      const Vector6 rows = K * x;  // fixed 6 x 6: K's rows past dim are zero
+      for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];  // not rows.head(dim): GCC 12 -Warray-bounds under AVX-512
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <loopsim/algorithms/dynamics.hpp>
@@ -22,6 +23,24 @@ void markPathToRoot(const Model& model, int joint, std::vector<char>& marked) {
   }
 }
 
+// Calls body(std::integral_constant<int, W>) with W = width for the common
+// constraint widths (a weld's 6 rows, a point's 3, a coupling's 1) so that the
+// row loops have a compile-time length, and W = 0 for any other width.
+template <class Body>
+void withRowWidth(int width, Body&& body) {
+  switch (width) {
+    case 1: body(std::integral_constant<int, 1>{}); break;
+    case 3: body(std::integral_constant<int, 3>{}); break;
+    case 6: body(std::integral_constant<int, 6>{}); break;
+    default: body(std::integral_constant<int, 0>{}); break;
+  }
+}
+
+template <int W>
+constexpr int rowWidth(std::integral_constant<int, W>, int width) {
+  return W > 0 ? W : width;
+}
+
 }  // namespace
 
 JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia)
@@ -30,7 +49,6 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
       data_(set.model()),
       cdata_(set),
       ltl_(set.model()),
-      Y_(MatrixX::Zero(set.model().nv, set.dimension())),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
       vdot_free_(VectorX::Zero(set.model().nv)),
       rhs_(VectorX::Zero(set.dimension())),
@@ -51,17 +69,36 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
     }
   }
   support_begin_.push_back(0);
+  y_begin_.push_back(0);
   for (int c = 0; c < nc; ++c) {
+    const int first = static_cast<int>(support_dofs_.size());
     for (int i = 0; i < model.nv; ++i) {
       if (masks[c][i]) support_dofs_.push_back(i);
     }
-    support_begin_.push_back(static_cast<int>(support_dofs_.size()));
+    const int last = static_cast<int>(support_dofs_.size());
+    support_begin_.push_back(last);
+    for (int p = first; p < last; ++p) {
+      int run = 0;
+      while (p + 1 + run < last && support_dofs_[p + 1 + run] < ltl_.subtreeEnd(support_dofs_[p])) ++run;
+      descendant_run_.push_back(run);
+    }
+    y_begin_.push_back(y_begin_.back() + (last - first) * set[c].dimension());
   }
+  y_values_.assign(y_begin_.back(), 0.0);
   pair_begin_.push_back(0);
   for (int c = 0; c < nc; ++c) {
-    for (int d = c; d < nc; ++d) {
-      for (int i = 0; i < model.nv; ++i) {
-        if (masks[c][i] && masks[d][i]) pair_dofs_.push_back(i);
+    for (int d = c + 1; d < nc; ++d) {
+      const std::span<const int> sc = support(c), sd = support(d);
+      for (int pc = 0, pd = 0; pc < static_cast<int>(sc.size()) && pd < static_cast<int>(sd.size());) {
+        if (sc[pc] < sd[pd]) {
+          ++pc;
+        } else if (sd[pd] < sc[pc]) {
+          ++pd;
+        } else {
+          pair_dofs_.push_back({pc, pd, sc[pc]});
+          ++pc;
+          ++pd;
+        }
       }
       pair_begin_.push_back(static_cast<int>(pair_dofs_.size()));
     }
@@ -70,14 +107,6 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
 
 std::span<const int> JointSpaceTerms::support(int c) const {
   return {support_dofs_.data() + support_begin_[c], support_dofs_.data() + support_begin_[c + 1]};
-}
-
-std::span<const int> JointSpaceTerms::intersection(int c, int d) const {
-  if (c > d) std::swap(c, d);
-  // Pairs are stored row by row over the upper triangle (c <= d).
-  const int nc = set_.size();
-  const int index = c * nc - c * (c - 1) / 2 + (d - c);
-  return {pair_dofs_.data() + pair_begin_[index], pair_dofs_.data() + pair_begin_[index + 1]};
 }
 
 void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
@@ -162,34 +191,68 @@ void JointSpaceTerms::refactorMass(const VectorX& added) {
 void JointSpaceTerms::reduceJacobian() {
   const MatrixX& J = cdata_.J;
   for (int c = 0; c < set_.size(); ++c) {
-    const std::span<const int> dofs = support(c);
-    const int offset = set_.rowOffset(c);
-    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
-      // Column r of Y = L⁻ᵀ (row r of J)ᵀ, touching S_c only.
-      auto y = Y_.col(r);
-      for (int i : dofs) y[i] = J(r, i);
-      ltl_.solveLt(y, dofs);
-    }
+    const int width = set_[c].dimension(), offset = set_.rowOffset(c);
+    const int first = support_begin_[c], count = support_begin_[c + 1] - first;
+    double* y = y_values_.data() + y_begin_[c];
+    const int* dofs = support_dofs_.data() + first;
+    const int* run = descendant_run_.data() + first;
+    withRowWidth(width, [&](auto fixed) {
+      const int w = rowWidth(fixed, width);
+      // Row p of the block is dof S_c[p]'s entries of Jᵀ (contiguous in J's column).
+      for (int p = 0; p < count; ++p) {
+        for (int a = 0; a < w; ++a) y[p * w + a] = J(offset + a, dofs[p]);
+      }
+      // Y_c = L⁻ᵀ Jᵀ over S_c: root-ward sweep, y_p -= U(j, k) y_k for the
+      // descendants k of j = S_c[p] in S_c (the next run[p] rows).
+      for (int p = count - 1; p >= 0; --p) {
+        double* yp = y + p * w;
+        for (int r = p + 1; r <= p + run[p]; ++r) {
+          const double u = ltl_.L(dofs[r], dofs[p]);
+          const double* yr = y + r * w;
+          for (int a = 0; a < w; ++a) yp[a] -= u * yr[a];
+        }
+      }
+    });
   }
 }
 
 void JointSpaceTerms::assembleDelassus() {
+  // Λ = Yᵀ D⁻¹ Y block by block: Λ_cd = Σ_{i ∈ S_c ∩ S_d} D_i⁻¹ (Y_c row i)ᵀ (Y_d row i).
   const VectorX& Dinv = ltl_.inverseD();
+  int pair = 0;
   for (int c = 0; c < set_.size(); ++c) {
     const int oc = set_.rowOffset(c), mc = set_[c].dimension();
-    for (int d = c; d < set_.size(); ++d) {
-      const int od = set_.rowOffset(d), md = set_[d].dimension();
-      const std::span<const int> shared = intersection(c, d);
-      for (int r = oc; r < oc + mc; ++r) {
-        const auto yr = Y_.col(r);
-        for (int s = (c == d ? r : od); s < od + md; ++s) {
-          const auto ys = Y_.col(s);
-          double sum = 0.0;
-          for (int i : shared) sum += yr[i] * ys[i] * Dinv[i];  // Λ_rs = Σ_i Y_ir D_i⁻¹ Y_is
-          delassus_(r, s) = sum;
-          delassus_(s, r) = sum;
+    const int first = support_begin_[c], count = support_begin_[c + 1] - first;
+    const double* yc = y_values_.data() + y_begin_[c];
+    auto diagonal_block = delassus_.block(oc, oc, mc, mc);
+    diagonal_block.setZero();
+    withRowWidth(mc, [&](auto fixed) {
+      const int w = rowWidth(fixed, mc);
+      for (int p = 0; p < count; ++p) {
+        const double* yp = yc + p * w;
+        const double dinv = Dinv[support_dofs_[first + p]];
+        for (int b = 0; b < w; ++b) {
+          const double scaled = dinv * yp[b];
+          for (int a = 0; a < w; ++a) diagonal_block(a, b) += yp[a] * scaled;
         }
       }
+    });
+    for (int d = c + 1; d < set_.size(); ++d, ++pair) {
+      const int od = set_.rowOffset(d), md = set_[d].dimension();
+      const double* yd = y_values_.data() + y_begin_[d];
+      auto block = delassus_.block(oc, od, mc, md);
+      block.setZero();
+      for (int k = pair_begin_[pair]; k < pair_begin_[pair + 1]; ++k) {
+        const SharedDof& shared = pair_dofs_[k];
+        const double* yp = yc + shared.position_c * mc;
+        const double* yq = yd + shared.position_d * md;
+        const double dinv = Dinv[shared.dof];
+        for (int b = 0; b < md; ++b) {
+          const double scaled = dinv * yq[b];
+          for (int a = 0; a < mc; ++a) block(a, b) += yp[a] * scaled;
+        }
+      }
+      delassus_.block(od, oc, md, mc) = block.transpose();
     }
   }
 }
@@ -202,11 +265,13 @@ void JointSpaceTerms::acceleration(const Eigen::Ref<const VectorX>& lambda, Eige
 void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
   out.setZero();
   for (int c = 0; c < set_.size(); ++c) {
-    const int offset = set_.rowOffset(c);
-    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
-      const auto y = Y_.col(r);
-      const double lr = lambda[r];
-      for (int i : support(c)) out[i] += y[i] * lr;  // L⁻ᵀ Jᵀ λ
+    const int width = set_[c].dimension(), offset = set_.rowOffset(c);
+    const int first = support_begin_[c], count = support_begin_[c + 1] - first;
+    const double* y = y_values_.data() + y_begin_[c];
+    for (int p = 0; p < count; ++p) {
+      double sum = 0.0;
+      for (int a = 0; a < width; ++a) sum += y[p * width + a] * lambda[offset + a];
+      out[support_dofs_[first + p]] += sum;  // L⁻ᵀ Jᵀ λ
     }
   }
   ltl_.solveD(out);

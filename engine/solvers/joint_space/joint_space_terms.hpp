@@ -7,8 +7,12 @@
 // Sparsity: the rows of constraint c can only be nonzero on its support S_c,
 // the dofs on the paths from its bodies (or coupled joints) to the root. S_c
 // is closed under the expanded parent array, so Y's columns for c vanish
-// outside S_c too, and Λ's block (c, d) sums over S_c ∩ S_d only. Supports and
-// their pairwise intersections are computed once, at bind time.
+// outside S_c too, and Λ's block (c, d) sums over S_c ∩ S_d only. Y is kept
+// as one compact |S_c| x m_c row-major block per constraint: a dof's m_c
+// entries are contiguous, so L⁻ᵀ and the Λ products are short fixed-width
+// row operations, one factor entry read per pair of dofs instead of one per
+// row of J. Supports, their descendant runs and the pairwise intersections
+// (as positions in both blocks) are computed once, at bind time.
 //
 // λ convention (DESIGN.md): M v̇ + h = τ + Jᵀλ with λ acting on each
 // constraint's first body; the papers' λ is minus this. With it,
@@ -66,7 +70,6 @@ class JointSpaceTerms {
   [[noreturn]] void throwRankDeficient(std::string_view solver) const;
 
  private:
-  std::span<const int> intersection(int c, int d) const;
   // The position terms now belong to q, the factors to M + diag(added).
   void holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added);
   void updateRhs();                           // b = k - J v̇_free over the supports
@@ -81,11 +84,24 @@ class JointSpaceTerms {
   ConstraintData cdata_;
   LtlFactorization ltl_;
 
-  // Supports S_c and S_c ∩ S_d (c <= d), flattened; *_begin_ has one extra end entry.
+  // Supports S_c, flattened; support_begin_ has one extra end entry.
   std::vector<int> support_dofs_, support_begin_;
-  std::vector<int> pair_dofs_, pair_begin_;
+  // Parallel to support_dofs_: how many of the following entries of S_c are
+  // descendants of this dof (they are the next ones: S_c is increasing and
+  // ancestor-closed, subtrees are contiguous).
+  std::vector<int> descendant_run_;
+  // S_c ∩ S_d for c < d as (position in S_c, position in S_d, dof), flattened
+  // per pair; pair_begin_ has one extra end entry.
+  struct SharedDof {
+    int position_c, position_d, dof;
+  };
+  std::vector<SharedDof> pair_dofs_;
+  std::vector<int> pair_begin_;
 
-  MatrixX Y_;         // L⁻ᵀ Jᵀ (nv x m), zero outside the supports
+  // Y = L⁻ᵀ Jᵀ restricted to the supports: constraint c's block starts at
+  // y_begin_[c] and is |S_c| x m_c, row-major (row p is dof S_c[p]).
+  std::vector<double> y_values_;
+  std::vector<int> y_begin_;
   MatrixX delassus_;  // Λ = Yᵀ D⁻¹ Y
   VectorX vdot_free_;
   VectorX rhs_;       // b

@@ -30,6 +30,8 @@ class LtlFactorization {
   /// Expanded parent array over dofs: λ(i) < i is the previous dof of the same
   /// joint, else the last dof of the parent joint; -1 at a root.
   const std::vector<int>& expandedParents() const { return parents_; }
+  /// One past dof j's last descendant: its descendants are j+1 .. subtreeEnd(j)-1.
+  int subtreeEnd(int j) const { return subtree_end_[j]; }
   /// True when L(i, j) may be nonzero: j == i or j is an ancestor of i in λ.
   bool inPattern(int i, int j) const;
 
