@@ -12,10 +12,10 @@ namespace loopsim {
 namespace {
 
 // Needs data.oMi and data.S. Writes M(l, k) only on the ancestor pattern.
-void compositeInertiaSweep(const Model& model, Data& data) {
+void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill) {
   MatrixX& M = data.M;
   Matrix6X& oS = data.oS;
-  Matrix6X& oF = data.oF;
+  auto& oF = data.oF;
   for (int i = 1; i < model.nbodies(); ++i) {
     data.oYcrb[i] = InertiaAtOrigin::from(model.body_inertias[i], data.oMi[i]);
     const SE3& oMi = data.oMi[i];
@@ -39,8 +39,13 @@ void compositeInertiaSweep(const Model& model, Data& data) {
     }
     for (int l = iv; l < iv + nvi; ++l) {
       const auto s = oS.col(l);
-      for (int k = l; k < end; ++k) M(k, l) = oF.col(k).dot(s);
-      M.row(l).segment(l, end - l) = M.col(l).segment(l, end - l).transpose();
+      const int count = end - l;
+      // M(k, l) = F_kᵀ S_l for k in [l, end): one pass over the six rows of oF.
+      M.col(l).segment(l, count) = (s[0] * oF.row(0).segment(l, count) + s[1] * oF.row(1).segment(l, count) +
+                                    s[2] * oF.row(2).segment(l, count) + s[3] * oF.row(3).segment(l, count) +
+                                    s[4] * oF.row(4).segment(l, count) + s[5] * oF.row(5).segment(l, count))
+                                       .transpose();
+      if (fill == MassMatrixFill::Symmetric) M.row(l).segment(l, count) = M.col(l).segment(l, count).transpose();
     }
     const int p = model.parent[i];
     if (p > 0) data.oYcrb[p] += Yc;
@@ -59,12 +64,12 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
     detail::writeMotionSubspace(model, i, data.S);
   }
   data.M.setZero();  // callers may have written anywhere in M
-  compositeInertiaSweep(model, data);
+  compositeInertiaSweep(model, data, MassMatrixFill::Symmetric);
   return data.M;
 }
 
-const MatrixX& crbaAtKinematics(const Model& model, Data& data) {
-  compositeInertiaSweep(model, data);
+const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill) {
+  compositeInertiaSweep(model, data, fill);
   return data.M;
 }
 

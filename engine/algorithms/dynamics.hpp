@@ -26,10 +26,14 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
 /// data.tau = h(q, v) - Σ Jᵀ fext (RNEA at zero acceleration) from data.liMi,
 /// data.S, data.v and data.c.
 const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<const Force> fext = {});
+/// Which part of M crbaAtKinematics writes: both triangles, or the lower one
+/// only (for a consumer that reads nothing else, such as the LTDL factors).
+enum class MassMatrixFill { Symmetric, LowerTriangle };
+
 /// data.M by CRBA from data.liMi and data.S. Writes only the entries of M on
 /// the tree's ancestor pattern (and the diagonal): every other entry must be
 /// zero already, as in a Data whose M is written by nothing else.
-const MatrixX& crbaAtKinematics(const Model& model, Data& data);
+const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
 
 /// out = M x, M with armature, by RNEA's two sweeps at zero velocity and zero
 /// gravity (a_i = a_λ(i) + S_i x_i, f_i = I_i a_i, τ = Sᵀf + armature ∘ x)

@@ -162,21 +162,29 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
 
 // J_rows += K · J_body, touching only the columns of the body's support (the
 // dofs on its path to the root): column k of the body Jacobian (Local, at the
-// body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k. The
-// columns stay in the body's frame (not K X_{body←0} times world-frame
-// columns): a column that vanishes, such as a rod's spin about its own axis,
-// then rounds at the body's scale rather than at its distance from the origin.
+// body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k,
+//   = [R_bᵀ ω;  R_bᵀ (R_j S_k,v + (p_j − p_b) × ω)],  ω = R_j S_k,ω.
+// The rotation R_bᵀ goes into K once per body; the lever p_j − p_b is formed
+// before the cross product, so a column that vanishes (a rod's spin about its
+// own axis) rounds at the lever's scale, not at the body's distance from the
+// world origin.
 void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
                          Eigen::Ref<MatrixX> J_rows) {
   if (body == 0) return;
   const SE3& oMb = data.oMi[body];
+  ConstraintRows K_world_axes;  // K blockdiag(R_bᵀ, R_bᵀ); rows past dim stay zero
+  K_world_axes.leftCols<3>().noalias() = K.leftCols<3>() * oMb.R.transpose();
+  K_world_axes.rightCols<3>().noalias() = K.rightCols<3>() * oMb.R.transpose();
   for (int j = body; j > 0; j = model.parent[j]) {
+    const SE3& oMj = data.oMi[j];
+    const Vector3 lever = oMj.t - oMb.t;
     const int iv = model.idx_v[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-      const Motion column = oMb.actInv(data.oMi[j].act(Motion(data.S.col(k))));
       Vector6 x;
-      x << column.w, column.v;
-      const Vector6 rows = K * x;  // fixed 6 x 6: K's rows past dim are zero
+      x.head<3>().noalias() = oMj.R * data.S.col(k).head<3>();
+      x.tail<3>().noalias() = oMj.R * data.S.col(k).tail<3>();
+      x.tail<3>() += lever.cross(Vector3(x.head<3>()));
+      const Vector6 rows = K_world_axes * x;
       for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];  // not rows.head(dim): GCC 12 -Warray-bounds under AVX-512
     }
   }

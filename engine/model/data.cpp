@@ -18,7 +18,7 @@ Data::Data(const Model& model)
       u(VectorX::Zero(model.nv)),
       oYcrb(model.nbodies()),
       oS(Matrix6X::Zero(6, model.nv)),
-      oF(Matrix6X::Zero(6, model.nv)),
+      oF(Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>::Zero(6, model.nv)),
       M(MatrixX::Zero(model.nv, model.nv)),
       tau(VectorX::Zero(model.nv)),
       nle(VectorX::Zero(model.nv)),

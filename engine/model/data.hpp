@@ -32,7 +32,10 @@ struct Data {
   // CRBA workspace.
   std::vector<InertiaAtOrigin> oYcrb;  // composite rigid-body inertias, world frame
   Matrix6X oS;                         // motion subspaces in the world frame, packed like S
-  Matrix6X oF;                         // CRBA: Ic_i S_k per dof k of joint i, world frame
+  // CRBA: Ic_i S_k per dof k of joint i, world frame; row-major, so each of
+  // the six components is contiguous over the dofs and a column of M over a
+  // subtree is six axpys.
+  Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor> oF;
 
   // Joint-space outputs.
   MatrixX M;       // joint-space inertia (with armature), full symmetric

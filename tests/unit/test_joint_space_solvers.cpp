@@ -690,6 +690,8 @@ TEST(JointSpaceSolvers, SolveDoesNotAllocate) {
     std::vector<Force> fext(model.nbodies(), Force(randomVector(rng, 6, 1.0)));
     VectorX q = mech.q0, v = randomVector(rng, model.nv, 0.1), tau = randomVector(rng, model.nv, 1.0);
     VectorX vdot(model.nv), lambda(set.dimension());
+    VectorX q_moved(model.nq);  // a new q: the full pass (Y, Λ), not the same-q reuse
+    integrate(model, q, v, 0.01, q_moved);
     for (const char* name : {"ltl", "prox-ltl", "soft-ltl"}) {
       auto solver = makeSolver(name, set);
       solver->solve(q, v, tau, fext, vdot, lambda);
@@ -697,6 +699,7 @@ TEST(JointSpaceSolvers, SolveDoesNotAllocate) {
       test::AllocationScope scope;
       solver->solve(q, v, tau, fext, vdot, lambda);
       solver->solve(q, v, tau, {}, vdot, lambda);
+      solver->solve(q_moved, v, tau, {}, vdot, lambda);
       EXPECT_EQ(scope.count(), 0u) << name << " on " << model.name;
     }
   }

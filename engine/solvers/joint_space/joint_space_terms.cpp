@@ -177,7 +177,9 @@ void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const
 }
 
 void JointSpaceTerms::factorizeMass(const VectorX& added) {
-  crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
+  // data_.M is ours: only the lower triangle of its pattern is ever written,
+  // and the LTDL factorisation reads nothing else.
+  crbaAtKinematics(set_.model(), data_, MassMatrixFill::LowerTriangle);
   mass_diagonal_ = data_.M.diagonal();
   data_.M.diagonal() += added;            // implicit damping: M + dt·D
   ltl_.factorize(data_.M);
@@ -217,23 +219,32 @@ void JointSpaceTerms::reduceJacobian() {
 }
 
 void JointSpaceTerms::assembleDelassus() {
-  // Λ = Yᵀ D⁻¹ Y block by block: Λ_cd = Σ_{i ∈ S_c ∩ S_d} D_i⁻¹ (Y_c row i)ᵀ (Y_d row i).
+  // Λ = Yᵀ D⁻¹ Y block by block: Λ_cd = Σ_{i ∈ S_c ∩ S_d} D_i⁻¹ (Y_c row i)ᵀ (Y_d row i),
+  // accumulated in fixed-size blocks for the common widths.
   const VectorX& Dinv = ltl_.inverseD();
   int pair = 0;
   for (int c = 0; c < set_.size(); ++c) {
     const int oc = set_.rowOffset(c), mc = set_[c].dimension();
     const int first = support_begin_[c], count = support_begin_[c + 1] - first;
     const double* yc = y_values_.data() + y_begin_[c];
-    auto diagonal_block = delassus_.block(oc, oc, mc, mc);
-    diagonal_block.setZero();
-    withRowWidth(mc, [&](auto fixed) {
-      const int w = rowWidth(fixed, mc);
-      for (int p = 0; p < count; ++p) {
-        const double* yp = yc + p * w;
-        const double dinv = Dinv[support_dofs_[first + p]];
-        for (int b = 0; b < w; ++b) {
-          const double scaled = dinv * yp[b];
-          for (int a = 0; a < w; ++a) diagonal_block(a, b) += yp[a] * scaled;
+    withRowWidth(mc, [&](auto fixed_c) {
+      constexpr int Wc = decltype(fixed_c)::value;
+      using Block = Eigen::Matrix<double, Wc == 0 ? Eigen::Dynamic : Wc, Wc == 0 ? Eigen::Dynamic : Wc>;
+      using Row = Eigen::Matrix<double, Wc == 0 ? Eigen::Dynamic : Wc, 1>;
+      using Column = Eigen::Map<const Row>;
+      if constexpr (Wc > 0) {
+        Block block = Block::Zero();
+        for (int p = 0; p < count; ++p) {
+          const Column y(yc + p * Wc);
+          block.noalias() += (Dinv[support_dofs_[first + p]] * y) * y.transpose();
+        }
+        delassus_.block<Wc, Wc>(oc, oc) = block;
+      } else {
+        auto block = delassus_.block(oc, oc, mc, mc);
+        block.setZero();
+        for (int p = 0; p < count; ++p) {
+          const Column y(yc + p * mc, mc);
+          block.noalias() += (Dinv[support_dofs_[first + p]] * y) * y.transpose();
         }
       }
     });
@@ -244,13 +255,9 @@ void JointSpaceTerms::assembleDelassus() {
       block.setZero();
       for (int k = pair_begin_[pair]; k < pair_begin_[pair + 1]; ++k) {
         const SharedDof& shared = pair_dofs_[k];
-        const double* yp = yc + shared.position_c * mc;
-        const double* yq = yd + shared.position_d * md;
-        const double dinv = Dinv[shared.dof];
-        for (int b = 0; b < md; ++b) {
-          const double scaled = dinv * yq[b];
-          for (int a = 0; a < mc; ++a) block(a, b) += yp[a] * scaled;
-        }
+        const Eigen::Map<const VectorX> yp(yc + shared.position_c * mc, mc);
+        const Eigen::Map<const VectorX> yq(yd + shared.position_d * md, md);
+        block.noalias() += yp * (Dinv[shared.dof] * yq).transpose();
       }
       delassus_.block(od, oc, md, mc) = block.transpose();
     }

@@ -36,6 +36,11 @@ LtlFactorization::LtlFactorization(const Model& model)
     if (parents_[j] >= 0) subtree_end_[parents_[j]] = std::max(subtree_end_[parents_[j]], subtree_end_[j]);
   }
   // Contiguous subtrees: the model builder refuses bodies that are not depth-first.
+  ancestor_begin_.assign(1, 0);
+  for (int j = 0; j < model.nv; ++j) {
+    for (int i = parents_[j]; i >= 0; i = parents_[i]) ancestors_.push_back(i);
+    ancestor_begin_.push_back(static_cast<int>(ancestors_.size()));
+  }
 }
 
 bool LtlFactorization::inPattern(int i, int j) const {
@@ -68,7 +73,16 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
     diagonal_[j] = pivot;
     const double inverse_pivot = 1.0 / pivot;
     inverse_diagonal_[j] = inverse_pivot;
-    for (int i = parents_[j]; i >= 0; i = parents_[i]) {
+    // The ancestors come from a flat list built once (no walk up λ), and a dof
+    // without descendants needs no dot products: U_ij = M_ij / D_j.
+    const int* ancestor = ancestors_.data() + ancestor_begin_[j];
+    const int* const ancestor_end = ancestors_.data() + ancestor_begin_[j + 1];
+    if (count == 0) {
+      for (; ancestor != ancestor_end; ++ancestor) upper_(*ancestor, j) = M(j, *ancestor) * inverse_pivot;
+      continue;
+    }
+    for (; ancestor != ancestor_end; ++ancestor) {
+      const int i = *ancestor;
       upper_(i, j) = (M(j, i) - upper_.row(i).segment(begin, count).dot(scaled)) * inverse_pivot;
     }
   }

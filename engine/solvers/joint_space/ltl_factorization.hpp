@@ -63,6 +63,7 @@ class LtlFactorization {
  private:
   std::vector<int> parents_;
   std::vector<int> subtree_end_;  // dof j's descendants are j+1 .. subtree_end_[j]-1
+  std::vector<int> ancestors_, ancestor_begin_;  // dof j's ancestors (λ(j), λ(λ(j)), ...), flattened
   RowMajorMatrix upper_;          // strictly upper pattern entries: U = Lᵀ
   VectorX diagonal_;              // D
   VectorX inverse_diagonal_;      // D⁻¹

@@ -3,7 +3,7 @@
 namespace loopsim {
 
 LtlSolver::LtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
-    : ConstrainedSolver(constraints, settings), terms_(constraints, added_inertia_), delassus_llt_(constraints.dimension()) {}
+    : ConstrainedSolver(constraints, settings), terms_(constraints, added_inertia_), delassus_cholesky_(constraints.dimension()) {}
 
 SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                             const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
@@ -13,10 +13,9 @@ SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
     vdot = terms_.freeAcceleration();
     return {};
   }
-  delassus_llt_.compute(terms_.delassus());
-  if (choleskyCollapsed(terms_.delassus(), delassus_llt_)) terms_.throwRankDeficient(name());
+  if (delassus_cholesky_.factorize(terms_.delassus()) <= kCholeskyCollapseRatio) terms_.throwRankDeficient(name());
   lambda = terms_.rhs();
-  delassus_llt_.solveInPlace(lambda);  // Λ λ = k - J v̇_free (paper 001 eq. 13 at μ = ∞, λ flipped)
+  delassus_cholesky_.solveInPlace(lambda);  // Λ λ = k - J v̇_free (paper 001 eq. 13 at μ = ∞, λ flipped)
   terms_.acceleration(lambda, vdot);
 
   SolveStats stats;

@@ -5,8 +5,7 @@
 //   3. Cholesky of Λ, λ = Λ⁻¹ (k - J v̇_free), v̇ = v̇_free + L⁻¹ D⁻¹ Y λ.
 // O(n d² + m² d + m d² + m³) (paper 001 §II). Hard constraints, full-rank
 // sets only: a rank-deficient set throws ModelError naming dependent rows.
-#include <Eigen/Cholesky>
-
+#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -31,7 +30,7 @@ class LtlSolver final : public ConstrainedSolver {
 
  private:
   JointSpaceTerms terms_;
-  Eigen::LLT<MatrixX> delassus_llt_;
+  SmallCholesky delassus_cholesky_;
 };
 
 }  // namespace loopsim

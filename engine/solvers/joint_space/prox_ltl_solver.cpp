@@ -11,7 +11,7 @@ namespace loopsim {
 ProxLtlSolver::ProxLtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
       terms_(constraints, added_inertia_),
-      damped_delassus_llt_(constraints.dimension()),
+      damped_delassus_cholesky_(constraints.dimension()),
       lambda_(VectorX::Zero(constraints.dimension())),
       lambda_prev_(VectorX::Zero(constraints.dimension())) {
   requireProximalSettings(constraints, settings, "prox-ltl");
@@ -26,10 +26,8 @@ SolveStats ProxLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
     return {};
   }
   const double mu_inv = 1.0 / settings_.mu;
-  const int m = terms_.dimension();
   // Factor once: Λ_μ = J M⁻¹ Jᵀ + μ⁻¹ I (paper 001 §III-E).
-  damped_delassus_llt_.compute(terms_.delassus() + mu_inv * MatrixX::Identity(m, m));
-  if (damped_delassus_llt_.info() != Eigen::Success) {
+  if (damped_delassus_cholesky_.factorize(terms_.delassus(), mu_inv) == 0.0) {
     throw ModelError(model().source_file, "solver 'prox-ltl'",
                      "the damped Delassus matrix J M⁻¹ Jᵀ + μ⁻¹I is not positive definite (non-finite state?)");
   }
@@ -41,7 +39,7 @@ SolveStats ProxLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
   for (int k = 1; k <= settings_.max_iterations; ++k) {
     // Paper 001 eq. 13 (λ flipped): Λ_μ λ^{k+1} = k - J v̇_free + μ⁻¹ λ^k.
     lambda_ = terms_.rhs() + mu_inv * lambda_prev_;
-    damped_delassus_llt_.solveInPlace(lambda_);
+    damped_delassus_cholesky_.solveInPlace(lambda_);
     // ‖Λλ^{k+1} - b‖∞ = μ⁻¹‖λ^k - λ^{k+1}‖∞ estimates ‖J v̇ - k‖∞.
     const double estimate = mu_inv * (lambda_prev_ - lambda_).lpNorm<Eigen::Infinity>();
     lambda_prev_ = lambda_;

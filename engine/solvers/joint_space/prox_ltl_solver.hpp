@@ -19,8 +19,8 @@
 // reports converged = false with the residual reached.
 // On a redundant set λ is not unique (the iterates keep λ⁰'s component in
 // null(Jᵀ)); v̇ and Jᵀλ are.
-#include <Eigen/Cholesky>
 
+#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -46,7 +46,7 @@ class ProxLtlSolver final : public ConstrainedSolver {
 
  private:
   JointSpaceTerms terms_;
-  Eigen::LLT<MatrixX> damped_delassus_llt_;  // Λ_μ = LLᵀ
+  SmallCholesky damped_delassus_cholesky_;  // Λ_μ = G Gᵀ
   VectorX lambda_;       // λ^{k+1}
   VectorX lambda_prev_;  // λ^k; keeps the last solve's λ for warm starts
 };
