@@ -27,7 +27,9 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   tree_.forwardSweep(q, v, tau, fext);
   for (int r = 0; r < m; ++r) tree_.addRowPenalty(r, mu, mu * tree_.target[r] + lambda_[r]);
   for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);
-  tree_.rollout(tree_.l, false, vdot);
+  // The rows read only the constrained branches: the others roll out once,
+  // after the last iteration (Alg. 2's force changes never reach them).
+  tree_.rolloutConstrained(vdot);
 
   SolveStats stats;
   stats.converged = m == 0;
@@ -55,6 +57,7 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   }
   // The last force change was not swept: reducedSweeps expects it zero.
   for (Force& f : tree_.delta_force) f = Force(Vector6::Zero());
+  tree_.rolloutUnconstrained(vdot);
   for (int r = 0; r < m; ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
   return stats;
 }
