@@ -47,6 +47,8 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return set[a].body1 < set[b].body1; });
   for (int c : order) {
+    constraint_order_.push_back(c);
+    constraint_first_row_.push_back(static_cast<int>(row_global_.size()));
     for (int r = 0; r < set[c].dimension(); ++r) {
       row_global_.push_back(set.rowOffset(c) + r);
       row_body_.push_back(set[c].body1);
@@ -239,6 +241,24 @@ void TreeRecursion::addRowForce(int r, double g) {
 double TreeRecursion::rowError(int r) const {
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
   return k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r];
+}
+
+void TreeRecursion::rowErrors(Eigen::Ref<VectorX> errors) const {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 e = cdata.K1[c] * data.a_gf[set_[c].body1].toVector();  // rows past dim unused
+    for (int r = 0; r < dim; ++r) errors[b + r] = e[r] - target[b + r];
+  }
+}
+
+void TreeRecursion::addRowForces(const Eigen::Ref<const VectorX>& g) {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    Vector6 g_c = Vector6::Zero();  // K¹'s rows past dim meet zeros
+    for (int r = 0; r < dim; ++r) g_c[r] = g[b + r];
+    Force& f = delta_force[set_[c].body1];
+    f = Force(f.toVector() + cdata.K1[c].transpose() * g_c);
+  }
 }
 
 void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {

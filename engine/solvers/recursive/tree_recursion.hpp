@@ -88,6 +88,12 @@ class TreeRecursion {
   void addRowForce(int r, double g);
   /// k_r · a_gf(body_r) - t_r: the row's constraint error J_r v̇ - k_r after a roll-out.
   double rowError(int r) const;
+  /// Every row's error (internal order, size m), one 6 x 6 product per
+  /// constraint instead of a strided row read per row. No allocation.
+  void rowErrors(Eigen::Ref<VectorX> errors) const;
+  /// delta_force[body_r] += g_r k_r for every row (g internal order, size m),
+  /// one K¹ᵀ product per constraint. No allocation.
+  void addRowForces(const Eigen::Ref<const VectorX>& g);
 
   /// Paper 001 Alg. 2 (the reduced two-sweep, in body frames): with the
   /// articulated terms of the last pass 2 fixed, the change of v̇ and of the
@@ -136,6 +142,7 @@ class TreeRecursion {
   const VectorX& added_inertia_;
   int m_ = 0;
   std::vector<int> row_global_, row_body_, row_constraint_, row_local_;
+  std::vector<int> constraint_order_, constraint_first_row_;  // constraints in internal order, their first row
   std::vector<int> rows_begin_, rows_end_, own_rows_end_;
   std::vector<bool> holds_rows_;  // rows in the subtree: the constraint terms need data.a there
   std::vector<int> constrained_bodies_, unconstrained_bodies_;  // by holds_rows_, increasing
