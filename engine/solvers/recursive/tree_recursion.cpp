@@ -112,13 +112,16 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
   // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
   evaluateConstraints(set_, data, q, v, cdata);
-  for (int r = 0; r < m_; ++r) {
-    const int c = row_constraint_[r], body = row_body_[r];
-    const Vector6 k_row = cdata.K1[c].row(row_local_[r]).transpose();
-    const Motion gravity_in_body = data.oMi[body].actInv(data.a_gf[0]);
-    K.row(r) = k_row.transpose();
-    target[r] = cdata.k_link[row_global_[r]] + k_row.dot(gravity_in_body.toVector());
-    l[r] = -target[r];
+  // Per constraint: gravity in its body's frame once, K¹ times it as one 6 x 6 product.
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 gravity_in_body = data.oMi[set_[c].body1].actInv(data.a_gf[0]).toVector();
+    const Vector6 k_gravity = cdata.K1[c] * gravity_in_body;  // rows past dim unused
+    for (int r = b; r < b + dim; ++r) {
+      K.row(r) = cdata.K1[c].row(r - b);
+      target[r] = cdata.k_link[row_global_[r]] + k_gravity[r - b];
+      l[r] = -target[r];
+    }
   }
 }
 
