@@ -236,11 +236,6 @@ void TreeRecursion::addRowPenalty(int r, double w, double g) {
   data.pa[body] = Force(data.pa[body].toVector() - g * k_row);
 }
 
-void TreeRecursion::addRowForce(int r, double g) {
-  const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
-  delta_force[row_body_[r]] = Force(delta_force[row_body_[r]].toVector() + g * k_row);
-}
-
 double TreeRecursion::rowError(int r) const {
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
   return k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r];

@@ -84,8 +84,6 @@ class TreeRecursion {
   /// eq. 52, paper 001 eqs. 25/35): H_B += w k_r k_rᵀ, f_B += k_r g (ABA's
   /// p_B -= k_r g), k_r the row in the body's frame.
   void addRowPenalty(int r, double w, double g);
-  /// delta_force[body_r] += g k_r (a force along the row, body frame).
-  void addRowForce(int r, double g);
   /// k_r · a_gf(body_r) - t_r: the row's constraint error J_r v̇ - k_r after a roll-out.
   double rowError(int r) const;
   /// Every row's error (internal order, size m), one 6 x 6 product per
