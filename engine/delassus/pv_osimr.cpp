@@ -102,10 +102,14 @@ class PvOsimr final : public DelassusAlgorithm {
     const int nb = model.nbodies(), nc = set_.size();
     tree_.forwardSweepPositions(q);  // lines 1-2 (and K¹ for lines 3-4)
     // Lines 3-4 and 7: chains start at the end-effectors and at the nodes.
+    // Every P and Ω is worked on as a full 6 x 6 (the columns past a
+    // constraint's width stay zero): fixed-size products beat dynamic-width
+    // ones by far at these sizes.
     for (int c = 0; c < nc; ++c) {
       const int w = width_[nb + c];
+      P_[nb + c].setZero();
       P_[nb + c].leftCols(w) = tree_.cdata.K1[c].topRows(w).transpose();
-      Omega_[nb + c].topLeftCorner(w, w).setZero();
+      Omega_[nb + c].setZero();
     }
     for (int j = 1; j < nb; ++j) {
       if (!is_node_[j]) continue;
@@ -117,32 +121,34 @@ class PvOsimr final : public DelassusAlgorithm {
       tree_.eliminateJoint(k, false, false);
       const int D = chain_[k];
       if (D < 0) continue;
-      const int w = width_[D];
       detail::withJointNv(model.joint_nv[k], [&](auto nv_tag) {
         constexpr int NV = decltype(nv_tag)::value;
         const int iv = model.idx_v[k];
-        const auto S = data.S.middleCols<NV>(iv);
         const auto U = data.U.middleCols<NV>(iv);
         const auto Dinv = data.Dinv[k].topLeftCorner<NV, NV>();
-        auto P = P_[D].leftCols(w);
-        const Block<NV> SP = S.transpose() * P;  // NV x w
-        const Block<NV> DinvSP = Dinv * SP;
-        Omega_[D].topLeftCorner(w, w).noalias() += SP.transpose() * DinvSP;  // eq. 16
-        P.noalias() -= U * DinvSP;                                           // eq. 17
-        for (int col = 0; col < w; ++col) {
-          P.col(col) = data.liMi[k].act(Force(Vector6(P.col(col)))).toVector();
-        }
+        Matrix6& P = P_[D];
+        Eigen::Matrix<double, NV, 6> SP;  // S_kᵀ P
+        for (int col = 0; col < 6; ++col) SP.col(col) = subspaceTransposeTimes<NV>(model, k, P.col(col));
+        const Eigen::Matrix<double, NV, 6> DinvSP = Dinv * SP;
+        Omega_[D].noalias() += SP.transpose() * DinvSP;  // eq. 16
+        P.noalias() -= U * DinvSP;                       // eq. 17
+        // X* P: the columns are forces, moved to the parent's frame.
+        const SE3& X = data.liMi[k];
+        Eigen::Matrix<double, 3, 6> f;
+        f.noalias() = X.R * P.bottomRows<3>();
+        P.topRows<3>() = X.R * P.topRows<3>();
+        for (int col = 0; col < 6; ++col) P.block<3, 1>(0, col) += X.t.cross(f.col(col));
+        P.bottomRows<3>() = f;
       });
     }
     // Forward sweep over the nodes (lines 16-17, eq. 18); real nodes first
     // (parents before children), then the end-effectors.
     auto forward = [&](int j) {
-      const int w = width_[j], a = ancestor_[j];
-      auto O = Omega0_[j].topLeftCorner(w, w);
-      O = Omega_[j].topLeftCorner(w, w);
+      const int a = ancestor_[j];
+      Omega0_[j] = Omega_[j];
       if (a != 0) {
-        const Block<6> OP = Omega0_[a] * P_[j].leftCols(w);
-        O.noalias() += P_[j].leftCols(w).transpose() * OP;
+        const Matrix6 OP = Omega0_[a] * P_[j];
+        Omega0_[j].noalias() += P_[j].transpose() * OP;
       }
     };
     for (int j = 1; j < nb; ++j) {

@@ -11,7 +11,8 @@ namespace loopsim {
 ConstrainedAbaSolver::ConstrainedAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
       tree_(constraints, added_inertia_, "solver 'constrained-aba'"),
-      lambda_(VectorX::Zero(constraints.dimension())) {
+      lambda_(VectorX::Zero(constraints.dimension())),
+      step_(VectorX::Zero(constraints.dimension())) {
   requireProximalSettings(constraints, settings, "constrained-aba");
 }
 
@@ -27,7 +28,9 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   tree_.forwardSweep(q, v, tau, fext);
   for (int r = 0; r < m; ++r) tree_.addRowPenalty(r, mu, mu * tree_.target[r] + lambda_[r]);
   for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);
-  tree_.rollout(tree_.l, false, vdot);
+  // The rows read only the constrained branches: the others roll out once,
+  // after the last iteration (Alg. 2's force changes never reach them).
+  tree_.rolloutConstrained(vdot);
 
   SolveStats stats;
   stats.converged = m == 0;
@@ -35,13 +38,11 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   double previous = std::numeric_limits<double>::infinity();
   while (m > 0) {
     // Alg. 3 lines 5-8: residual, multiplier update (eq. 33), force change.
-    double residual = 0.0;
-    for (int r = 0; r < m; ++r) {
-      const double error = tree_.rowError(r);  // K¹ a_B - t
-      residual = std::max(residual, std::abs(error));
-      lambda_[r] -= mu * error;
-      tree_.addRowForce(r, -mu * error);  // Δf_B = μ K¹ᵀ(t - K¹ a_B)
-    }
+    tree_.rowErrors(step_);  // K¹ a_B - t
+    const double residual = step_.lpNorm<Eigen::Infinity>();
+    step_ *= -mu;
+    lambda_ += step_;
+    tree_.addRowForces(step_);  // Δf_B = μ K¹ᵀ(t - K¹ a_B)
     stats.residual = residual;
     if (residual <= settings_.tolerance) {
       stats.converged = true;
@@ -55,6 +56,7 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   }
   // The last force change was not swept: reducedSweeps expects it zero.
   for (Force& f : tree_.delta_force) f = Force(Vector6::Zero());
+  tree_.rolloutUnconstrained(vdot);
   for (int r = 0; r < m; ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
   return stats;
 }

@@ -38,6 +38,7 @@ class ConstrainedAbaSolver final : public ConstrainedSolver {
  private:
   TreeRecursion tree_;
   VectorX lambda_;  // internal row order; the warm start
+  VectorX step_;    // internal row order: the row errors, then the multiplier step μ(t - K¹ a_B)
 };
 
 }  // namespace loopsim

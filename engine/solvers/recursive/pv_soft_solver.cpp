@@ -2,6 +2,9 @@
 
 #include <loopsim/solvers/recursive/soft_weights.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 namespace loopsim {
 
 PvSoftSolver::PvSoftSolver(const ConstraintSet& constraints, const SolverSettings& settings)
@@ -21,13 +24,15 @@ SolveStats PvSoftSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::
   for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);  // plain ABA
   tree_.rollout(tree_.l, false, vdot);
   // λ = W (k - J v̇): the penalty force on each constrained body.
-  for (int r = 0; r < tree_.dimension(); ++r) {
-    const int g = tree_.toGlobal(r);
-    lambda[g] = -weights_[g] * tree_.rowError(r);
-  }
   SolveStats stats;
   stats.iterations = 1;
-  stats.residual = tree_.residual();  // = ‖W⁻¹λ‖∞: the softness, not an error
+  stats.residual = 0.0;  // = ‖W⁻¹λ‖∞ (TreeRecursion::residual()): the softness, not an error
+  for (int r = 0; r < tree_.dimension(); ++r) {
+    const int g = tree_.toGlobal(r);
+    const double error = tree_.rowError(r);
+    lambda[g] = -weights_[g] * error;
+    stats.residual = std::max(stats.residual, std::abs(error));
+  }
   return stats;
 }
 

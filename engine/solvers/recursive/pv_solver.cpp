@@ -9,8 +9,7 @@ PvSolver::PvSolver(const ConstraintSet& constraints, const SolverSettings& setti
       tree_(constraints, added_inertia_, "solver 'pv'"),
       lambda_(VectorX::Zero(constraints.dimension())),
       factor_(MatrixX::Zero(constraints.dimension(), constraints.dimension())),
-      Y_(Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(constraints.dimension(), 6)),
-      y_(VectorX::Zero(constraints.dimension())) {}
+      Z_(Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor>::Zero(constraints.dimension(), 8)) {}
 
 SolveStats PvSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                            const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
@@ -66,6 +65,8 @@ bool PvSolver::solveRootEq43(int root) {
 // Eq. 49 then eq. 46 at a floating root (Alg. 1 lines 13-14), written for the
 // base joint's q̈ (S_b = I): with a_b = a_pre + q̈ and l' = l + K a_pre,
 //   (D + Kᵀ L⁻¹ K) q̈ = u - Ia a_pre - Kᵀ L⁻¹ l',   λ = -L⁻¹(l' + K q̈).
+// With L = G Gᵀ and [Z z] = G⁻¹ [K l'] (forward substitution only):
+// Kᵀ L⁻¹ K = Zᵀ Z, Kᵀ L⁻¹ l' = Zᵀ z and λ = -G⁻ᵀ (z + Z q̈).
 bool PvSolver::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   const Model& model = this->model();
   const int b = tree_.rowsBegin(root), n = tree_.rowsEnd(root) - b;
@@ -89,26 +90,37 @@ bool PvSolver::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   const Vector6 a_pre = (data.liMi[root].actInv(data.a_gf[0]) + data.c[root]).toVector();
   const Vector6 u = data.u.segment<6>(iv) - data.pa[root].toVector();
 
-  const auto Kb = tree_.K.middleRows(b, n);
-  auto Y = Y_.middleRows(b, n);
-  auto y = y_.segment(b, n);
-  Y = Kb;
-  y = tree_.l.segment(b, n);
-  y.noalias() += Kb * a_pre;
-  for (int child : model.children[root]) {  // Y = L⁻¹ K, y = L⁻¹ l' branch by branch
-    const int cb = tree_.rowsBegin(child), cn = tree_.rowsEnd(child) - cb;
-    if (cn == 0) continue;
-    const auto G = factor_.block(cb, cb, cn, cn);
-    for (int col = 0; col < 6; ++col) choleskySolveInPlace(G, Y_.col(col).segment(cb, cn));
-    choleskySolveInPlace(G, y_.segment(cb, cn));
+  // [Z z] row by row (forward substitution on each branch's block), and
+  // W = [Z z]ᵀ [Z z] summed over the rows: its top-left 6 x 6 is Kᵀ L⁻¹ K,
+  // its column 6 is Kᵀ L⁻¹ l'.
+  using Row8 = Eigen::Matrix<double, 1, 8>;
+  Eigen::Matrix<double, 8, 8> W = Eigen::Matrix<double, 8, 8>::Zero();
+  for (int child : model.children[root]) {
+    const int cb = tree_.rowsBegin(child), ce = tree_.rowsEnd(child);
+    for (int r = cb; r < ce; ++r) {
+      Row8 z;
+      z.head<6>() = tree_.K.row(r);
+      z[6] = tree_.l[r] + tree_.K.row(r).dot(a_pre);
+      z[7] = 0.0;
+      for (int k = cb; k < r; ++k) z -= factor_(r, k) * Z_.row(k);
+      z /= factor_(r, r);
+      Z_.row(r) = z;
+      W.noalias() += z.transpose() * z;
+    }
   }
-  // Kᵀ Y is 6 x 6 over m rows: a coefficient-wise product (Eigen's blocked
-  // GEMM costs more than the arithmetic at these sizes).
-  const Matrix6 A = D + Kb.transpose().lazyProduct(Y);
-  const Vector6 rhs = u - Ia * a_pre - Kb.transpose() * y;
+  const Matrix6 A = D + W.topLeftCorner<6, 6>();
+  const Vector6 rhs = u - Ia * a_pre - W.block<6, 1>(0, 6);
   const Vector6 qdd = A.llt().solve(rhs);  // eq. 49
-  lambda_.segment(b, n) = -y;  // eq. 46
-  lambda_.segment(b, n).noalias() -= Y * qdd;
+  // Eq. 46: λ = -G⁻ᵀ (z + Z q̈), back substitution on each branch's block.
+  for (int child : model.children[root]) {
+    const int cb = tree_.rowsBegin(child), ce = tree_.rowsEnd(child);
+    for (int r = ce - 1; r >= cb; --r) {
+      double x = Z_(r, 6) + Z_.row(r).head<6>().dot(qdd);
+      for (int k = r + 1; k < ce; ++k) x -= factor_(k, r) * lambda_[k];
+      lambda_[r] = x / factor_(r, r);
+    }
+  }
+  lambda_.segment(b, n) = -lambda_.segment(b, n);
   vdot.segment<6>(iv) = qdd;
   data.a_gf[root] = Motion(a_pre + qdd);
   tree_.solved[root] = true;

@@ -42,8 +42,10 @@ class PvSolver final : public ConstrainedSolver {
   TreeRecursion tree_;
   VectorX lambda_;  // internal row order
   MatrixX factor_;  // Cholesky workspace, m x m
-  Eigen::Matrix<double, Eigen::Dynamic, 6> Y_;  // (L_b^A)⁻¹ K_b^A
-  VectorX y_;       // (L_b^A)⁻¹ l_b
+  // Eq. 49's [Z z] = G⁻¹ [K_b^A  l'] with L_b^A = G Gᵀ, one 8-wide row per
+  // constraint row (column 7 is padding: a row is one cache line and one
+  // AVX-512 vector).
+  Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor> Z_;
 };
 
 }  // namespace loopsim

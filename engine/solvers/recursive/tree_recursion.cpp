@@ -47,6 +47,8 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return set[a].body1 < set[b].body1; });
   for (int c : order) {
+    constraint_order_.push_back(c);
+    constraint_first_row_.push_back(static_cast<int>(row_global_.size()));
     for (int r = 0; r < set[c].dimension(); ++r) {
       row_global_.push_back(set.rowOffset(c) + r);
       row_body_.push_back(set[c].body1);
@@ -66,6 +68,7 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     own_rows_end_[i] = first_row_at_or_after(i + 1);
     rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
     holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
+    if (i > 0) (holds_rows_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
 }
 
@@ -109,13 +112,16 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
   // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
   evaluateConstraints(set_, data, q, v, cdata);
-  for (int r = 0; r < m_; ++r) {
-    const int c = row_constraint_[r], body = row_body_[r];
-    const Vector6 k_row = cdata.K1[c].row(row_local_[r]).transpose();
-    const Motion gravity_in_body = data.oMi[body].actInv(data.a_gf[0]);
-    K.row(r) = k_row.transpose();
-    target[r] = cdata.k_link[row_global_[r]] + k_row.dot(gravity_in_body.toVector());
-    l[r] = -target[r];
+  // Per constraint: gravity in its body's frame once, K¹ times it as one 6 x 6 product.
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 gravity_in_body = data.oMi[set_[c].body1].actInv(data.a_gf[0]).toVector();
+    const Vector6 k_gravity = cdata.K1[c] * gravity_in_body;  // rows past dim unused
+    for (int r = b; r < b + dim; ++r) {
+      K.row(r) = cdata.K1[c].row(r - b);
+      target[r] = cdata.k_link[row_global_[r]] + k_gravity[r - b];
+      l[r] = -target[r];
+    }
   }
 }
 
@@ -142,12 +148,11 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     const int iv = model_.idx_v[i];
     // Line 7: D_i = S_iᵀ H_i^A S_i, plus armature and the per-step added inertia.
     factorJoint<NV>(model_, data, i, added_inertia_);
-    const auto S = data.S.middleCols<NV>(iv);
     const auto U = data.U.middleCols<NV>(iv);
     const Matrix6& Ia = data.Ia[i];
     const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data.u.segment<NV>(iv);
-    if (bias) u -= S.transpose() * data.pa[i].toVector();  // τ_i - S_iᵀ p_i^A
+    if (bias) u -= subspaceTransposeTimes<NV>(model_, i, data.pa[i].toVector());  // τ_i - S_iᵀ p_i^A
     const Vector6 c = data.c[i].toVector();
     const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
 
@@ -159,20 +164,27 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
       const SE3& liMi = data.liMi[i];
       for (int r = b; r < b + n; ++r) {
         Vector6 k_row = K.row(r).transpose();
-        const Eigen::Matrix<double, 1, NV> ks = k_row.transpose() * S;
-        const Eigen::Matrix<double, 1, NV> ksd = ks * Dinv;
-        KS.template block<1, NV>(r, iv) = ks;
-        KSDinv.template block<1, NV>(r, 0) = ksd;
+        const VectorNV ks = subspaceTransposeTimes<NV>(model_, i, k_row);  // (K S_i)ᵀ
+        const VectorNV ksd = Dinv * ks;                                    // D⁻¹ (K S_i)ᵀ
+        KS.row(r).template segment<NV>(iv) = ks.transpose();
+        KSDinv.row(r).template head<NV>() = ksd.transpose();
         // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
-        if (bias) l[r] += k_row.dot(c) + (ksd * u_c)(0);
+        if (bias) l[r] += k_row.dot(c) + ksd.dot(u_c);
         // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
         // parent's frame (a row on motions maps like a force).
-        k_row.noalias() -= U * ksd.transpose();
-        K.row(r) = liMi.act(Force(k_row)).toVector().transpose();
+        // (SE3::act on a Force, written out: a call per row costs as much as its arithmetic.)
+        k_row.noalias() -= U * ksd;
+        const Vector3 f = liMi.R * k_row.tail<3>();
+        K.row(r).head<3>() = (liMi.R * k_row.head<3>() + liMi.t.cross(f)).transpose();
+        K.row(r).tail<3>() = f.transpose();
       }
-      // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block.
+      // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block, column
+      // by column (a rank-NV update; Eigen's dynamic-size product dispatch
+      // costs more than these few multiply-adds).
       if (accumulate_L) {
-        L.block(b, b, n, n).noalias() += KSDinv.block(b, 0, n, NV) * KS.block(b, iv, n, NV).transpose();
+        for (int col = b; col < b + n; ++col) {
+          for (int k = 0; k < NV; ++k) L.col(col).segment(b, n) += KS(col, iv + k) * KSDinv.col(k).segment(b, n);
+        }
       }
     }
     if (p == 0) return;
@@ -194,10 +206,12 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
     Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
-    if (with_rows && n > 0) rhs.noalias() += KS.block(b, iv, n, NV).transpose() * lambda.segment(b, n);
+    if (with_rows && n > 0) {
+      for (int k = 0; k < NV; ++k) rhs[k] += KS.col(iv + k).segment(b, n).dot(lambda.segment(b, n));
+    }
     auto qdd = vdot.segment<NV>(iv);
     qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;
-    data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);  // line 17
+    data.a_gf[i] = a_pre + Motion(subspaceTimes<NV>(model_, i, qdd));  // line 17
   });
 }
 
@@ -207,6 +221,14 @@ void TreeRecursion::rollout(const Eigen::Ref<const VectorX>& lambda, bool with_r
   }
 }
 
+void TreeRecursion::rolloutConstrained(Eigen::Ref<VectorX> vdot) {
+  for (const int i : constrained_bodies_) rolloutJoint(i, l, false, vdot);
+}
+
+void TreeRecursion::rolloutUnconstrained(Eigen::Ref<VectorX> vdot) {
+  for (const int i : unconstrained_bodies_) rolloutJoint(i, l, false, vdot);
+}
+
 void TreeRecursion::addRowPenalty(int r, double w, double g) {
   const int body = row_body_[r];
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
@@ -214,31 +236,42 @@ void TreeRecursion::addRowPenalty(int r, double w, double g) {
   data.pa[body] = Force(data.pa[body].toVector() - g * k_row);
 }
 
-void TreeRecursion::addRowForce(int r, double g) {
-  const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
-  delta_force[row_body_[r]] = Force(delta_force[row_body_[r]].toVector() + g * k_row);
-}
-
 double TreeRecursion::rowError(int r) const {
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
   return k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r];
 }
 
+void TreeRecursion::rowErrors(Eigen::Ref<VectorX> errors) const {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 e = cdata.K1[c] * data.a_gf[set_[c].body1].toVector();  // rows past dim unused
+    for (int r = 0; r < dim; ++r) errors[b + r] = e[r] - target[b + r];
+  }
+}
+
+void TreeRecursion::addRowForces(const Eigen::Ref<const VectorX>& g) {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    Vector6 g_c = Vector6::Zero();  // K¹'s rows past dim meet zeros
+    for (int r = 0; r < dim; ++r) g_c[r] = g[b + r];
+    Force& f = delta_force[set_[c].body1];
+    f = Force(f.toVector() + cdata.K1[c].transpose() * g_c);
+  }
+}
+
 void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {
-  const int nb = model_.nbodies();
+  // Only the bodies whose subtree holds rows (their force changes and the
+  // accelerations the rows read): Δf is zero elsewhere, and the other bodies'
+  // accelerations follow from their parents' in rolloutUnconstrained().
   // Alg. 2 lines 1-6: Δu_i = S_iᵀ Δf_i, Δf_π(i) += Δf_i - U_i D_i⁻¹ Δu_i.
-  // Only subtrees holding constraint rows carry force changes.
-  for (int i = nb - 1; i >= 1; --i) {
+  for (auto it = constrained_bodies_.rbegin(); it != constrained_bodies_.rend(); ++it) {
+    const int i = *it;
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
-      if (rows_end_[i] == rows_begin_[i]) {
-        delta_u_.segment<NV>(iv).setZero();
-        return;
-      }
       const Vector6 df = delta_force[i].toVector();
       auto du = delta_u_.segment<NV>(iv);
-      du.noalias() = data.S.middleCols<NV>(iv).transpose() * df;
+      du = subspaceTransposeTimes<NV>(model_, i, df);
       const int p = model_.parent[i];
       if (p == 0) return;
       const Eigen::Matrix<double, NV, 1> Dinv_du = data.Dinv[i].topLeftCorner<NV, NV>() * du;
@@ -248,7 +281,7 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
   }
   // Lines 7-12: Δa_0 = 0, Δv̇_i = D_i⁻¹(Δu_i - U_iᵀ Δa_pre), Δa_i = Δa_pre + S_i Δv̇_i.
   delta_a_[0] = Motion(Vector6::Zero());
-  for (int i = 1; i < nb; ++i) {
+  for (const int i : constrained_bodies_) {
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
@@ -257,7 +290,7 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
           data.Dinv[i].topLeftCorner<NV, NV>() *
           (delta_u_.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * da_pre.toVector());
       vdot.segment<NV>(iv) += dqdd;
-      delta_a_[i] = da_pre + Motion(data.S.middleCols<NV>(iv) * dqdd);
+      delta_a_[i] = da_pre + Motion(subspaceTimes<NV>(model_, i, dqdd));
       data.a_gf[i] = data.a_gf[i] + delta_a_[i];
     });
     delta_force[i] = Force(Vector6::Zero());

@@ -70,6 +70,12 @@ class TreeRecursion {
   /// + (K S_i)ᵀ λ) (λ internal, only when carry_rows was used), a_i. Skips bodies
   /// whose acceleration is already set (`solved[i]`).
   void rollout(const Eigen::Ref<const VectorX>& lambda_internal, bool with_rows, Eigen::Ref<VectorX> vdot);
+  /// Pass 3 without constraint forces on the bodies whose subtree holds rows
+  /// (what the rows read), or on the others (once the former are final).
+  /// Together they are rollout(l, false, vdot); the split lets iterative
+  /// solvers roll the unconstrained branches out once, after their last iteration.
+  void rolloutConstrained(Eigen::Ref<VectorX> vdot);
+  void rolloutUnconstrained(Eigen::Ref<VectorX> vdot);
   /// Pass 3 for a single joint i (its parent's acceleration must be known).
   void rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda_internal, bool with_rows,
                     Eigen::Ref<VectorX> vdot);
@@ -78,15 +84,21 @@ class TreeRecursion {
   /// eq. 52, paper 001 eqs. 25/35): H_B += w k_r k_rᵀ, f_B += k_r g (ABA's
   /// p_B -= k_r g), k_r the row in the body's frame.
   void addRowPenalty(int r, double w, double g);
-  /// delta_force[body_r] += g k_r (a force along the row, body frame).
-  void addRowForce(int r, double g);
   /// k_r · a_gf(body_r) - t_r: the row's constraint error J_r v̇ - k_r after a roll-out.
   double rowError(int r) const;
+  /// Every row's error (internal order, size m), one 6 x 6 product per
+  /// constraint instead of a strided row read per row. No allocation.
+  void rowErrors(Eigen::Ref<VectorX> errors) const;
+  /// delta_force[body_r] += g_r k_r for every row (g internal order, size m),
+  /// one K¹ᵀ product per constraint. No allocation.
+  void addRowForces(const Eigen::Ref<const VectorX>& g);
 
   /// Paper 001 Alg. 2 (the reduced two-sweep, in body frames): with the
   /// articulated terms of the last pass 2 fixed, the change of v̇ and of the
-  /// link accelerations caused by extra body forces `delta_force` (body frames;
-  /// overwritten). Adds to vdot and data.a_gf. No allocation.
+  /// link accelerations caused by extra body forces `delta_force` (body frames,
+  /// on constrained bodies; overwritten). Adds to vdot and data.a_gf on the
+  /// bodies whose subtree holds rows only: the others' change follows from
+  /// their parents' (rolloutUnconstrained after the last sweep). No allocation.
   void reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot);
 
   /// ‖J v̇ - k‖∞ evaluated on the link accelerations of the last roll-out:
@@ -128,8 +140,10 @@ class TreeRecursion {
   const VectorX& added_inertia_;
   int m_ = 0;
   std::vector<int> row_global_, row_body_, row_constraint_, row_local_;
+  std::vector<int> constraint_order_, constraint_first_row_;  // constraints in internal order, their first row
   std::vector<int> rows_begin_, rows_end_, own_rows_end_;
   std::vector<bool> holds_rows_;  // rows in the subtree: the constraint terms need data.a there
+  std::vector<int> constrained_bodies_, unconstrained_bodies_;  // by holds_rows_, increasing
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
 };
@@ -145,19 +159,74 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                           std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr);
 
+/// S_iᵀ x for joint i's motion subspace (writeMotionSubspace's structure:
+/// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I),
+/// without the dense 6 x nv product.
+template <int NV>
+[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i, const Vector6& x) {
+  if constexpr (NV == 1) {
+    const Vector3& axis = model.joint_axes[i];
+    return Eigen::Matrix<double, 1, 1>(model.joint_types[i] == JointType::Revolute ? axis.dot(x.head<3>())
+                                                                                   : axis.dot(x.tail<3>()));
+  } else if constexpr (NV == 3) {
+    return x.head<3>();
+  } else {
+    return x;
+  }
+}
+
+/// S_i q̇ as a 6-vector (structure as in subspaceTransposeTimes). Both are
+/// forced inline: called per joint and per row, a call costs more than the body.
+template <int NV>
+[[gnu::always_inline]] inline Vector6 subspaceTimes(const Model& model, int i, const Eigen::Matrix<double, NV, 1>& qd) {
+  Vector6 out;
+  if constexpr (NV == 1) {
+    const Vector3 w = model.joint_axes[i] * qd[0];
+    if (model.joint_types[i] == JointType::Revolute) {
+      out << w, Vector3::Zero();
+    } else {
+      out << Vector3::Zero(), w;
+    }
+  } else if constexpr (NV == 3) {
+    out << qd, Vector3::Zero();
+  } else {
+    out = qd;
+  }
+  return out;
+}
+
 /// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
 /// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).
-/// Through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba,
+/// S_i's structure (writeMotionSubspace: revolute [axis; 0], prismatic
+/// [0; axis], spherical [I; 0], floating I) replaces the dense 6 x nv
+/// products: a revolute joint's U_i is one 6x3 times 3 product, a floating
+/// base's is Ia itself.
+/// D_i⁻¹ through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba,
 /// lcaba) D mixes O(1) and O(μ) eigenvalues, and only a backward-stable
 /// inverse keeps U D⁻¹ Uᵀ's error at ε μ instead of ε μ cond(D). No allocation.
 template <int NV>
 void factorJoint(const Model& model, Data& data, int i, const VectorX& added_inertia) {
   using MatrixNV = Eigen::Matrix<double, NV, NV>;
   const int iv = model.idx_v[i];
-  const auto S = data.S.template middleCols<NV>(iv);
   auto U = data.U.template middleCols<NV>(iv);
-  U.noalias() = data.Ia[i] * S;
-  MatrixNV D = S.transpose() * U;
+  const Matrix6& Ia = data.Ia[i];
+  MatrixNV D;
+  if constexpr (NV == 1) {
+    const Vector3& axis = model.joint_axes[i];
+    if (model.joint_types[i] == JointType::Revolute) {
+      U.noalias() = Ia.leftCols<3>() * axis;
+      D(0, 0) = axis.dot(U.template topRows<3>());
+    } else {  // prismatic
+      U.noalias() = Ia.rightCols<3>() * axis;
+      D(0, 0) = axis.dot(U.template bottomRows<3>());
+    }
+  } else if constexpr (NV == 3) {  // spherical
+    U = Ia.leftCols<3>();
+    D = U.template topRows<3>();
+  } else {  // floating
+    U = Ia;
+    D = Ia;
+  }
   D.diagonal() += model.armature.template segment<NV>(iv) + added_inertia.template segment<NV>(iv);
   auto Dinv = data.Dinv[i].template topLeftCorner<NV, NV>();
   if constexpr (NV == 1) {
