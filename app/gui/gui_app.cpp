@@ -36,7 +36,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr double kFramePeriod = 1.0 / 60.0;  // simulated time per rendered frame (at speed 1)
+constexpr double kFramePeriod = 1.0 / 60.0;  // simulated time per rendered frame (at speed 1) in a scripted run
+// Interactively the wall clock since the last frame drives physics, at most this much per frame
+// and this long stepping in it: a slow frame never starts a spiral of ever longer frames.
+constexpr double kMaxFrameAdvance = 0.1;
+constexpr auto kMaxStepping = std::chrono::milliseconds(40);
 
 // Files dropped on the window since the last frame (GLFW calls back during polling).
 std::vector<std::string>& droppedFiles() {
@@ -138,6 +142,13 @@ class GuiApp {
   void handleInput();
   void carryOutRequests();
   void advancePhysics(double wall_dt);
+  /// Scripted runs (--frames) advance a fixed simulated time per frame, so that they are reproducible.
+  bool fixedPerFrame() const { return options_.frames.has_value() && !options_.wall_clock; }
+  /// The simulated time this frame adds (before the slow-motion factor) and the stepping deadline.
+  double frameAdvance(double wall_dt) const { return fixedPerFrame() ? kFramePeriod : std::min(wall_dt, kMaxFrameAdvance); }
+  std::optional<Clock::time_point> steppingDeadline() const {
+    return fixedPerFrame() ? std::nullopt : std::optional(Clock::now() + kMaxStepping);
+  }
   void stepWithSwitches(long target_steps, std::optional<Clock::time_point> deadline);
   void checkDivergence();
   void drawScene(int width, int height);
@@ -717,7 +728,7 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
   if (timeline_) {  // playback: 1/60 s of record time per frame in a --frames run, else the wall clock
-    timeline_->advance(options_.frames ? kFramePeriod : std::min(wall_dt, 0.1));
+    timeline_->advance(frameAdvance(wall_dt));
     return;
   }
   if (comparison_) {
@@ -727,12 +738,9 @@ void GuiApp::advancePhysics(double wall_dt) {
       sim_target_time_ = c.time();
       return;
     }
-    const bool fixed = options_.frames.has_value();
-    sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
-    const std::optional<Clock::time_point> deadline =
-        fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+    sim_target_time_ += state_.speed() * frameAdvance(wall_dt);
     const long target = comparison_->stepsFor(sim_target_time_);
-    comparison_->advanceTo(target, deadline);
+    comparison_->advanceTo(target, steppingDeadline());
     if (c.stepCount() < target && c.anyRunning()) sim_target_time_ = c.time();  // fell behind: no debt
     comparison_->sampleFrame();
     return;
@@ -744,12 +752,11 @@ void GuiApp::advancePhysics(double wall_dt) {
     return;
   }
   // A --frames run advances exactly 1/60 s per frame; interactively, the wall clock (capped) drives it.
-  const bool fixed = options_.frames.has_value();
-  sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
-  const std::optional<Clock::time_point> deadline =
-      fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+  // Either way the steps are whole steps of the scene's dt, the rest of the target carried to the next
+  // frame, so what is drawn never changes the trajectory (only which of its states are drawn).
+  sim_target_time_ += state_.speed() * frameAdvance(wall_dt);
   const long target = session_->stepsFor(sim_target_time_);
-  stepWithSwitches(target, deadline);
+  stepWithSwitches(target, steppingDeadline());
   if (sim.stepCount() < target && !sim.diverged()) sim_target_time_ = sim.time();  // fell behind: no debt
   session_->sampleFrame();
 }

@@ -422,7 +422,8 @@ TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
            {"--camera 1,2,-3", "--camera: '1,2,-3': the distance must be > 0"},
            {"--show frames,bogus", "--show: unknown item 'bogus'"},
            {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
-           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"}}) {
+           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"},
+           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"}}) {
     const Output out = runLoopsim("gui " + scene + " " + arguments);
     EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
     EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
