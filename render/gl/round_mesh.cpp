@@ -16,12 +16,12 @@ int RoundMesh::segmentsFor(float pixel_radius) {
   return static_cast<int>(std::ceil(std::numbers::pi_v<float> * std::sqrt(2.0f * std::max(pixel_radius, 0.0f))));
 }
 
-const GpuMesh& RoundMesh::forPixelRadius(float pixel_radius) const {
+std::size_t RoundMesh::levelFor(float pixel_radius) {
   const int needed = segmentsFor(pixel_radius);
   for (std::size_t k = 0; k < kSegments.size(); ++k) {
-    if (kSegments[k] >= needed) return *levels_[k];
+    if (kSegments[k] >= needed) return k;
   }
-  return finest();
+  return kSegments.size() - 1;
 }
 
 float RoundMesh::radiusUnder(const Eigen::Matrix4f& model) const {

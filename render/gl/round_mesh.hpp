@@ -22,7 +22,9 @@ class RoundMesh {
   /// Segments needed for a circle of `pixel_radius` pixels: a chord of n segments strays
   /// r (1 - cos(pi / n)) ~ r pi^2 / (2 n^2) from the circle, at most 1/4 pixel for n >= pi sqrt(2 r).
   static int segmentsFor(float pixel_radius);
-  const GpuMesh& forPixelRadius(float pixel_radius) const;
+  /// The level drawn at that size: the coarsest with at least segmentsFor(r) segments, else the finest.
+  static std::size_t levelFor(float pixel_radius);
+  const GpuMesh& forPixelRadius(float pixel_radius) const { return *levels_[levelFor(pixel_radius)]; }
   const GpuMesh& finest() const { return *levels_.back(); }
   /// The radius (world units) of the round cross-section of this mesh placed by `model`.
   float radiusUnder(const Eigen::Matrix4f& model) const;

@@ -267,6 +267,44 @@ TEST(Gui, RecordsOfTheGuiAndOfRunHaveOneFormatAndBothReplayBitForBit) {
   }
 }
 
+// --wall-clock: physics follows the wall clock as in a window, yet in whole steps of the
+// scene's dt, so the states reached are a prefix of `loopsim run`'s trajectory bit for bit
+// (what is drawn, and how fast, only decides how far it gets), and never ahead of the wall clock.
+TEST(Gui, WallClockPhysicsStaysOnTheTrajectoryOfRunAndNeverAheadOfTheClock) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("wall_clock.csv"), run_csv = freshPath("wall_clock_run.csv");
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --frames 20 --wall-clock --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  double wall = 0.0, simulated = 0.0;
+  const std::size_t at = gui.text.find("gui: 20 frames in ");
+  ASSERT_NE(at, std::string::npos) << gui.text;
+  ASSERT_EQ(std::sscanf(gui.text.c_str() + at, "gui: 20 frames in %lf s", &wall), 1) << gui.text;
+  const std::size_t sim_at = gui.text.find("simulated ", at);
+  ASSERT_NE(sim_at, std::string::npos) << gui.text;
+  ASSERT_EQ(std::sscanf(gui.text.c_str() + sim_at, "simulated %lf s", &simulated), 1) << gui.text;
+  EXPECT_LE(simulated, wall + 0.001) << "at most the wall time (rounded to a whole 1 ms step)\n" << gui.text;
+  // At most 0.1 s per frame: 2 s; the run goes further and the GUI's rows are its first ones.
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 2.1 --quiet --record " + run_csv.string()).exit_code, 0);
+  const loopsim::CsvTable g = loopsim::readCsv(csv), r = loopsim::readCsv(run_csv);
+  ASSERT_EQ(g.columns, r.columns);
+  ASSERT_GE(g.rows.size(), 2u);
+  ASSERT_LT(g.rows.size(), r.rows.size());
+  for (std::size_t k = 0; k < g.rows.size(); ++k) {
+    const bool last = k + 1 == g.rows.size();  // the final state: no step taken from it (no torques, no λ)
+    for (std::size_t c = 0; c < g.columns.size(); ++c) {
+      const std::string& column = g.columns[c];
+      if (column.rfind("timing:", 0) == 0) continue;
+      if (last && column != "t" && column.rfind("q:", 0) != 0 && column.rfind("v:", 0) != 0) continue;
+      const double a = g.rows[k][c], b = r.rows[k][c];
+      ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << column << " at row " << k << ": " << a << " vs " << b;
+    }
+  }
+  for (const fs::path& p : {csv, run_csv}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
 TEST(Gui, KeysPauseStepResetAndQuit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
