@@ -150,6 +150,7 @@ class GuiApp {
     return fixedPerFrame() ? std::nullopt : std::optional(Clock::now() + kMaxStepping);
   }
   void stepWithSwitches(long target_steps, std::optional<Clock::time_point> deadline);
+  void advanceComparison(long target_steps, std::optional<Clock::time_point> deadline);
   void checkDivergence();
   void drawScene(int width, int height);
   void drawUi();
@@ -393,6 +394,30 @@ void GuiApp::setJoint(int joint, double value) {
 
 void GuiApp::setStabilization(double time_constant, bool projection) {
   if (!session_) return;
+  // The panel shows what is in force, and a comparison (re)started later takes it.
+  state_.time_constant = time_constant;
+  state_.projection = projection;
+  if (comparison_) {
+    // A running comparison takes the change on its next step, every solver alike (the session waits meanwhile).
+    SolverComparison& c = comparison_->comparison();
+    try {
+      int changed = 0;
+      for (ComparedSolver& s : c.solvers()) {
+        if (!s.running()) continue;
+        s.simulation->setStabilization(time_constant, projection);
+        ++changed;
+      }
+      spdlog::info("compare: stabilization: T = {} s, projection {} from t = {} s (step {}) for {} solvers", time_constant,
+                   projection ? "on" : "off", c.time(), c.stepCount(), changed);
+      state_.say("comparison: Baumgarte T = " + std::to_string(time_constant) + " s, projection " +
+                 (projection ? "on" : "off") + " from t = " + std::to_string(c.time()) + " s");
+    } catch (const std::exception& e) {
+      state_.error = std::string("Cannot change the comparison's stabilization:\n") + e.what();
+      spdlog::error("cannot change the comparison's stabilization: {}", e.what());
+      switch_failed_ = true;
+    }
+    return;
+  }
   try {
     session_->simulation().setStabilization(time_constant, projection);
     session_->sceneForReset().time_constant = time_constant;  // a reset keeps them
@@ -650,7 +675,7 @@ void GuiApp::carryOutRequests() {
   }
   if (requests.step && !state_.running && comparison_) {
     resumeComparisonFromView();  // a step from a past state continues from it
-    comparison_->advanceTo(comparison_->comparison().stepCount() + 1);
+    advanceComparison(comparison_->comparison().stepCount() + 1, std::nullopt);
     sim_target_time_ = comparison_->comparison().time();
     requests.step = false;
   }
@@ -725,6 +750,20 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
   session_->advanceTo(target_steps, deadline);
 }
 
+void GuiApp::advanceComparison(long target_steps, std::optional<Clock::time_point> deadline) {
+  // --set-stabilization reaches every compared solver at its step, as the panel's change does.
+  const auto& changes = options_.stabilization_changes;
+  while (next_stabilization_ < changes.size()) {
+    const long at = comparison_->stepsFor(changes[next_stabilization_].time);
+    if (at > target_steps) break;
+    comparison_->advanceTo(at, deadline);
+    if (comparison_->comparison().stepCount() < at) return;  // out of time, or every solver stopped
+    const auto& change = changes[next_stabilization_++];
+    setStabilization(change.time_constant, change.projection);
+  }
+  comparison_->advanceTo(target_steps, deadline);
+}
+
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
   if (timeline_) {  // playback: 1/60 s of record time per frame in a --frames run, else the wall clock
@@ -740,7 +779,7 @@ void GuiApp::advancePhysics(double wall_dt) {
     }
     sim_target_time_ += state_.speed() * frameAdvance(wall_dt);
     const long target = comparison_->stepsFor(sim_target_time_);
-    comparison_->advanceTo(target, steppingDeadline());
+    advanceComparison(target, steppingDeadline());
     if (c.stepCount() < target && c.anyRunning()) sim_target_time_ = c.time();  // fell behind: no debt
     comparison_->sampleFrame();
     return;

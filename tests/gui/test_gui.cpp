@@ -1122,3 +1122,29 @@ TEST(Gui, LiveBaumgarteAndProjectionChangesApplyOnTheNextStepAndTheRecordReplays
     fs::remove(fs::path(p).replace_extension(".json"));
   }
 }
+
+// The panel's live Baumgarte T and projection reach a running comparison too: every compared
+// solver from the same step (scripted here by --set-stabilization, which is that change).
+TEST(Gui, LiveStabilizationChangesReachARunningComparison) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  // Atlas 2F+2H: ltl and prox-ltl differ from kkt by rounding, which the projection changes.
+  const std::string common = scenePath("atlas_2f2h.yaml") + " --compare kkt,ltl,prox-ltl --frames 12 --size 160x120 --msaa 0 --hide-ui";
+  const Output changed = runGui(common + " --set-stabilization 0.1:0.02:on");
+  ASSERT_EQ(changed.exit_code, 0) << changed.text;
+  EXPECT_NE(changed.text.find("compare: stabilization: T = 0.02 s, projection on from t = 0.1 s (step 100) for 3 solvers"),
+            std::string::npos)
+      << changed.text;
+  const Output unchanged = runGui(common);
+  ASSERT_EQ(unchanged.exit_code, 0) << unchanged.text;
+  // The solvers' divergences from the reference at 0.2 s are those of other trajectories.
+  const auto divergences = [](const std::string& text) {
+    std::string found;
+    for (std::size_t at = text.find("gui: ghost "); at != std::string::npos; at = text.find("gui: ghost ", at + 1)) {
+      const std::size_t d = text.find(" divergence ", at);
+      found += text.substr(d, text.find(' ', d + 12) - d);
+    }
+    return found;
+  };
+  EXPECT_FALSE(divergences(changed.text).empty()) << changed.text;
+  EXPECT_NE(divergences(changed.text), divergences(unchanged.text)) << changed.text << unchanged.text;
+}
