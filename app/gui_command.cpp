@@ -177,6 +177,9 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     }
     if (!o.frames) o.frames = 1;  // a screenshot run renders and exits
   }
+  if (o.wall_clock && !o.frames) {
+    throw ModelError("", "--wall-clock", "applies to --frames, which is not given (a window always follows the wall clock)");
+  }
   return o;
 }
 
@@ -223,6 +226,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`), or auto");
   gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME (or auto: a timing probe at that state) at simulated time T (repeatable)");
   gui->add_option("--frames", a->frames, "Render N frames (1/60 s of simulated time each), print the FPS, exit");
+  gui->add_flag("--wall-clock", a->options.wall_clock,
+                "With --frames: physics follows the wall clock (whole steps of the scene's dt, as in a window) "
+                "instead of 1/60 s per frame, to measure the real-time factor");
   gui->add_option("--screenshot", a->options.screenshot, "Write the last frame to this PNG (never overwritten)");
   gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();
   gui->add_option("--msaa", a->options.msaa, "Multisample anti-aliasing samples (0 = off)")->capture_default_str();

@@ -36,7 +36,11 @@ Eigen::Matrix4f inertiaBox(const Inertia& inertia) {
 Eigen::Matrix4f poseMatrix(const SE3& pose) { return transformMatrix(pose.R.cast<float>(), pose.t.cast<float>()); }
 
 void ModelView::addPrimitive(int body, const GpuMesh& mesh, const Eigen::Matrix4f& local, const Eigen::Vector4f& rgba) {
-  parts_.push_back({body, &mesh, local, rgba});
+  parts_.push_back({body, &mesh, nullptr, local, rgba});
+}
+
+void ModelView::addPrimitive(int body, const RoundMesh& mesh, const Eigen::Matrix4f& local, const Eigen::Vector4f& rgba) {
+  parts_.push_back({body, &mesh.finest(), &mesh, local, rgba});
 }
 
 ModelView::ModelView(const Model& model, Renderer& renderer, MeshCache& meshes) {
@@ -59,10 +63,13 @@ ModelView::ModelView(const Model& model, Renderer& renderer, MeshCache& meshes) 
         break;
       case VisualGeometry::Shape::Capsule: {
         addPrimitive(v.body, renderer.cylinder(), scaled(v.placement, {size.x(), size.x(), size.y()}), rgba);
+        // Two hemispheres (the halves of spheres inside the cylinder would be hidden anyway);
+        // the bottom one turned half a turn about x to face -z.
         for (float end : {-0.5f, 0.5f}) {
           SE3 cap = v.placement;
           cap.t += v.placement.R.col(2) * static_cast<double>(end * size.y());
-          addPrimitive(v.body, renderer.sphere(), scaled(cap, Eigen::Vector3f::Constant(size.x())), rgba);
+          if (end < 0.0f) cap.R = cap.R * Eigen::Vector3d(1.0, -1.0, -1.0).asDiagonal();
+          addPrimitive(v.body, renderer.hemisphere(), scaled(cap, Eigen::Vector3f::Constant(size.x())), rgba);
         }
         break;
       }
@@ -90,7 +97,9 @@ void ModelView::draw(Renderer& renderer, std::span<const Eigen::Matrix4f> body_p
     if (part.body >= static_cast<int>(body_poses.size())) continue;
     Eigen::Vector4f rgba = style.use_tint ? style.tint : part.rgba;
     if (part.body == style.highlighted_body) rgba.head<3>() = Eigen::Vector3f(1.0f, 0.15f, 0.1f);
-    renderer.drawSolid(*part.mesh, body_poses[part.body] * part.local, rgba, solid);
+    const Eigen::Matrix4f world = body_poses[part.body] * part.local;
+    if (part.round != nullptr) renderer.drawSolid(*part.round, world, rgba, solid);
+    else renderer.drawSolid(*part.mesh, world, rgba, solid);
   }
 }
 

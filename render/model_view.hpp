@@ -42,11 +42,13 @@ class ModelView {
  private:
   struct Part {
     int body = 0;
-    const GpuMesh* mesh = nullptr;
+    const GpuMesh* mesh = nullptr;     // bounds and picking (a round part's finest level)
+    const RoundMesh* round = nullptr;  // drawn at the level of detail of its size on screen
     Eigen::Matrix4f local;  // body from mesh (scaled)
     Eigen::Vector4f rgba;
   };
   void addPrimitive(int body, const GpuMesh& mesh, const Eigen::Matrix4f& local, const Eigen::Vector4f& rgba);
+  void addPrimitive(int body, const RoundMesh& mesh, const Eigen::Matrix4f& local, const Eigen::Vector4f& rgba);
 
   std::vector<Part> parts_;
   std::vector<std::string> warnings_;

@@ -5,6 +5,7 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -83,7 +84,7 @@ out float height;
 void main() {
   vec2 p = vec2((gl_VertexID == 1) ? 3.0 : -1.0, (gl_VertexID == 2) ? 3.0 : -1.0);
   height = 0.5 * p.y + 0.5;
-  gl_Position = vec4(p, 0.9999, 1.0);
+  gl_Position = vec4(p, 0.99999, 1.0);  // behind the ground's far edge at every camera distance
 })";
 
 constexpr const char* kSkyFragment = R"(#version 330 core
@@ -123,8 +124,9 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   sky_shader_ = std::make_unique<ShaderProgram>("sky", kSkyVertex, kSkyFragment);
   line_shader_ = std::make_unique<ShaderProgram>("line", kLineVertex, kLineFragment);
   box_ = std::make_unique<GpuMesh>(unitBox());
-  sphere_ = std::make_unique<GpuMesh>(unitSphere());
-  cylinder_ = std::make_unique<GpuMesh>(unitCylinder());
+  sphere_ = std::make_unique<RoundMesh>([](int n) { return unitSphere(n, n / 2); }, false);
+  hemisphere_ = std::make_unique<RoundMesh>([](int n) { return unitHemisphere(n, std::max(2, n / 4)); }, false);
+  cylinder_ = std::make_unique<RoundMesh>([](int n) { return unitCylinder(n); }, true);
   cone_ = std::make_unique<GpuMesh>(unitCone());
   glGenVertexArrays(1, &empty_vao_);
   glGenVertexArrays(1, &line_vao_);
@@ -181,20 +183,19 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
   glClearColor(kHorizon.x(), kHorizon.y(), kHorizon.z(), 1.0f);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   if (samples_ > 1) glEnable(GL_MULTISAMPLE);
-  glEnable(GL_BLEND);
+  // Blending only where something is translucent: in a software rasteriser every blended
+  // pixel reads the framebuffer back.
+  glDisable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
 
-  view_projection_ = camera.projection(static_cast<float>(width_) / static_cast<float>(height_)) * camera.view();
+  const Eigen::Matrix4f projection = camera.projection(static_cast<float>(width_) / static_cast<float>(height_));
+  view_projection_ = projection * camera.view();
+  pixels_per_unit_at_unit_depth_ = 0.5f * static_cast<float>(height_) * projection(1, 1);
   eye_ = camera.eye();
 
-  glDepthMask(GL_FALSE);
-  sky_shader_->use();
-  sky_shader_->set("horizon", kHorizon);
+  // The ground first, slightly behind its true depth so that geometry resting on z = 0 wins;
+  // then the sky behind everything, shaded only where the ground left the cleared depth.
   glBindVertexArray(empty_vao_);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glDepthMask(GL_TRUE);
-
-  // The ground is drawn slightly behind its true depth so that geometry resting on z = 0 wins.
   glEnable(GL_POLYGON_OFFSET_FILL);
   glPolygonOffset(1.0f, 1.0f);
   ground_shader_->use();
@@ -203,8 +204,26 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
   ground_shader_->set("eye", eye_);
   ground_shader_->set("horizon", kHorizon);
   glDrawArrays(GL_TRIANGLES, 0, 6);
-  glBindVertexArray(0);
   glDisable(GL_POLYGON_OFFSET_FILL);
+
+  glDepthMask(GL_FALSE);
+  sky_shader_->use();
+  sky_shader_->set("horizon", kHorizon);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glDepthMask(GL_TRUE);
+  glBindVertexArray(0);
+}
+
+float Renderer::pixelRadius(const Eigen::Vector3f& centre, float radius) const {
+  const float depth = view_projection_.row(3).dot(centre.homogeneous());  // clip w: the distance along the view
+  if (!(depth > 1e-3f)) return std::numeric_limits<float>::infinity();   // at or behind the eye: the finest
+  return radius * pixels_per_unit_at_unit_depth_ / depth;
+}
+
+void Renderer::drawSolid(const RoundMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba,
+                         const SolidStyle& style) {
+  const Eigen::Vector3f centre = model.topRightCorner<3, 1>();
+  drawSolid(mesh.forPixelRadius(pixelRadius(centre, mesh.radiusUnder(model))), model, rgba, style);
 }
 
 void Renderer::drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba,
@@ -220,11 +239,17 @@ void Renderer::drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, cons
   color.w() *= style.alpha_scale;
   solid_shader_->set("color", color);
   const bool translucent = color.w() < 0.999f;
-  if (translucent) glDepthMask(GL_FALSE);
+  if (translucent) {
+    glDepthMask(GL_FALSE);
+    glEnable(GL_BLEND);
+  }
   if (style.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
   mesh.draw();
   if (style.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-  if (translucent) glDepthMask(GL_TRUE);
+  if (translucent) {
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+  }
 }
 
 void Renderer::drawArrow(const Eigen::Vector3f& from, const Eigen::Vector3f& to, float radius, const Eigen::Vector4f& rgba) {
@@ -257,7 +282,9 @@ void Renderer::drawLines(const std::vector<Eigen::Vector3f>& points, const Eigen
   glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(points.size() * sizeof(Eigen::Vector3f)), points.data(),
                GL_STREAM_DRAW);
   if (on_top) glDisable(GL_DEPTH_TEST);
+  if (rgba.w() < 0.999f) glEnable(GL_BLEND);
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(points.size() & ~std::size_t{1}));
+  glDisable(GL_BLEND);
   if (on_top) glEnable(GL_DEPTH_TEST);
   glBindVertexArray(0);
 }

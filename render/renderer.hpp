@@ -9,6 +9,7 @@
 
 #include "render/camera.hpp"
 #include "render/gl/mesh.hpp"
+#include "render/gl/round_mesh.hpp"
 #include "render/gl/shader.hpp"
 
 namespace loopsim::render {
@@ -32,6 +33,10 @@ class Renderer {
   void beginScene(int width, int height, const OrbitCamera& camera);
   /// A solid: `mesh` placed by `model` (world from mesh, may scale), colour rgba.
   void drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
+  /// A round solid at the level of detail its size on screen needs (RoundMesh).
+  void drawSolid(const RoundMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
+  /// Pixels spanned by a length `radius` at world point `centre`, in the view of the current scene.
+  float pixelRadius(const Eigen::Vector3f& centre, float radius) const;
   /// A shaded arrow from `from` to `to` (shaft radius `radius`).
   void drawArrow(const Eigen::Vector3f& from, const Eigen::Vector3f& to, float radius, const Eigen::Vector4f& rgba);
   /// A coordinate frame (x red, y green, z blue) of the given axis length.
@@ -42,8 +47,9 @@ class Renderer {
   void endScene();
 
   const GpuMesh& box() const { return *box_; }
-  const GpuMesh& sphere() const { return *sphere_; }
-  const GpuMesh& cylinder() const { return *cylinder_; }
+  const RoundMesh& sphere() const { return *sphere_; }
+  const RoundMesh& hemisphere() const { return *hemisphere_; }
+  const RoundMesh& cylinder() const { return *cylinder_; }
   const GpuMesh& cone() const { return *cone_; }
 
  private:
@@ -55,8 +61,10 @@ class Renderer {
   unsigned fbo_ = 0, color_rb_ = 0, depth_rb_ = 0;
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
   std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, sky_shader_, line_shader_;
-  std::unique_ptr<GpuMesh> box_, sphere_, cylinder_, cone_;
+  std::unique_ptr<GpuMesh> box_, cone_;
+  std::unique_ptr<RoundMesh> sphere_, hemisphere_, cylinder_;
   Eigen::Matrix4f view_projection_ = Eigen::Matrix4f::Identity();
+  float pixels_per_unit_at_unit_depth_ = 1.0f;  // half the viewport height times the projection's y scale
   Eigen::Vector3f eye_ = Eigen::Vector3f::Zero();
 };
 

@@ -36,7 +36,11 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr double kFramePeriod = 1.0 / 60.0;  // simulated time per rendered frame (at speed 1)
+constexpr double kFramePeriod = 1.0 / 60.0;  // simulated time per rendered frame (at speed 1) in a scripted run
+// Interactively the wall clock since the last frame drives physics, at most this much per frame
+// and this long stepping in it: a slow frame never starts a spiral of ever longer frames.
+constexpr double kMaxFrameAdvance = 0.1;
+constexpr auto kMaxStepping = std::chrono::milliseconds(40);
 
 // Files dropped on the window since the last frame (GLFW calls back during polling).
 std::vector<std::string>& droppedFiles() {
@@ -138,7 +142,15 @@ class GuiApp {
   void handleInput();
   void carryOutRequests();
   void advancePhysics(double wall_dt);
+  /// Scripted runs (--frames) advance a fixed simulated time per frame, so that they are reproducible.
+  bool fixedPerFrame() const { return options_.frames.has_value() && !options_.wall_clock; }
+  /// The simulated time this frame adds (before the slow-motion factor) and the stepping deadline.
+  double frameAdvance(double wall_dt) const { return fixedPerFrame() ? kFramePeriod : std::min(wall_dt, kMaxFrameAdvance); }
+  std::optional<Clock::time_point> steppingDeadline() const {
+    return fixedPerFrame() ? std::nullopt : std::optional(Clock::now() + kMaxStepping);
+  }
   void stepWithSwitches(long target_steps, std::optional<Clock::time_point> deadline);
+  void advanceComparison(long target_steps, std::optional<Clock::time_point> deadline);
   void checkDivergence();
   void drawScene(int width, int height);
   void drawUi();
@@ -382,6 +394,30 @@ void GuiApp::setJoint(int joint, double value) {
 
 void GuiApp::setStabilization(double time_constant, bool projection) {
   if (!session_) return;
+  // The panel shows what is in force, and a comparison (re)started later takes it.
+  state_.time_constant = time_constant;
+  state_.projection = projection;
+  if (comparison_) {
+    // A running comparison takes the change on its next step, every solver alike (the session waits meanwhile).
+    SolverComparison& c = comparison_->comparison();
+    try {
+      int changed = 0;
+      for (ComparedSolver& s : c.solvers()) {
+        if (!s.running()) continue;
+        s.simulation->setStabilization(time_constant, projection);
+        ++changed;
+      }
+      spdlog::info("compare: stabilization: T = {} s, projection {} from t = {} s (step {}) for {} solvers", time_constant,
+                   projection ? "on" : "off", c.time(), c.stepCount(), changed);
+      state_.say("comparison: Baumgarte T = " + std::to_string(time_constant) + " s, projection " +
+                 (projection ? "on" : "off") + " from t = " + std::to_string(c.time()) + " s");
+    } catch (const std::exception& e) {
+      state_.error = std::string("Cannot change the comparison's stabilization:\n") + e.what();
+      spdlog::error("cannot change the comparison's stabilization: {}", e.what());
+      switch_failed_ = true;
+    }
+    return;
+  }
   try {
     session_->simulation().setStabilization(time_constant, projection);
     session_->sceneForReset().time_constant = time_constant;  // a reset keeps them
@@ -639,7 +675,7 @@ void GuiApp::carryOutRequests() {
   }
   if (requests.step && !state_.running && comparison_) {
     resumeComparisonFromView();  // a step from a past state continues from it
-    comparison_->advanceTo(comparison_->comparison().stepCount() + 1);
+    advanceComparison(comparison_->comparison().stepCount() + 1, std::nullopt);
     sim_target_time_ = comparison_->comparison().time();
     requests.step = false;
   }
@@ -714,10 +750,24 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
   session_->advanceTo(target_steps, deadline);
 }
 
+void GuiApp::advanceComparison(long target_steps, std::optional<Clock::time_point> deadline) {
+  // --set-stabilization reaches every compared solver at its step, as the panel's change does.
+  const auto& changes = options_.stabilization_changes;
+  while (next_stabilization_ < changes.size()) {
+    const long at = comparison_->stepsFor(changes[next_stabilization_].time);
+    if (at > target_steps) break;
+    comparison_->advanceTo(at, deadline);
+    if (comparison_->comparison().stepCount() < at) return;  // out of time, or every solver stopped
+    const auto& change = changes[next_stabilization_++];
+    setStabilization(change.time_constant, change.projection);
+  }
+  comparison_->advanceTo(target_steps, deadline);
+}
+
 void GuiApp::advancePhysics(double wall_dt) {
   if (!session_) return;
   if (timeline_) {  // playback: 1/60 s of record time per frame in a --frames run, else the wall clock
-    timeline_->advance(options_.frames ? kFramePeriod : std::min(wall_dt, 0.1));
+    timeline_->advance(frameAdvance(wall_dt));
     return;
   }
   if (comparison_) {
@@ -727,12 +777,9 @@ void GuiApp::advancePhysics(double wall_dt) {
       sim_target_time_ = c.time();
       return;
     }
-    const bool fixed = options_.frames.has_value();
-    sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
-    const std::optional<Clock::time_point> deadline =
-        fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+    sim_target_time_ += state_.speed() * frameAdvance(wall_dt);
     const long target = comparison_->stepsFor(sim_target_time_);
-    comparison_->advanceTo(target, deadline);
+    advanceComparison(target, steppingDeadline());
     if (c.stepCount() < target && c.anyRunning()) sim_target_time_ = c.time();  // fell behind: no debt
     comparison_->sampleFrame();
     return;
@@ -744,12 +791,11 @@ void GuiApp::advancePhysics(double wall_dt) {
     return;
   }
   // A --frames run advances exactly 1/60 s per frame; interactively, the wall clock (capped) drives it.
-  const bool fixed = options_.frames.has_value();
-  sim_target_time_ += state_.speed() * (fixed ? kFramePeriod : std::min(wall_dt, 0.1));
-  const std::optional<Clock::time_point> deadline =
-      fixed ? std::nullopt : std::optional(Clock::now() + std::chrono::milliseconds(40));
+  // Either way the steps are whole steps of the scene's dt, the rest of the target carried to the next
+  // frame, so what is drawn never changes the trajectory (only which of its states are drawn).
+  sim_target_time_ += state_.speed() * frameAdvance(wall_dt);
   const long target = session_->stepsFor(sim_target_time_);
-  stepWithSwitches(target, deadline);
+  stepWithSwitches(target, steppingDeadline());
   if (sim.stepCount() < target && !sim.diverged()) sim_target_time_ = sim.time();  // fell behind: no debt
   session_->sampleFrame();
 }

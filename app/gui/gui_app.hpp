@@ -18,6 +18,9 @@ struct GuiOptions {
   std::string solver;  // empty: the scene's
   std::vector<std::pair<double, std::string>> solver_switches;  // (simulated time, solver), sorted
   std::optional<long> frames;  // render this many frames then exit (1/60 s of simulated time each)
+  // With frames: physics follows the wall clock as in an interactive window instead of
+  // 1/60 s per frame (measures the real-time factor; the frames' simulated times are not reproducible).
+  bool wall_clock = false;
   std::string screenshot;      // PNG written after the last frame (must not exist)
   int width = 1280, height = 720;
   int msaa = 4;

@@ -19,9 +19,11 @@ struct MeshData {
 };
 
 // Unit primitives, centred at the origin: box of side 1; sphere of radius 1;
+// hemisphere of radius 1 on the z >= 0 side (a capsule's cap);
 // cylinder of radius 1 and length 1 along z; cone of radius 1 from z = 0 to 1.
 MeshData unitBox();
 MeshData unitSphere(int slices = 20, int stacks = 10);
+MeshData unitHemisphere(int slices, int stacks);
 MeshData unitCylinder(int slices = 32);
 MeshData unitCone(int slices = 24);
 
@@ -35,6 +37,7 @@ class GpuMesh {
   void draw() const;
   const Eigen::Vector3f& minCorner() const { return min_corner_; }
   const Eigen::Vector3f& maxCorner() const { return max_corner_; }
+  int triangleCount() const { return index_count_ / 3; }
 
  private:
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;

@@ -267,6 +267,44 @@ TEST(Gui, RecordsOfTheGuiAndOfRunHaveOneFormatAndBothReplayBitForBit) {
   }
 }
 
+// --wall-clock: physics follows the wall clock as in a window, yet in whole steps of the
+// scene's dt, so the states reached are a prefix of `loopsim run`'s trajectory bit for bit
+// (what is drawn, and how fast, only decides how far it gets), and never ahead of the wall clock.
+TEST(Gui, WallClockPhysicsStaysOnTheTrajectoryOfRunAndNeverAheadOfTheClock) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path csv = freshPath("wall_clock.csv"), run_csv = freshPath("wall_clock_run.csv");
+  const Output gui = runGui(scenePath("four_bar.yaml") + " --frames 20 --wall-clock --size 160x120 --msaa 0 --hide-ui --record " + csv.string());
+  ASSERT_EQ(gui.exit_code, 0) << gui.text;
+  double wall = 0.0, simulated = 0.0;
+  const std::size_t at = gui.text.find("gui: 20 frames in ");
+  ASSERT_NE(at, std::string::npos) << gui.text;
+  ASSERT_EQ(std::sscanf(gui.text.c_str() + at, "gui: 20 frames in %lf s", &wall), 1) << gui.text;
+  const std::size_t sim_at = gui.text.find("simulated ", at);
+  ASSERT_NE(sim_at, std::string::npos) << gui.text;
+  ASSERT_EQ(std::sscanf(gui.text.c_str() + sim_at, "simulated %lf s", &simulated), 1) << gui.text;
+  EXPECT_LE(simulated, wall + 0.001) << "at most the wall time (rounded to a whole 1 ms step)\n" << gui.text;
+  // At most 0.1 s per frame: 2 s; the run goes further and the GUI's rows are its first ones.
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 2.1 --quiet --record " + run_csv.string()).exit_code, 0);
+  const loopsim::CsvTable g = loopsim::readCsv(csv), r = loopsim::readCsv(run_csv);
+  ASSERT_EQ(g.columns, r.columns);
+  ASSERT_GE(g.rows.size(), 2u);
+  ASSERT_LT(g.rows.size(), r.rows.size());
+  for (std::size_t k = 0; k < g.rows.size(); ++k) {
+    const bool last = k + 1 == g.rows.size();  // the final state: no step taken from it (no torques, no λ)
+    for (std::size_t c = 0; c < g.columns.size(); ++c) {
+      const std::string& column = g.columns[c];
+      if (column.rfind("timing:", 0) == 0) continue;
+      if (last && column != "t" && column.rfind("q:", 0) != 0 && column.rfind("v:", 0) != 0) continue;
+      const double a = g.rows[k][c], b = r.rows[k][c];
+      ASSERT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << column << " at row " << k << ": " << a << " vs " << b;
+    }
+  }
+  for (const fs::path& p : {csv, run_csv}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
 TEST(Gui, KeysPauseStepResetAndQuit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
@@ -422,7 +460,8 @@ TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
            {"--camera 1,2,-3", "--camera: '1,2,-3': the distance must be > 0"},
            {"--show frames,bogus", "--show: unknown item 'bogus'"},
            {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
-           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"}}) {
+           {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"},
+           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"}}) {
     const Output out = runLoopsim("gui " + scene + " " + arguments);
     EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
     EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
@@ -1082,4 +1121,30 @@ TEST(Gui, LiveBaumgarteAndProjectionChangesApplyOnTheNextStepAndTheRecordReplays
     fs::remove(p);
     fs::remove(fs::path(p).replace_extension(".json"));
   }
+}
+
+// The panel's live Baumgarte T and projection reach a running comparison too: every compared
+// solver from the same step (scripted here by --set-stabilization, which is that change).
+TEST(Gui, LiveStabilizationChangesReachARunningComparison) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  // Atlas 2F+2H: ltl and prox-ltl differ from kkt by rounding, which the projection changes.
+  const std::string common = scenePath("atlas_2f2h.yaml") + " --compare kkt,ltl,prox-ltl --frames 12 --size 160x120 --msaa 0 --hide-ui";
+  const Output changed = runGui(common + " --set-stabilization 0.1:0.02:on");
+  ASSERT_EQ(changed.exit_code, 0) << changed.text;
+  EXPECT_NE(changed.text.find("compare: stabilization: T = 0.02 s, projection on from t = 0.1 s (step 100) for 3 solvers"),
+            std::string::npos)
+      << changed.text;
+  const Output unchanged = runGui(common);
+  ASSERT_EQ(unchanged.exit_code, 0) << unchanged.text;
+  // The solvers' divergences from the reference at 0.2 s are those of other trajectories.
+  const auto divergences = [](const std::string& text) {
+    std::string found;
+    for (std::size_t at = text.find("gui: ghost "); at != std::string::npos; at = text.find("gui: ghost ", at + 1)) {
+      const std::size_t d = text.find(" divergence ", at);
+      found += text.substr(d, text.find(' ', d + 12) - d);
+    }
+    return found;
+  };
+  EXPECT_FALSE(divergences(changed.text).empty()) << changed.text;
+  EXPECT_NE(divergences(changed.text), divergences(unchanged.text)) << changed.text << unchanged.text;
 }
