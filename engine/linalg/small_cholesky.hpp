@@ -1,36 +1,78 @@
 #pragma once
 // Dense Cholesky A = G Gᵀ for the small symmetric positive (semi-)definite
-// systems the solvers factor at every solve: Delassus matrices of a few dozen
-// rows. Eigen's LLT is blocked for large matrices; at these sizes its
-// bookkeeping (gemv calls, triangular-solve kernels) costs more than the
-// m³/6 products, so this is the plain row-oriented algorithm over a
-// row-major factor (each pivot row's prefix is contiguous). Sized once; no
-// allocation in factorize or solveInPlace.
+// systems the solvers factor at every solve: Delassus matrices and joint or
+// cluster blocks of a few dozen rows at most. Eigen's LLT is blocked for
+// large matrices; at these sizes its bookkeeping (gemv calls, triangular
+// kernels) costs more than the m³/6 products. One algorithm (row by row, each
+// entry a dot product over the row prefixes of G) serves two storages: in
+// place on any column-major block, and SmallCholesky's own row-major factor,
+// where the prefixes are contiguous. No allocation.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <loopsim/spatial/types.hpp>
 
 namespace loopsim {
 
+/// In-place Cholesky of the lower triangle of A (A = G Gᵀ, G lower; the upper
+/// triangle is neither read nor written). Returns the smallest pivot (before
+/// its square root) over the largest diagonal entry of A, or 0 when a pivot
+/// is not positive: the exact solvers treat a ratio <= kCholeskyCollapseRatio
+/// as a collapsed (rank-deficient) matrix.
+double choleskyInPlace(Eigen::Ref<MatrixX> A);
+/// x ← (G Gᵀ)⁻¹ x with G from choleskyInPlace.
+void choleskySolveInPlace(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX> x);
+
+inline constexpr double kCholeskyCollapseRatio = 1e-12;
+
+/// A Cholesky factor with its own row-major storage, sized once.
 class SmallCholesky {
  public:
-  explicit SmallCholesky(int n = 0) : factor_(n, n) {}
+  explicit SmallCholesky(int n = 0) : factor_(RowMajorMatrix::Zero(n, n)) {}
 
-  /// Factors A + shift·I (A's lower triangle is read). Returns the smallest
-  /// pivot (before its square root) over the largest diagonal entry of
-  /// A + shift·I, or 0 when a pivot is not positive or not finite: callers
-  /// treat a ratio <= 1e-12 as a collapsed (rank-deficient) matrix.
+  /// Factors A + shift·I (A's lower triangle is read); returns choleskyInPlace's ratio.
   double factorize(const Eigen::Ref<const MatrixX>& A, double shift = 0.0);
-
-  /// x ← (G Gᵀ)⁻¹ x with the last factorisation. No allocation.
+  /// x ← (A + shift·I)⁻¹ x with the last factorisation.
   void solveInPlace(Eigen::Ref<VectorX> x) const;
 
   int size() const { return static_cast<int>(factor_.rows()); }
 
  private:
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> factor_;  // G, lower triangle
+  using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  RowMajorMatrix factor_;  // G in the lower triangle
 };
 
-/// The collapse test of the exact solvers: a pivot ratio from
-/// SmallCholesky::factorize at or below this is rank deficient.
-inline constexpr double kCholeskyCollapseRatio = 1e-12;
+namespace detail {
+
+template <class Factor>
+double choleskyRows(Factor& A) {
+  const int n = static_cast<int>(A.rows());
+  if (n == 0) return 1.0;
+  const double scale = A.diagonal().maxCoeff();
+  double min_pivot = std::numeric_limits<double>::infinity();
+  for (int j = 0; j < n; ++j) {
+    const auto row_j = A.row(j).head(j);
+    const double d = A(j, j) - row_j.squaredNorm();
+    if (!(d > 0.0)) return 0.0;
+    const double g = std::sqrt(d);
+    A(j, j) = g;
+    min_pivot = std::min(min_pivot, d);
+    for (int i = j + 1; i < n; ++i) A(i, j) = (A(i, j) - A.row(i).head(j).dot(row_j)) / g;
+  }
+  return scale > 0.0 ? min_pivot / scale : 0.0;
+}
+
+template <class Factor, class Vector>
+void choleskySolveRows(const Factor& G, Vector& x) {
+  const int n = static_cast<int>(G.rows());
+  for (int i = 0; i < n; ++i) x[i] = (x[i] - G.row(i).head(i).dot(x.head(i))) / G(i, i);  // G y = x
+  for (int i = n - 1; i >= 0; --i) {                                                       // Gᵀ x = y
+    x[i] /= G(i, i);
+    x.head(i) -= x[i] * G.row(i).head(i).transpose();
+  }
+}
+
+}  // namespace detail
 
 }  // namespace loopsim

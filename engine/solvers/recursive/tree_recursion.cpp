@@ -306,39 +306,4 @@ double TreeRecursion::residual() const {
   return worst;
 }
 
-double choleskyInPlace(Eigen::Ref<MatrixX> A) {
-  const int n = static_cast<int>(A.rows());
-  if (n == 0) return 1.0;
-  const double scale = A.diagonal().maxCoeff();
-  double min_pivot = std::numeric_limits<double>::infinity();
-  for (int j = 0; j < n; ++j) {
-    double d = A(j, j);
-    for (int k = 0; k < j; ++k) d -= A(j, k) * A(j, k);
-    if (!(d > 0.0)) return 0.0;
-    const double g = std::sqrt(d);
-    A(j, j) = g;
-    min_pivot = std::min(min_pivot, d);
-    for (int i = j + 1; i < n; ++i) {
-      double s = A(i, j);
-      for (int k = 0; k < j; ++k) s -= A(i, k) * A(j, k);
-      A(i, j) = s / g;
-    }
-  }
-  return scale > 0.0 ? min_pivot / scale : 0.0;
-}
-
-void choleskySolveInPlace(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX> x) {
-  const int n = static_cast<int>(G.rows());
-  for (int i = 0; i < n; ++i) {
-    double s = x[i];
-    for (int k = 0; k < i; ++k) s -= G(i, k) * x[k];
-    x[i] = s / G(i, i);
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    double s = x[i];
-    for (int k = i + 1; k < n; ++k) s -= G(k, i) * x[k];
-    x[i] = s / G(i, i);
-  }
-}
-
 }  // namespace loopsim

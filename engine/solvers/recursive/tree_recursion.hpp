@@ -32,6 +32,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/model/data.hpp>
 
 namespace loopsim {
@@ -236,11 +237,5 @@ void factorJoint(const Model& model, Data& data, int i, const VectorX& added_ine
   }
 }
 
-/// In-place dense Cholesky of the lower triangle of A (A = G Gᵀ, G lower).
-/// Returns min pivot² / max diagonal (the collapse test of choleskyCollapsed),
-/// 0 when a pivot is not positive. No allocation.
-double choleskyInPlace(Eigen::Ref<MatrixX> A);
-/// x ← (G Gᵀ)⁻¹ x with G from choleskyInPlace. No allocation.
-void choleskySolveInPlace(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX> x);
 
 }  // namespace loopsim
