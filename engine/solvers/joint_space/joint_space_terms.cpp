@@ -251,15 +251,33 @@ void JointSpaceTerms::assembleDelassus() {
     for (int d = c + 1; d < set_.size(); ++d, ++pair) {
       const int od = set_.rowOffset(d), md = set_[d].dimension();
       const double* yd = y_values_.data() + y_begin_[d];
-      auto block = delassus_.block(oc, od, mc, md);
-      block.setZero();
-      for (int k = pair_begin_[pair]; k < pair_begin_[pair + 1]; ++k) {
-        const SharedDof& shared = pair_dofs_[k];
-        const Eigen::Map<const VectorX> yp(yc + shared.position_c * mc, mc);
-        const Eigen::Map<const VectorX> yq(yd + shared.position_d * md, md);
-        block.noalias() += yp * (Dinv[shared.dof] * yq).transpose();
-      }
-      delassus_.block(od, oc, md, mc) = block.transpose();
+      const int begin = pair_begin_[pair], end = pair_begin_[pair + 1];
+      withRowWidth(mc, [&](auto fixed_c) {
+        withRowWidth(md, [&](auto fixed_d) {
+          constexpr int Wc = decltype(fixed_c)::value, Wd = decltype(fixed_d)::value;
+          if constexpr (Wc > 0 && Wd > 0) {
+            Eigen::Matrix<double, Wc, Wd> block = Eigen::Matrix<double, Wc, Wd>::Zero();
+            for (int k = begin; k < end; ++k) {
+              const SharedDof& shared = pair_dofs_[k];
+              const Eigen::Map<const Eigen::Matrix<double, Wc, 1>> yp(yc + shared.position_c * Wc);
+              const Eigen::Map<const Eigen::Matrix<double, Wd, 1>> yq(yd + shared.position_d * Wd);
+              block.noalias() += yp * (Dinv[shared.dof] * yq).transpose();
+            }
+            delassus_.block<Wc, Wd>(oc, od) = block;
+            delassus_.block<Wd, Wc>(od, oc) = block.transpose();
+          } else {
+            auto block = delassus_.block(oc, od, mc, md);
+            block.setZero();
+            for (int k = begin; k < end; ++k) {
+              const SharedDof& shared = pair_dofs_[k];
+              const Eigen::Map<const VectorX> yp(yc + shared.position_c * mc, mc);
+              const Eigen::Map<const VectorX> yq(yd + shared.position_d * md, md);
+              block.noalias() += yp * (Dinv[shared.dof] * yq).transpose();
+            }
+            delassus_.block(od, oc, md, mc) = block.transpose();
+          }
+        });
+      });
     }
   }
 }
