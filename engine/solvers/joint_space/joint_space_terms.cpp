@@ -206,12 +206,24 @@ void JointSpaceTerms::reduceJacobian() {
       }
       // Y_c = L⁻ᵀ Jᵀ over S_c: root-ward sweep, y_p -= U(j, k) y_k for the
       // descendants k of j = S_c[p] in S_c (the next run[p] rows).
+      constexpr int W = decltype(fixed)::value;
       for (int p = count - 1; p >= 0; --p) {
         double* yp = y + p * w;
-        for (int r = p + 1; r <= p + run[p]; ++r) {
-          const double u = ltl_.L(dofs[r], dofs[p]);
-          const double* yr = y + r * w;
-          for (int a = 0; a < w; ++a) yp[a] -= u * yr[a];
+        if constexpr (W > 0) {
+          // Accumulate in registers: through yp the stores would alias the
+          // loads of yr and serialise the loop.
+          Eigen::Matrix<double, W, 1> row = Eigen::Map<const Eigen::Matrix<double, W, 1>>(yp);
+          for (int r = p + 1; r <= p + run[p]; ++r) {
+            row -= ltl_.L(dofs[r], dofs[p]) * Eigen::Map<const Eigen::Matrix<double, W, 1>>(y + r * W);
+          }
+          Eigen::Map<Eigen::Matrix<double, W, 1>> out(yp);
+          out = row;
+        } else {
+          for (int r = p + 1; r <= p + run[p]; ++r) {
+            const double u = ltl_.L(dofs[r], dofs[p]);
+            const double* yr = y + r * w;
+            for (int a = 0; a < w; ++a) yp[a] -= u * yr[a];
+          }
         }
       }
     });
