@@ -160,6 +160,16 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 }
 
+// Zeroes rows 0..dim-1 of the columns of the body's support.
+void clearBodyJacobianColumns(const Model& model, int body, int dim, Eigen::Ref<MatrixX> J_rows) {
+  for (int j = body; j > 0; j = model.parent[j]) {
+    const int iv = model.idx_v[j];
+    for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
+      for (int r = 0; r < dim; ++r) J_rows(r, k) = 0.0;
+    }
+  }
+}
+
 // J_rows += K · J_body, touching only the columns of the body's support (the
 // dofs on its path to the root): column k of the body Jacobian (Local, at the
 // body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k,
@@ -200,7 +210,10 @@ void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen
     const Constraint& c = set[i];
     if ((terms & kConstraintJacobian) && c.kind != ConstraintKind::Coupling) {
       auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
-      rows.setZero();
+      // Only the columns on the two bodies' paths to the root are ever
+      // written (the rest stay zero from construction): clear just those.
+      clearBodyJacobianColumns(model, c.body1, c.dimension(), rows);
+      clearBodyJacobianColumns(model, c.body2, c.dimension(), rows);
       addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), rows);
       addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), rows);
     }
