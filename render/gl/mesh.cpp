@@ -47,11 +47,15 @@ MeshData unitBox() {
   return mesh;
 }
 
-MeshData unitSphere(int slices, int stacks) {
+namespace {
+
+// A unit sphere's band from the +z pole down to polar angle `theta_end`
+// (π: the whole sphere, π/2: the upper hemisphere), normals outward.
+MeshData unitSphereCap(int slices, int stacks, float theta_end) {
   MeshData mesh;
   constexpr float pi = std::numbers::pi_v<float>;
   for (int i = 0; i <= stacks; ++i) {
-    const float theta = pi * static_cast<float>(i) / static_cast<float>(stacks);
+    const float theta = theta_end * static_cast<float>(i) / static_cast<float>(stacks);
     for (int j = 0; j <= slices; ++j) {
       const float phi = 2.0f * pi * static_cast<float>(j) / static_cast<float>(slices);
       const Eigen::Vector3f p(std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta));
@@ -68,25 +72,12 @@ MeshData unitSphere(int slices, int stacks) {
   return mesh;
 }
 
+}  // namespace
+
+MeshData unitSphere(int slices, int stacks) { return unitSphereCap(slices, stacks, std::numbers::pi_v<float>); }
+
 MeshData unitHemisphere(int slices, int stacks) {
-  MeshData mesh;
-  constexpr float pi = std::numbers::pi_v<float>;
-  for (int i = 0; i <= stacks; ++i) {
-    const float theta = 0.5f * pi * static_cast<float>(i) / static_cast<float>(stacks);  // from the pole to the rim
-    for (int j = 0; j <= slices; ++j) {
-      const float phi = 2.0f * pi * static_cast<float>(j) / static_cast<float>(slices);
-      const Eigen::Vector3f p(std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta));
-      mesh.addVertex(p, p);
-    }
-  }
-  const auto at = [&](int i, int j) { return static_cast<std::uint32_t>(i * (slices + 1) + j); };
-  for (int i = 0; i < stacks; ++i) {
-    for (int j = 0; j < slices; ++j) {
-      mesh.indices.insert(mesh.indices.end(), {at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j), at(i + 1, j + 1), at(i, j + 1)});
-    }
-  }
-  mesh.computeBounds();
-  return mesh;
+  return unitSphereCap(slices, stacks, 0.5f * std::numbers::pi_v<float>);  // from the pole to the rim
 }
 
 MeshData unitCylinder(int slices) {
