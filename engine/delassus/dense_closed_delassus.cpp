@@ -16,9 +16,21 @@ namespace loopsim::detail {
 
 namespace {
 
+// Λ⁻¹_LL's size: the rows of the loop (non-world) constraints.
+int loopRowCount(const ConstraintSet& set) {
+  int rows = 0;
+  for (int c = 0; c < set.size(); ++c) {
+    if (!isWorldConstraint(set[c])) rows += set[c].dimension();
+  }
+  return rows;
+}
+
 class DenseClosedDelassus final : public DelassusAlgorithm {
  public:
-  explicit DenseClosedDelassus(const ConstraintSet& set) : dense_(makeDenseDelassus(set)) {
+  // llt_ is sized in place: Eigen's LLT(size) leaves its info field unset, so
+  // move-assigning a fresh one reads an indeterminate enum (UBSan reports it).
+  explicit DenseClosedDelassus(const ConstraintSet& set)
+      : dense_(makeDenseDelassus(set)), llt_(loopRowCount(set)) {
     for (int c = 0; c < set.size(); ++c) {
       std::vector<int>& rows = isWorldConstraint(set[c]) ? world_rows_ : loop_rows_;
       for (int r = 0; r < set[c].dimension(); ++r) rows.push_back(set.rowOffset(c) + r);
@@ -29,7 +41,6 @@ class DenseClosedDelassus final : public DelassusAlgorithm {
     loop_world_ = MatrixX::Zero(nl, nw);
     solved_ = MatrixX::Zero(nl, nw);
     world_block_ = MatrixX::Zero(nw, nw);
-    llt_ = Eigen::LLT<MatrixX>(nl);
   }
 
   std::string_view name() const override { return "dense-closed"; }
@@ -40,7 +51,10 @@ class DenseClosedDelassus final : public DelassusAlgorithm {
     for (int a = 0; a < nw; ++a) {
       for (int b = 0; b < nw; ++b) world_block_(a, b) = full_(world_rows_[a], world_rows_[b]);
     }
-    if (nl > 0) {
+    // No world rows (a mechanism of loops only): nothing to eliminate, and
+    // Eigen's triangular solve of an empty right-hand side binds a reference
+    // to its null data (UBSan reports it).
+    if (nl > 0 && nw > 0) {
       for (int a = 0; a < nl; ++a) {
         for (int b = 0; b < nl; ++b) loop_block_(a, b) = full_(loop_rows_[a], loop_rows_[b]);
         for (int b = 0; b < nw; ++b) loop_world_(a, b) = full_(loop_rows_[a], world_rows_[b]);

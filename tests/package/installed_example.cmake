@@ -2,7 +2,7 @@
 # builds examples/cpp against the installed package (find_package, not this
 # build tree), then runs it; with -DPYTHON, the same for the Python module
 # and examples/python. Like a user: no -march=native, no -Werror.
-#   cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DCXX=… [-DPYTHON=… -DPYTHON_DIR=…] -P installed_example.cmake
+#   cmake -DBUILD_DIR=… -DSOURCE_DIR=… -DWORK_DIR=… -DCXX=… [-DPYTHON=… -DPYTHON_DIR=… [-DPYTHON_PRELOAD=…]] -P installed_example.cmake
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR CXX)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "installed_example.cmake: -D${var}= is required")
@@ -74,6 +74,14 @@ endif()
 if(DEFINED PYTHON AND DEFINED PYTHON_DIR)
   set(ENV{PYTHONPATH} "${prefix}/${PYTHON_DIR}")
   set(ENV{PYTHONDONTWRITEBYTECODE} 1)
+  # -DPYTHON_PRELOAD=libasan.so:libstdc++.so (a sanitizer build): the instrumented
+  # module needs the ASan runtime loaded before the interpreter (tests/CMakeLists.txt
+  # says why libstdc++ too); CPython keeps its allocations until exit, so no leak
+  # check for it (the C++ example above keeps its own).
+  if(PYTHON_PRELOAD)
+    set(ENV{LD_PRELOAD} "${PYTHON_PRELOAD}")
+    set(ENV{ASAN_OPTIONS} "detect_leaks=0")
+  endif()
   run(${PYTHON} -c "import loopsim\nprint(loopsim.__file__)")  # no ";": it would split the list
   string(STRIP "${run_output}" module_file)
   if(NOT module_file MATCHES "^${prefix}/${PYTHON_DIR}/loopsim[^/]*\\.so$")

@@ -36,6 +36,19 @@ void noteAllocation() {
 }
 }  // namespace
 
+#if defined(__SANITIZE_ADDRESS__)
+// Under AddressSanitizer every allocation must go through its allocator: an
+// interposed malloc returning glibc memory is later passed to ASan's free (and
+// runs before ASan has initialised, aborting the binary at startup). ASan
+// calls this hook for every malloc, calloc, realloc and operator new instead
+// (it installs nothing and returns 0 unless both hooks are given).
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, std::size_t),
+                                                         void (*free_hook)(const volatile void*));
+namespace {
+[[maybe_unused]] const int hooks_installed = __sanitizer_install_malloc_and_free_hooks(
+    [](const volatile void*, std::size_t) { noteAllocation(); }, [](const volatile void*) {});
+}  // namespace
+#else
 // glibc's own entry points (exported by libc.so.6) behind the interposed ones;
 // the delete operators call __libc_free (not free) so GCC's new/free pairing
 // analysis does not see a mismatch.
@@ -81,6 +94,7 @@ void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+#endif  // __SANITIZE_ADDRESS__
 
 using namespace loopsim;
 
