@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include <loopsim/algorithms/configuration.hpp>
@@ -17,6 +18,16 @@ namespace loopsim {
 
 namespace {
 constexpr int kVelocityRefinementPasses = 3;
+
+// True when every row of r = J v is within the round-off of computing it:
+// |r_i| <= 8 ε Σ_k |J_ik v_k|.
+bool atRoundOff(const MatrixX& J, const Eigen::Ref<const VectorX>& v, const VectorX& r) {
+  constexpr double kFloor = 8.0 * std::numeric_limits<double>::epsilon();
+  for (Eigen::Index i = 0; i < J.rows(); ++i) {
+    if (std::abs(r[i]) > kFloor * J.row(i).cwiseAbs().dot(v.cwiseAbs())) return false;
+  }
+  return true;
+}
 }  // namespace
 
 ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::vector<int>& held_joints,
@@ -28,6 +39,7 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
       free_mask_(VectorX::Ones(set.model().nv)),
       free_jacobian_(MatrixX::Zero(set.dimension(), set.model().nv)),
       gram_(MatrixX::Zero(set.dimension(), set.dimension())),
+      gram_cholesky_(set.dimension()),
       gram_ldlt_(set.dimension()),
       mass_ltl_(set.model()),
       winv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
@@ -78,6 +90,23 @@ double ConstraintProjector::damping(const MatrixX& gram) const {
   return settings_.relative_damping * std::max(1.0, gram.diagonal().maxCoeff());
 }
 
+void ConstraintProjector::factorGram() {
+  const double mu = damping(gram_);
+  gram_pivoted_ = !(gram_cholesky_.factorize(gram_, mu) > 0.0);
+  if (gram_pivoted_) {
+    gram_.diagonal().array() += mu;
+    gram_ldlt_.compute(gram_);
+  }
+}
+
+void ConstraintProjector::solveGram(Eigen::Ref<VectorX> x) const {
+  if (gram_pivoted_) {
+    gram_ldlt_.solveInPlace(x);
+  } else {
+    gram_cholesky_.solveInPlace(x);
+  }
+}
+
 ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, int max_iterations) {
   const Model& model = set_.model();
   if (max_iterations <= 0) max_iterations = settings_.max_iterations;
@@ -93,9 +122,9 @@ ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, in
     ++result.iterations;
     freeJacobian(q);  // also refreshes φ(q)
     gram_.noalias() = free_jacobian_ * free_jacobian_.transpose();
-    gram_.diagonal().array() += damping(gram_);
-    gram_ldlt_.compute(gram_);
-    multiplier_ = gram_ldlt_.solve(cdata_.phi);
+    factorGram();
+    multiplier_ = cdata_.phi;
+    solveGram(multiplier_);
     step_.noalias() = -free_jacobian_.transpose() * multiplier_;
     // Backtracking: far from the manifold the linearisation can overshoot.
     double alpha = 1.0;
@@ -138,18 +167,21 @@ ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<Vector
 template <class WinvJtTimesMultiplier>
 ProjectionResult ConstraintProjector::refineVelocities(const ConstraintData& cd, Eigen::Ref<VectorX> v,
                                                        ProjectionResult result, WinvJtTimesMultiplier&& winv_jt) {
-  gram_.diagonal().array() += damping(gram_);
-  gram_ldlt_.compute(gram_);
+  factorGram();
   // The damping μ leaves a residual ~ μ/λ_min(Λ) of J v; iterative refinement
   // with the same factorisation removes it (each pass shrinks it by μ/(λ + μ)).
+  // A pass stops the refinement once J v is at the round-off of evaluating it
+  // (a few ε·Σ|J_ri v_i| per row): more passes would only move v by round-off.
   velocity_residual_ = cd.phidot;
   double correction2 = 0.0;
   for (int pass = 0; pass < kVelocityRefinementPasses; ++pass) {
-    multiplier_ = gram_ldlt_.solve(velocity_residual_);
+    multiplier_ = velocity_residual_;
+    solveGram(multiplier_);
     winv_jt();  // step_ = W⁻¹ J_fᵀ multiplier_
     v -= step_;
     correction2 += step_.squaredNorm();
     velocity_residual_.noalias() = cd.J * v;
+    if (pass + 1 < kVelocityRefinementPasses && atRoundOff(cd.J, v, velocity_residual_)) break;
   }
   result.velocity_correction = std::sqrt(correction2);
   result.velocity_residual = velocity_residual_.lpNorm<Eigen::Infinity>();

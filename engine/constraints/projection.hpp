@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 
 namespace loopsim {
@@ -67,6 +68,11 @@ class ConstraintProjector {
   double positionErrorNorm(const Eigen::Ref<const VectorX>& q);  // ‖φ(q)‖∞
   void freeJacobian(const Eigen::Ref<const VectorX>& q);          // J_f into free_jacobian_
   double damping(const MatrixX& gram) const;
+  // gram_ + damping(gram_)·I factored once, then solved in place: the small
+  // Cholesky, or Eigen's pivoting LDLT when a pivot is not positive (a
+  // redundant set whose damping is lost to round-off).
+  void factorGram();
+  void solveGram(Eigen::Ref<VectorX> x) const;
   // Held joints (consistent start only): W restricted to the free dofs, dense W⁻¹ J_fᵀ.
   ProjectionResult projectVelocitiesHolding(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v,
                                             ProjectionResult result);
@@ -87,7 +93,9 @@ class ConstraintProjector {
 
   MatrixX free_jacobian_;  // J_f, m x nv
   MatrixX gram_;           // J_f J_fᵀ + μ I  or  J_f W⁻¹ J_fᵀ + μ I, m x m
-  Eigen::LDLT<MatrixX> gram_ldlt_;
+  SmallCholesky gram_cholesky_;
+  Eigen::LDLT<MatrixX> gram_ldlt_;  // fallback of gram_cholesky_
+  bool gram_pivoted_ = false;       // the last factorGram() fell back to gram_ldlt_
   LtlFactorization mass_ltl_;  // W = Lᵀ D L in O(nv d²): a dense Cholesky is O(nv³) (minutes at 10k dofs)
   MatrixX winv_jt_;        // W⁻¹ J_fᵀ, nv x m
   VectorX multiplier_;     // size m
