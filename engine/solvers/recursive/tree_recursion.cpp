@@ -70,11 +70,18 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
     if (i > 0) (holds_rows_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
+  // Constant per body: the first pass copies them instead of recomputing them.
+  rigid_inertias_.push_back(Matrix6::Zero());
+  for (int i = 1; i < nb; ++i) {
+    rigid_inertias_.push_back(model_.body_inertias[i].matrix());
+    detail::writeMotionSubspace(model_, i, data.S);
+  }
 }
 
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed) {
+                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed,
+                          const std::vector<Matrix6>* rigid_inertias) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
@@ -86,16 +93,16 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     const int p = model.parent[i];
     const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
     data.oMi[i] = data.oMi[p] * liMi;
-    detail::writeMotionSubspace(model, i, data.S);
+    if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(data.S.middleCols<NV>(model.idx_v[i]) * v.segment<NV>(model.idx_v[i]));
+      const Motion vJ(subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
       data.v[i] = liMi.actInv(data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
     if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
-    data.Ia[i] = I.matrix();
+    data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.pa[i] -= fext[i];
   }
@@ -105,7 +112,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_);
+  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_, &rigid_inertias_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
@@ -132,8 +139,7 @@ void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
     const int p = model_.parent[i];
     data.liMi[i] = detail::jointPlacement(model_, i, q);
     data.oMi[i] = data.oMi[p] * data.liMi[i];
-    detail::writeMotionSubspace(model_, i, data.S);
-    data.Ia[i] = model_.body_inertias[i].matrix();
+    data.Ia[i] = rigid_inertias_[i];
   }
   if (m_ == 0) return;
   evaluatePositionErrors(set_, data, q, cdata);  // fills K¹
