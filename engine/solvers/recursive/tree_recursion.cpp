@@ -11,6 +11,16 @@
 
 namespace loopsim {
 
+namespace {
+
+// SE3::actInv on a Motion (parent frame to child frame), written out and
+// forced inline: in these loops the compiler keeps the member call out of line.
+[[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
+  return {liMi.R.transpose() * m.w, liMi.R.transpose() * (m.v - liMi.t.cross(m.w))};
+}
+
+}  // namespace
+
 TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : data(set.model()),
       cdata(set),
@@ -97,10 +107,10 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const Motion vJ(subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
-      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      data.v[i] = toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
-    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
+    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
@@ -199,7 +209,10 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
     if (!bias) return;
     const Vector6 pa_art = data.pa[i].toVector() + Ia_art * c + UDinv * u;
-    data.pa[p] += data.liMi[i].act(Force(pa_art));
+    // SE3::act on a Force, written out: the compiler keeps it out of line here.
+    const SE3& liMi = data.liMi[i];
+    const Vector3 f = liMi.R * pa_art.tail<3>();
+    data.pa[p] += Force(Vector3(liMi.R * pa_art.head<3>() + liMi.t.cross(f)), f);
   });
 }
 
@@ -208,7 +221,7 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = model_.idx_v[i];
-    const Motion a_pre = data.liMi[i].actInv(data.a_gf[model_.parent[i]]) + data.c[i];
+    const Motion a_pre = toChildFrame(data.liMi[i], data.a_gf[model_.parent[i]]) + data.c[i];
     Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
@@ -291,7 +304,7 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
-      const Motion da_pre = data.liMi[i].actInv(delta_a_[model_.parent[i]]);
+      const Motion da_pre = toChildFrame(data.liMi[i], delta_a_[model_.parent[i]]);
       const Eigen::Matrix<double, NV, 1> dqdd =
           data.Dinv[i].topLeftCorner<NV, NV>() *
           (delta_u_.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * da_pre.toVector());
@@ -304,10 +317,13 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
 }
 
 double TreeRecursion::residual() const {
+  // Per constraint, one 6 x 6 product (as rowErrors) instead of a strided
+  // row read per row.
   double worst = 0.0;
-  for (int r = 0; r < m_; ++r) {
-    const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
-    worst = std::max(worst, std::abs(k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r]));
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 e = cdata.K1[c] * data.a_gf[set_[c].body1].toVector();  // rows past dim unused
+    for (int r = 0; r < dim; ++r) worst = std::max(worst, std::abs(e[r] - target[b + r]));
   }
   return worst;
 }
