@@ -233,8 +233,15 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
     Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
+    // (A plain loop over the contiguous column: a dynamic-size dot costs more per call.)
     if (with_rows && n > 0) {
-      for (int k = 0; k < NV; ++k) rhs[k] += KS.col(iv + k).segment(b, n).dot(lambda.segment(b, n));
+      const double* lam = lambda.data() + b;
+      for (int k = 0; k < NV; ++k) {
+        const double* ks = KS.col(iv + k).data() + b;
+        double sum = 0.0;
+        for (int r = 0; r < n; ++r) sum += ks[r] * lam[r];
+        rhs[k] += sum;
+      }
     }
     auto qdd = vdot.segment<NV>(iv);
     qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;
