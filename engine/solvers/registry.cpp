@@ -66,8 +66,10 @@ const std::vector<SolverInfo>& solverRegistry() {
                            "PV with early elimination of multipliers (paper 000 §VIII, eqs. 56-68): world "
                            "constraints on trees, O(n + m) while at most 6 rows travel; full-rank sets"),
       entry<PvSoftSolver>("pv-soft",
-                          "soft Gauss principle through ABA (paper 000 §VI, eq. 52): world constraints on trees, "
-                          "O(n + m), per-constraint weights; soft-ltl's problem"),
+                          "soft Gauss principle (paper 000 §VI): eq. 52 through ABA, O(n + m), while the "
+                          "weights are soft enough for its round-off, else the compliance form on PV's recursion "
+                          "(L^A + W⁻¹ at the root, pv's cost); world constraints on trees, per-constraint "
+                          "weights; soft-ltl's problem"),
       entry<ConstrainedAbaSolver>("constrained-aba",
                                   "augmented-Lagrangian ABA (paper 001 Alg. 1-3, §IV-A eq. 35): world constraints "
                                   "on trees, O(n + m) per iteration, reduced two-sweep after the first; redundant "

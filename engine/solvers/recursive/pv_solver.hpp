@@ -11,7 +11,7 @@
 // base joint is eliminated like any 6-dof joint (eq. 48) and the m x m system
 // eq. 47 is solved. The choice is made per solve by the pivots of L_b^A's
 // Cholesky and reported in SolveStats::path.
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/recursive/pv_recursion.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
@@ -30,22 +30,10 @@ class PvSolver final : public ConstrainedSolver {
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                    Eigen::Ref<VectorX> lambda) override;
 
-  /// Smallest pivot² / largest diagonal of L_b^A's Cholesky below which eq. 49
-  /// is not used (its error grows like L_b^A's condition number).
-  static constexpr double kEq49PivotRatio = 1e-6;
-
  private:
-  bool solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot);
-  bool solveRootEq43(int root);
   [[noreturn]] void throwRankDeficient(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v) const;
 
-  TreeRecursion tree_;
-  VectorX lambda_;  // internal row order
-  MatrixX factor_;  // Cholesky workspace, m x m
-  // Eq. 49's [Z z] = G⁻¹ [K_b^A  l'] with L_b^A = G Gᵀ, one 8-wide row per
-  // constraint row (column 7 is padding: a row is one cache line and one
-  // AVX-512 vector).
-  Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor> Z_;
+  PvRecursion pv_;  // Alg. 1's sweeps and root solves (no compliance)
 };
 
 }  // namespace loopsim

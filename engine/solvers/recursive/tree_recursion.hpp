@@ -147,6 +147,7 @@ class TreeRecursion {
   std::vector<int> constrained_bodies_, unconstrained_bodies_;  // by holds_rows_, increasing
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
+  std::vector<Matrix6> rigid_inertias_;  // Inertia::matrix() per body, at bind time
 };
 
 /// Pass 1 of ABA-style recursions in body frames (paper 000 Alg. 1 lines 1-5,
@@ -154,11 +155,15 @@ class TreeRecursion {
 /// S_i q̇_i, data.a = the velocity-product accelerations (v̇ = 0, what the
 /// constraint terms need), Ia = H_i, pa = v ×* H v - f_ext (ABA's sign),
 /// a_gf[0] = -g and u = τ. With `acceleration_needed` (one per body, closed
-/// towards the root) data.a only of the bodies it marks. Shared by
-/// TreeRecursion and the loop solvers. No allocation.
+/// towards the root) data.a only of the bodies it marks. With
+/// `rigid_inertias` (Inertia::matrix() of every body, computed at bind time)
+/// Ia is copied from it and data.S is taken as written already (S is
+/// constant for every joint type: writeMotionSubspaces once at bind time).
+/// Shared by TreeRecursion and the loop solvers. No allocation.
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr);
+                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr,
+                          const std::vector<Matrix6>* rigid_inertias = nullptr);
 
 /// S_iᵀ x for joint i's motion subspace (writeMotionSubspace's structure:
 /// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I),
@@ -206,7 +211,7 @@ template <int NV>
 /// lcaba) D mixes O(1) and O(μ) eigenvalues, and only a backward-stable
 /// inverse keeps U D⁻¹ Uᵀ's error at ε μ instead of ε μ cond(D). No allocation.
 template <int NV>
-void factorJoint(const Model& model, Data& data, int i, const VectorX& added_inertia) {
+[[gnu::always_inline]] inline void factorJoint(const Model& model, Data& data, int i, const VectorX& added_inertia) {
   using MatrixNV = Eigen::Matrix<double, NV, NV>;
   const int iv = model.idx_v[i];
   auto U = data.U.template middleCols<NV>(iv);
