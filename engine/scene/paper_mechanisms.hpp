@@ -27,6 +27,18 @@ struct RodParams {
   double damping = 0.0;           // N·m·s/rad
 };
 
+/// The most links a generator below builds when its size parameters multiply
+/// (chain_of_loops, coupled_worst_case, favourable_branching, ladder, long_stem;
+/// chain_6d_every_k's links too): each parameter has its own range, but their
+/// products reach 20,000 links and more, which do not fit in memory (every
+/// solver workspace holds the dense nv x nv mass matrix). Measured with the
+/// default solver, one step, on the shared 2-core machine at a load of 9
+/// (Release), over shapes from many short branches to one long stem or rail:
+/// 2,000 links start in 1.4-23 s at 0.28-0.68 GB, a step takes 0.9 ms (lcaba)
+/// to 3.5 s (prox-bbo on favourable_branching's 200 branches); 5,000 links take
+/// 31-75 s to start at 1.9-2.4 GB. README, "Size".
+inline constexpr int kMaxMechanismLinks = 2000;
+
 /// Paper 001 Fig. 6: a cycle of n links. link_1 hangs from the world pivot
 /// (revolute), links 2..n follow as a ring hanging in the vertical xz plane,
 /// and link_n's tip is welded to link_1 ("loop_weld", an internal loop).

@@ -97,3 +97,17 @@ TEST(DefaultSolver, Chain6dEveryKIsCappedWhereItStillFitsInMemory) {
         << e.what();
   }
 }
+
+TEST(DefaultSolver, LoopGeneratorsWhoseSizesMultiplyPastTheMaximumAreRefusedWithTheCount) {
+  // 20,001 links: each parameter in its range, the product out of memory (it ended in std::bad_alloc).
+  try {
+    generated("chain_of_loops", "{loops: 200, links_per_loop: 100}");
+    FAIL() << "20,001 links accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("default_solver.yaml: models[0].params (line 3): generator 'chain_of_loops': 1 "
+                                         "+ loops x links_per_loop = 1 + 200 x 100 = 20001 links; at most 2000 are "
+                                         "allowed"),
+              std::string::npos)
+        << e.what();
+  }
+}

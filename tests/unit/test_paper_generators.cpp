@@ -236,6 +236,43 @@ TEST(PaperGenerators, BadSizesAreModelErrorsNamingTheParameter) {
   expectError([] { randomTree({20, 0, 0, 1, {}}); }, "branching");
 }
 
+// Sizes whose parameters multiply are capped at kMaxMechanismLinks in all:
+// each parameter alone is in range, the product is not. The count in the
+// message is the model's: a mechanism at the cap has exactly that many links.
+TEST(PaperGenerators, SizesThatMultiplyAreCappedAtTheMaximumLinkCount) {
+  ASSERT_EQ(kMaxMechanismLinks, 2000);
+  struct Case {
+    std::function<GeneratedMechanism()> largest, too_large;
+    int largest_links;
+    std::string refusal;  // the message's count
+  };
+  const std::vector<Case> cases = {
+      {[] { return chainOfLoops({166, 12, {}}); }, [] { return chainOfLoops({200, 10, {}}); }, 1993,
+       "generator 'chain_of_loops': 1 + loops x links_per_loop = 1 + 200 x 10 = 2001 links"},
+      {[] { return ladderMechanism({200, 3, 7, {}}); }, [] { return ladderMechanism({167, 5, 7, {}}); }, 2000,
+       "generator 'ladder': rungs x (rail_links + rung_links) = 167 x (5 + 7) = 2004 links"},
+      {[] { return coupledWorstCase({200, 200, 9, {}}); }, [] { return coupledWorstCase({200, 201, 9, {}}); }, 2000,
+       "generator 'coupled_worst_case': stem_links + loops x branch_links = 201 + 200 x 9 = 2001 links"},
+      {[] { return favourableBranching({200, 9, 200, {}}); }, [] { return favourableBranching({200, 9, 201, {}}); },
+       2000, "generator 'favourable_branching': stem_links + branches x branch_links = 201 + 200 x 9 = 2001 links"},
+      {[] { return longStem({200, 100, 9, true, {}}); }, [] { return longStem({201, 100, 9, true, {}}); }, 2000,
+       "generator 'long_stem': stem_links + 2 x branches x branch_links = 201 + 2 x 100 x 9 = 2001 links"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.refusal);
+    EXPECT_EQ(c.largest().model.nbodies() - 1, c.largest_links);
+    try {
+      c.too_large();
+      ADD_FAILURE() << "accepted";
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.refusal + "; at most 2000 are allowed (larger mechanisms do not fit in "
+                                                       "memory"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(PaperGenerators, RegisteredByNameWithTheirParameters) {
   const std::vector<std::string> names = {"cycle",  "chain_of_loops",   "coupled_worst_case", "favourable_branching",
                                           "ladder", "long_stem",        "chain_6d_every_k",   "geared_chain",

@@ -7,6 +7,10 @@ GeneratedMechanism chainOfLoops(const ChainOfLoopsParams& p) {
   const std::string gen = "chain_of_loops";
   generators::requireCount(gen, "loops", p.loops, 1, 200);
   generators::requireCount(gen, "links_per_loop", p.links_per_loop, 7, 100);
+  generators::requireLinkCount(gen,
+                              "1 + loops x links_per_loop = 1 + " + std::to_string(p.loops) + " x " +
+                                  std::to_string(p.links_per_loop),
+                              1 + static_cast<long long>(p.loops) * p.links_per_loop);
   generators::requireRod(gen, p.rod);
 
   ModelBuilder builder(gen);

@@ -11,6 +11,10 @@ GeneratedMechanism coupledWorstCase(const CoupledWorstCaseParams& p) {
   generators::requireCount(gen, "loops", p.loops, 1, 200);
   generators::requireCount(gen, "stem_links", p.stem_links, 1, 1000);
   generators::requireCount(gen, "branch_links", p.branch_links, 6, 1000);
+  generators::requireLinkCount(gen,
+                              "stem_links + loops x branch_links = " + std::to_string(p.stem_links) + " + " +
+                                  std::to_string(p.loops) + " x " + std::to_string(p.branch_links),
+                              p.stem_links + static_cast<long long>(p.loops) * p.branch_links);
   generators::requireRod(gen, p.rod);
 
   ModelBuilder builder(gen);

@@ -8,6 +8,10 @@ GeneratedMechanism ladderMechanism(const LadderParams& p) {
   generators::requireCount(gen, "rungs", p.rungs, 1, 200);
   generators::requireCount(gen, "rail_links", p.rail_links, 1, 100);
   generators::requireCount(gen, "rung_links", p.rung_links, 6, 100);
+  generators::requireLinkCount(gen,
+                              "rungs x (rail_links + rung_links) = " + std::to_string(p.rungs) + " x (" +
+                                  std::to_string(p.rail_links) + " + " + std::to_string(p.rung_links) + ")",
+                              static_cast<long long>(p.rungs) * (p.rail_links + p.rung_links));
   generators::requireRod(gen, p.rod);
 
   ModelBuilder builder(gen);

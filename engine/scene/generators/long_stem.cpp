@@ -11,6 +11,10 @@ GeneratedMechanism longStem(const LongStemParams& p) {
   generators::requireCount(gen, "stem_links", p.stem_links, 2, 1000);
   generators::requireCount(gen, "branches", p.branches, 1, 100);
   generators::requireCount(gen, "branch_links", p.branch_links, 6, 1000);
+  generators::requireLinkCount(gen,
+                              "stem_links + 2 x branches x branch_links = " + std::to_string(p.stem_links) +
+                                  " + 2 x " + std::to_string(p.branches) + " x " + std::to_string(p.branch_links),
+                              p.stem_links + 2LL * p.branches * p.branch_links);
   generators::requireRod(gen, p.rod);
 
   ModelBuilder builder(gen);

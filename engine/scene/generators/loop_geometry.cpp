@@ -120,6 +120,15 @@ void requireCount(const std::string& generator, const std::string& parameter, in
   }
 }
 
+void requireLinkCount(const std::string& generator, const std::string& count, long long links) {
+  if (links > kMaxMechanismLinks) {
+    throw ModelError("", "generator '" + generator + "'",
+                     count + " = " + std::to_string(links) + " links; at most " + std::to_string(kMaxMechanismLinks) +
+                         " are allowed (larger mechanisms do not fit in memory: every solver holds a dense nv x nv "
+                         "mass matrix)");
+  }
+}
+
 void requireRod(const std::string& generator, const RodParams& rod) {
   const std::pair<const char*, double> values[] = {
       {"length", rod.length}, {"width", rod.width}, {"mass_per_length", rod.mass_per_length}};

@@ -78,6 +78,10 @@ Constraint closeAt(const Model& model, const VectorX& q0, const std::string& nam
 
 /// Throws ModelError naming the generator and parameter unless lo <= value <= hi.
 void requireCount(const std::string& generator, const std::string& parameter, int value, int lo, int hi);
+/// Throws ModelError naming the generator, the product its size parameters
+/// describe (`count`, e.g. "1 + loops x links_per_loop = 1 + 200 x 100") and
+/// the link count unless links <= kMaxMechanismLinks.
+void requireLinkCount(const std::string& generator, const std::string& count, long long links);
 /// Throws unless length, width and mass_per_length are finite and > 0 and
 /// stiffness and damping finite and >= 0.
 void requireRod(const std::string& generator, const RodParams& rod);

@@ -58,7 +58,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const ChainOfLoopsParams cl;
   add(r, "chain_of_loops",
       "paper 001 Fig. 7: chain of m rings of L links, each welded to the link it hangs from; dimension 6m, rank 6m, "
-      "1 + (L - 6)m dof",
+      "1 + (L - 6)m dof; 1 + mL <= 2000 links",
       {integer("loops", cl.loops, "number of loops m"), integer("links_per_loop", cl.links_per_loop, "links per ring L (>= 7)")},
       [](const Arguments& a) {
         return chainOfLoops({a.integer("loops"), a.integer("links_per_loop"), rodParams(a)});
@@ -67,7 +67,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const CoupledWorstCaseParams cw;
   add(r, "coupled_worst_case",
       "paper 001 Fig. 8: m branches of b links from a stem of s links, welded to the ground, all loops coupled; "
-      "dimension 6m, rank 6m, s + m(b - 6) dof",
+      "dimension 6m, rank 6m, s + m(b - 6) dof; s + mb <= 2000 links",
       {integer("loops", cw.loops, "number of loops m"), integer("stem_links", cw.stem_links, "stem links s"),
        integer("branch_links", cw.branch_links, "links per branch b (>= 6)")},
       [](const Arguments& a) {
@@ -77,7 +77,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const FavourableBranchingParams fb;
   add(r, "favourable_branching",
       "paper 001 Fig. 9: m branches of b links from one hub, consecutive tips welded; dimension 6(m - 1), rank "
-      "6(m - 1), s + mb - 6(m - 1) dof",
+      "6(m - 1), s + mb - 6(m - 1) dof; s + mb <= 2000 links",
       {integer("branches", fb.branches, "number of branches m (>= 2)"),
        integer("branch_links", fb.branch_links, "links per branch b (>= 6)"),
        integer("stem_links", fb.stem_links, "links from the world pivot to the hub s")},
@@ -89,7 +89,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const LadderParams ld;
   add(r, "ladder",
       "paper 000 Fig. 4b: r rungs of c links welded to a fixed rail, a rail links between rungs; dimension 6r, rank "
-      "6r, r(a + c - 6) dof",
+      "6r, r(a + c - 6) dof; r(a + c) <= 2000 links",
       {integer("rungs", ld.rungs, "number of rungs r"), integer("rail_links", ld.rail_links, "rail links per rung a"),
        integer("rung_links", ld.rung_links, "links per rung c (>= 6)")},
       [](const Arguments& a) {
@@ -99,7 +99,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const LongStemParams ls;
   add(r, "long_stem",
       "paper 000 Fig. 2e / paper 002 Fig. 3a: stem of s links, m branches of b links at each end welded to the "
-      "ground; dimension 12m, rank 12m",
+      "ground; dimension 12m, rank 12m; s + 2mb <= 2000 links",
       {integer("stem_links", ls.stem_links, "stem links s (>= 2)"),
        integer("branches", ls.branches, "branches at each stem end m"),
        integer("branch_links", ls.branch_links, "links per branch b (>= 6)"),
@@ -112,7 +112,7 @@ std::vector<GeneratorInfo> paperGenerators() {
   const Chain6dEveryKParams ck;
   add(r, "chain_6d_every_k",
       "paper 002 §IV-B: chain of n links, every k-th welded; dimension 6 floor(n/k), rank floor(n/k) min(6, k)",
-      {integer("links", ck.links, "number of links n"), integer("every", ck.every, "weld every k-th link")},
+      {integer("links", ck.links, "number of links n (<= 2000)"), integer("every", ck.every, "weld every k-th link")},
       [](const Arguments& a) { return chain6dEveryK({a.integer("links"), a.integer("every"), rodParams(a)}); });
 
   const GearedChainParams gc;
