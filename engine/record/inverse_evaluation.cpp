@@ -21,7 +21,7 @@ long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& st
     for (auto& c : constraints) c.kp.reset(), c.kd.reset();
   }
   const ConstraintSet set(model, constraints, stabilization ? scene.time_constant : 0.0);
-  ClusterRnea rnea(set, scene.solver_settings.independent_joints);
+  ClusterRnea rnea(set, scene.solver_settings.independent_dofs);
   const std::vector<int>& independent = rnea.structure().independentDofIndices();
   const int ny = static_cast<int>(independent.size());
 

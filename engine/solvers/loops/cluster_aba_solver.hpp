@@ -13,7 +13,7 @@
 // each cluster's dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d.
 //
 // Needs the independent joints the scene declares (scene key `independent`,
-// SolverSettings::independent_joints). Full-rank sets only: a cluster with
+// SolverSettings::independent_dofs). Full-rank sets only: a cluster with
 // more rows than dependent dofs is refused at bind time; a state where K_d is
 // singular (pivot ratio below 1e-12) solves but reports converged = false.
 #include <vector>
