@@ -36,7 +36,9 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
 }
 
 void ClusterArticulatedInertias::setBodyInertias(int k, const BodyCluster& cluster, const Data& data) {
-  IA[k].setZero();
+  // Only the blocks that can be nonzero were ever written: zero those (a
+  // whole-matrix clear is most of the work on a large cluster).
+  for (const auto& [a, b] : blocks[k]) IA[k].block<6, 6>(6 * a, 6 * b).setZero();
   for (int p = 0; p < cluster.bodyCount(); ++p) IA[k].block<6, 6>(6 * p, 6 * p) = data.Ia[cluster.bodies[p]];
 }
 

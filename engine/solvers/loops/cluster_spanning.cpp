@@ -93,7 +93,7 @@ void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independe
     std::ostringstream os;
     os << "the loop cluster of constraint(s) ";
     for (std::size_t c = 0; c < cl.constraints.size(); ++c) os << (c ? ", '" : "'") << set[cl.constraints[c]].name << "'";
-    os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent joints at the "
+    os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent coordinates at the "
        << "initial configuration: the dependent joints' columns of K are singular (pivot ratio "
        << pivots.minCoeff() / pivots.maxCoeff() << ")";
     // A motion of the dependent dofs that moves no constrained point (K_d's null space), such as
