@@ -316,9 +316,27 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     }
   }
   if (doc.has("actuated")) scene.actuated_joints = parseActuated(doc["actuated"], *model);
-  // Paper 004's independent coordinates y of the loop clusters (cluster-aba); checked against the clusters
-  // when a cluster solver is chosen (checkSolverForScene).
-  if (doc.has("independent")) scene.solver_settings.independent_dofs = parseIndependentDofs(doc["independent"], *model);
+  // Paper 004's independent coordinates y of the loop clusters: one list, or one per view (cluster-aba
+  // and cluster-rnea close every constraint in the clusters, cluster-efpa the internal loops alone);
+  // checked below, and against the clusters when a cluster solver is chosen (checkSolverForScene).
+  const bool independent_per_view = doc.has("independent") && doc["independent"].isMap();
+  if (independent_per_view) {
+    const YamlValue views = doc["independent"];
+    views.requireMap({"all_constraints", "internal_loops"});
+    if (!views.has("all_constraints") && !views.has("internal_loops")) {
+      views.fail("expected a list, or a map with all_constraints (cluster-aba, cluster-rnea), internal_loops "
+                 "(cluster-efpa) or both");
+    }
+    if (views.has("all_constraints")) {
+      scene.solver_settings.independent_dofs = parseIndependentDofs(views["all_constraints"], *model);
+    }
+    if (views.has("internal_loops")) {
+      scene.solver_settings.independent_dofs_internal_loops = parseIndependentDofs(views["internal_loops"], *model);
+    }
+  } else if (doc.has("independent")) {
+    scene.solver_settings.independent_dofs = parseIndependentDofs(doc["independent"], *model);
+    scene.solver_settings.independent_dofs_internal_loops = scene.solver_settings.independent_dofs;
+  }
   if (doc.has("controller")) scene.controller = parseController(doc["controller"], *model, scene.actuated_joints);
 
   if (doc.has("dt")) scene.dt = doc["dt"].positiveNumber();
@@ -348,7 +366,17 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   // The constraint set against the model (names, bodies, masks): ModelError
   // already names the scene file and the constraint.
   const ConstraintSet set(*model, scene.constraints, scene.time_constant);
-  if (doc.has("independent")) {
+  if (independent_per_view) {
+    // Each list against its own view, whichever solver runs.
+    const YamlValue views = doc["independent"];
+    if (views.has("all_constraints")) {
+      checkClustersAt(set, scene.solver_settings.independent_dofs, scene.q0, views["all_constraints"].where());
+    }
+    if (views.has("internal_loops")) {
+      checkClustersAt(set, scene.solver_settings.independent_dofs_internal_loops, scene.q0,
+                      views["internal_loops"].where(), ClusterScope::InternalLoops);
+    }
+  } else if (doc.has("independent")) {
     // Checked whichever solver runs: a declaration that cannot coordinate the loops is an error now.
     // With world constraints beside internal loops it may coordinate either the clusters of every
     // constraint (cluster-aba) or those of the internal loops alone (cluster-efpa, whose Delassus rows

@@ -54,6 +54,11 @@ struct SolverSettings {
   /// (scene key `independent`: whole joints or single dofs; paper 004's y).
   /// Read by the cluster solvers only.
   std::vector<int> independent_dofs;
+  /// The same for cluster-efpa's clusters (the internal loops alone, world
+  /// constraints as Delassus rows): equal to independent_dofs when the scene
+  /// gives one list, its own when it gives one per view
+  /// (`independent: {all_constraints: [...], internal_loops: [...]}`).
+  std::vector<int> independent_dofs_internal_loops;
 };
 
 struct SolveStats {

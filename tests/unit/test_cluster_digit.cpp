@@ -78,7 +78,18 @@ TEST(ClusterDigit, SceneKeyDeclaresSingleDofs) {
   for (std::size_t at = text.find("dofs: [wx]"); at != std::string::npos; at = text.find("dofs: [wx]", at)) {
     text.replace(at, 10, "dofs: [0]");
   }
-  EXPECT_EQ(loadSceneString(text, "digit.yaml", scenesDir()).solver_settings.independent_dofs, dofs);
+  const Scene numbered = loadSceneString(text, "digit.yaml", scenesDir());
+  EXPECT_EQ(numbered.solver_settings.independent_dofs, dofs);
+  EXPECT_EQ(numbered.solver_settings.independent_dofs_internal_loops, scene.solver_settings.independent_dofs_internal_loops);
+  // cluster-efpa's own list: the knee and toe motors, no base.
+  const std::vector<int>& internal = scene.solver_settings.independent_dofs_internal_loops;
+  auto internal_declared = [&](const std::string& joint) {
+    return std::find(internal.begin(), internal.end(), m.idx_v[m.jointId(joint)]) != internal.end();
+  };
+  EXPECT_TRUE(internal_declared("left-knee"));
+  EXPECT_TRUE(internal_declared("right-toe-B"));
+  EXPECT_FALSE(internal_declared("base_joint"));
+  EXPECT_EQ(internal.size(), 16u);
   // The legs and base cluster: 46 dofs, 30 rows, 16 declared; the arms' 8 dofs are independent without it.
   const ConstraintSet set(m, scene.constraints, scene.time_constant);
   EXPECT_EQ(static_cast<int>(dofs.size()), 16);
@@ -117,8 +128,34 @@ TEST(ClusterDigit, BadSingleDofEntriesAreClearErrors) {
   EXPECT_NE(msg.find("dof 0 of joint 'left-shin' listed twice"), std::string::npos) << msg;
   msg = loadError("independent: [{joint: left-achilles-rod, dofs: [0, wx]}]\n");
   EXPECT_NE(msg.find("listed twice"), std::string::npos) << msg;
+  // An entry given where the list belongs reads as the per-view map, and is refused by its key.
   msg = loadError("independent: {joint: left-achilles-rod, dofs: [0]}\n");
-  EXPECT_NE(msg.find("expected a list"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key 'joint'; valid keys: all_constraints, internal_loops"), std::string::npos) << msg;
+}
+
+// independent: {all_constraints: [...], internal_loops: [...]}: each list is
+// checked against its own view; a list form sets both.
+TEST(ClusterDigit, OneListPerView) {
+  const std::string all = "[base_joint, left-shin, left-heel-spring, right-shin, right-heel-spring, "
+                          "{joint: left-achilles-rod, dofs: [wx]}, {joint: left-toe-A-rod, dofs: [wx]}, "
+                          "{joint: left-toe-B-rod, dofs: [wx]}, {joint: right-achilles-rod, dofs: [wx]}, "
+                          "{joint: right-toe-A-rod, dofs: [wx]}, {joint: right-toe-B-rod, dofs: [wx]}]";
+  // The list form: cluster-aba's view fits, and cluster-efpa gets the same list.
+  const std::string path = (scenesDir() / "digit_standing.yaml").string();
+  const Scene listed = loadSceneString(withIndependent("independent: " + all + "\n"), path, scenesDir());
+  EXPECT_EQ(listed.solver_settings.independent_dofs_internal_loops, listed.solver_settings.independent_dofs);
+  // Only one view given: the other is empty, and its solver refuses the scene.
+  const Scene aba_only = loadSceneString(withIndependent("independent: {all_constraints: " + all + "}\n"), path, scenesDir());
+  EXPECT_TRUE(aba_only.solver_settings.independent_dofs_internal_loops.empty());
+  EXPECT_EQ(solverRefusal(aba_only, "cluster-aba"), "");
+  // The all_constraints list where internal_loops belongs: an error naming that key.
+  std::string msg = loadError("independent: {internal_loops: " + all + "}\n");
+  EXPECT_NE(msg.find("independent.internal_loops"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'base_joint' declared independent but close no loop"), std::string::npos) << msg;
+  msg = loadError("independent: {all_constraint: " + all + "}\n");
+  EXPECT_NE(msg.find("all_constraints"), std::string::npos) << msg;  // did you mean
+  msg = loadError("independent: {}\n");
+  EXPECT_NE(msg.find("all_constraints"), std::string::npos) << msg;
 }
 
 TEST(ClusterDigit, WholeRodsDependentAreRefusedNamingTheSpinDof) {

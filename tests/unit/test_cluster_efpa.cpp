@@ -7,8 +7,8 @@
 //     clusters, two world constraints on different clusters) and of the geared
 //     chain with its tip pinned (couplings as clusters, rotor armature in D);
 //     on trees it is dense (test_delassus.cpp);
-//   - on Digit standing (knee, springs, toe motors and the rods' spins
-//     declared, the spins as single dofs: two loop clusters per leg, the foot
+//   - on Digit standing (its internal_loops list: knee, springs, toe motors
+//     and the rods' spins as single dofs; two loop clusters per leg, the foot
 //     welds as Delassus rows) it equals dense-closed to 1e-9 too;
 //   - no allocation in compute(), also on Digit;
 //   - refusals: the internal loops' independent joints missing;
@@ -66,28 +66,6 @@ MatrixX projectedDelassus(const ConstraintSet& set, const VectorX& q) {
     for (int b : world) out(a, b) = cdata.J.row(a).dot(P * cdata.J.row(b).transpose());
   }
   return out;
-}
-
-// Digit standing in cluster-efpa's view: the leg loops alone (the feet welds
-// are its Delassus rows), coordinated per leg by the knee, the shin and heel
-// springs, the toe motors and the rods' spins (4 dofs in each achilles and toe
-// cluster). digit_standing.yaml's own list is cluster-aba's view (the feet
-// welds inside one cluster with the base: the base, the springs, the spins).
-Scene digitStandingForEfpa() {
-  std::ifstream in(scenesDir() / "digit_standing.yaml");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
-  std::string list = "independent: [";
-  for (const std::string side : {"left-", "right-"}) {
-    for (const std::string joint : {"knee", "shin", "heel-spring", "toe-A", "toe-B"}) list += side + joint + ", ";
-    for (const std::string rod : {"achilles-rod", "toe-A-rod", "toe-B-rod"}) {
-      list += "{joint: " + side + rod + ", dofs: [wx]}" + (side == "right-" && rod == "toe-B-rod" ? "]\n" : ", ");
-    }
-  }
-  const std::size_t start = text.find("\nindependent:"), end = text.find("\ngravity:");
-  if (start != std::string::npos && end != std::string::npos) text = text.substr(0, start + 1) + list + text.substr(end + 1);
-  return loadSceneString(text, (scenesDir() / "digit_standing.yaml").string(), scenesDir());
 }
 
 }  // namespace
@@ -152,19 +130,21 @@ TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
 // Digit standing: the achilles cluster (rod, knee, shin, tarsus, heel spring)
 // and the toe cluster (toe motors, their rods, toe pitch and roll) per leg, the
 // rods' spins independent as single dofs; the feet welds are the 12 world rows.
-// The scene's own list (cluster-aba's view) is refused here, with the reason.
+// The scene gives it its own list (independent: internal_loops); cluster-aba's
+// list (all_constraints) is refused here, with the reason.
 TEST(ClusterEfpa, EqualsTheDenseReferenceOnDigit) {
-  const Scene scene = digitStandingForEfpa();
+  const Scene scene = loadScene(scenesDir() / "digit_standing.yaml");
   const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
   const int m = set.dimension();
   auto reference = makeDelassusAlgorithm("dense-closed", set);
-  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs);
-  const ClusterStructure clusters(set, scene.solver_settings.independent_dofs, "test", ClusterScope::InternalLoops);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs_internal_loops);
+  const ClusterStructure clusters(set, scene.solver_settings.independent_dofs_internal_loops, "test",
+                                  ClusterScope::InternalLoops);
   int loop_clusters = 0;
   for (const BodyCluster& cl : clusters.clusters()) loop_clusters += cl.rowCount() > 0 ? 1 : 0;
   EXPECT_EQ(loop_clusters, 4) << "an achilles and a toe cluster per leg";
-  const Scene own = loadScene(scenesDir() / "digit_standing.yaml");
-  const std::string msg = messageOf([&] { makeDelassusAlgorithm("cluster-efpa", set, own.solver_settings.independent_dofs); });
+  // cluster-aba's list (all_constraints) does not fit this view.
+  const std::string msg = messageOf([&] { makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs); });
   EXPECT_NE(msg.find("delassus algorithm 'cluster-efpa'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'base_joint' declared independent but close no loop"), std::string::npos) << msg;
   double worst = 0.0, worst_reference = 0.0, smallest_loop_effect = 1e300;
@@ -193,11 +173,11 @@ TEST(ClusterEfpa, EqualsTheDenseReferenceOnDigit) {
 
 TEST(ClusterEfpa, ComputeDoesNotAllocate) {
   for (const char* file : {"chain_of_loops_feet.yaml", "digit_standing.yaml"}) {
-    const Scene scene = std::string(file) == "digit_standing.yaml" ? digitStandingForEfpa() : loadScene(scenesDir() / file);
+    const Scene scene = loadScene(scenesDir() / file);
     const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
     MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
     for (const std::string name : {"cluster-efpa", "dense-closed"}) {
-      auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs);
+      auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);
       algorithm->compute(scene.q0, out);
       EXPECT_EQ(countHeapAllocations([&] { algorithm->compute(scene.q0, out); }), 0) << name << ", " << file;
     }

@@ -16,6 +16,7 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
     D.push_back(MatrixX::Zero(ny, ny));
     Dinv.push_back(MatrixX::Zero(ny, ny));
     GA.push_back(MatrixX::Zero(cl.dofCount(), ny));
+    parent.push_back(cl.parent);
     blocks.emplace_back();
     for (int p = 0; p < cl.bodyCount(); ++p) blocks.back().emplace_back(p, p);
   }
@@ -53,7 +54,7 @@ void ClusterArticulatedInertias::factor(int k, const MatrixX& S, const MatrixX& 
   choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
   Dinv[k].setIdentity();
   for (int c = 0; c < Dinv[k].cols(); ++c) choleskySolveInPlace(D[k], Dinv[k].col(c));
-  UDinv[k].noalias() = U[k] * Dinv[k];
+  if (parent[k] >= 0) UDinv[k].noalias() = U[k] * Dinv[k];
 }
 
 void ClusterArticulatedInertias::addToParent(int k, const ClusterStructure& structure,

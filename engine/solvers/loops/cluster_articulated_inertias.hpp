@@ -22,12 +22,14 @@ struct ClusterArticulatedInertias {
   /// I^A_k S_k on a large cluster (Digit's legs and base: 29 bodies) would
   /// cost 29x the work and make Eigen's blocked product allocate.
   std::vector<std::vector<std::pair<int, int>>> blocks;
+  std::vector<int> parent;  // per cluster: its parent cluster, -1 = world (needs no U D⁻¹)
 
   void allocate(const ClusterStructure& structure);
   /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
   void setBodyInertias(int k, const BodyCluster& cluster, const Data& data);
   /// Lines 26-27 (eq. 49): U_k = I^A_k S_k, D_k = S_kᵀ U_k + G_kᵀ A G_k, D_k⁻¹
-  /// through its Cholesky factor (D_k keeps the factor), U_k D_k⁻¹.
+  /// through its Cholesky factor (D_k keeps the factor), and U_k D_k⁻¹ when
+  /// the cluster has a parent (only the terms handed to it use it).
   void factor(int k, const MatrixX& S, const MatrixX& G);
   /// Lines 30 and 32 (eqs. 55-56): I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, and
   /// I^A_λ(k) += ^λX*_k I^a_k ^kX_λ block by block onto the output bodies.
