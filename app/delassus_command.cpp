@@ -48,7 +48,7 @@ Command registerDelassusCommand(CLI::App& parent) {
               bench.rounds = options->rounds;
               for (const auto& name : options->algorithms) {
                 const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
-                makeDelassusAlgorithm(name, set, scene.solver_settings.independent_joints);  // errors before timing
+                makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);  // errors before timing
               }
               const auto results = benchmarkDelassus(scene, bench, options->algorithms);
               std::fputs(formatDelassusTable(results).c_str(), stdout);
@@ -66,7 +66,7 @@ Command registerDelassusCommand(CLI::App& parent) {
             for (const auto& info : delassusAlgorithms()) loops_closed |= info.name == algorithm && info.loops_closed;
             const MatrixX delassus =
                 damped ? computeDampedDelassusInverse(set, q, algorithm, options->damping)
-                       : computeDelassus(set, q, algorithm, scene.solver_settings.independent_joints);
+                       : computeDelassus(set, q, algorithm, scene.solver_settings.independent_dofs_internal_loops);
             if (damped) {
               std::printf("# Damped Delassus inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹, mu %.6g (%d x %d) of '%s' at its consistent "
                           "start, by %s\n",

@@ -41,7 +41,7 @@ Command registerEvalCommand(CLI::App& parent) {
   CLI::Option* inverse = sub->add_flag(
       "--inverse", options->inverse,
       "Inverse dynamics with loops (cluster-rnea, paper 004 §VI): reads t, q:…, v:… and vdot:… of the independent "
-      "coordinates (the scene's `independent` joints and every joint outside the loops), writes t and tau:… of the "
+      "coordinates (the scene's `independent` joints or dofs and every joint outside the loops), writes t and tau:… of the "
       "independent coordinates: the torques there that produce those accelerations (passive forces deducted)");
   sub->add_flag("--overwrite", options->overwrite, "Allow OUT to replace an existing regular file");
   CLI::Option* threads = addThreadsOption(

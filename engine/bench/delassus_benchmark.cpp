@@ -68,7 +68,7 @@ std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOption
     if (!algorithms.empty() && std::find(algorithms.begin(), algorithms.end(), info.name) == algorithms.end()) continue;
     BenchResult result{scene.name, info.name, "delassus", 0, 0, options.samples, 0, -1, ""};
     try {
-      auto algorithm = makeDelassusAlgorithm(info.name, set, scene.solver_settings.independent_joints);
+      auto algorithm = makeDelassusAlgorithm(info.name, set, scene.solver_settings.independent_dofs_internal_loops);
       double deviation = 0.0;  // max relative deviation from the reference over the samples
       for (const VectorX& q : qs) {
         (info.loops_closed ? dense_closed : dense)->compute(q, reference);

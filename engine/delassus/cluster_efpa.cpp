@@ -34,9 +34,9 @@ namespace {
 
 class ClusterEfpa final : public DelassusAlgorithm {
  public:
-  ClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints)
+  ClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_dofs)
       : set_(set),
-        structure_(set, independent_joints, "delassus algorithm 'cluster-efpa'", ClusterScope::InternalLoops),
+        structure_(set, independent_dofs, "delassus algorithm 'cluster-efpa'", ClusterScope::InternalLoops),
         spanning_(structure_),
         kinematics_(structure_),
         data_(set.model()),
@@ -201,8 +201,8 @@ class ClusterEfpa final : public DelassusAlgorithm {
 
 }  // namespace
 
-std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints) {
-  return std::make_unique<ClusterEfpa>(set, independent_joints);
+std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_dofs) {
+  return std::make_unique<ClusterEfpa>(set, independent_dofs);
 }
 
 }  // namespace loopsim::detail

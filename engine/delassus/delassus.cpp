@@ -8,7 +8,7 @@ namespace loopsim {
 
 namespace {
 
-using Factory = std::unique_ptr<DelassusAlgorithm> (*)(const ConstraintSet&, const std::vector<int>& independent_joints);
+using Factory = std::unique_ptr<DelassusAlgorithm> (*)(const ConstraintSet&, const std::vector<int>& independent_dofs);
 
 // The algorithms that take no independent joints.
 template <std::unique_ptr<DelassusAlgorithm> (*Make)(const ConstraintSet&)>
@@ -51,10 +51,10 @@ const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms() {
 }
 
 std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set,
-                                                         const std::vector<int>& independent_joints) {
+                                                         const std::vector<int>& independent_dofs) {
   std::vector<std::string> names;
   for (const Entry& e : entries()) {
-    if (e.info.name == name) return e.make(set, independent_joints);
+    if (e.info.name == name) return e.make(set, independent_dofs);
     names.push_back(e.info.name);
   }
   std::string all;
@@ -64,8 +64,8 @@ std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name
 }
 
 MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm,
-                        const std::vector<int>& independent_joints) {
-  auto a = makeDelassusAlgorithm(algorithm, set, independent_joints);
+                        const std::vector<int>& independent_dofs) {
+  auto a = makeDelassusAlgorithm(algorithm, set, independent_dofs);
   MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
   a->compute(q, out);
   return out;

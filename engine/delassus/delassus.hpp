@@ -56,13 +56,13 @@ const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms();
 
 /// Throws ModelError naming the nearest valid names when unknown, and when the
 /// algorithm cannot take the set (internal loops or couplings, said which).
-/// `independent_joints` (scene key `independent`): the joints coordinating the
+/// `independent_dofs` (scene key `independent`, model v indices): the dofs coordinating the
 /// loop clusters of cluster-efpa; the other algorithms take none.
 std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set,
-                                                         const std::vector<int>& independent_joints = {});
+                                                         const std::vector<int>& independent_dofs = {});
 
 /// One call: the m x m Delassus matrix of `set` at q by `algorithm`.
 MatrixX computeDelassus(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q, const std::string& algorithm,
-                        const std::vector<int>& independent_joints = {});
+                        const std::vector<int>& independent_dofs = {});
 
 }  // namespace loopsim

@@ -13,6 +13,6 @@ std::unique_ptr<DelassusAlgorithm> makePvOsim(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makeEfpa(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makePvOsimr(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makeDenseClosedDelassus(const ConstraintSet& set);
-std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_joints);
+std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_dofs);
 
 }  // namespace loopsim::detail

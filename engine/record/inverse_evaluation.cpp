@@ -21,7 +21,7 @@ long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& st
     for (auto& c : constraints) c.kp.reset(), c.kd.reset();
   }
   const ConstraintSet set(model, constraints, stabilization ? scene.time_constant : 0.0);
-  ClusterRnea rnea(set, scene.solver_settings.independent_joints);
+  ClusterRnea rnea(set, scene.solver_settings.independent_dofs);
   const std::vector<int>& independent = rnea.structure().independentDofIndices();
   const int ny = static_cast<int>(independent.size());
 
@@ -79,7 +79,7 @@ long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& st
     }
     if (!rnea.compute(q, v, ydd, {}, tau_y)) {
       throw ModelError(table.file, where,
-                       "the declared independent joints cannot coordinate a loop at this state (singular)");
+                       "the declared independent coordinates cannot coordinate a loop at this state (singular)");
     }
     // The passive forces help: the actuators supply the rest, Gᵀ τ_passive less.
     passiveForces(model, data, q, v);

@@ -202,9 +202,12 @@ Scene recordedScene(const RecordSummary& summary) {
                                 base_dir);
   scene.source_file = summary.scene_source;
   scene.solver = summary.solver;
-  const std::vector<int> independent = scene.solver_settings.independent_joints;  // a scene key, not in the summary
+  // Scene keys, not in the summary.
+  const std::vector<int> independent = scene.solver_settings.independent_dofs;
+  const std::vector<int> independent_internal = scene.solver_settings.independent_dofs_internal_loops;
   scene.solver_settings = summary.solver_settings;
-  scene.solver_settings.independent_joints = independent;
+  scene.solver_settings.independent_dofs = independent;
+  scene.solver_settings.independent_dofs_internal_loops = independent_internal;
   scene.dt = summary.dt;
   scene.duration = summary.duration;
   scene.time_constant = summary.time_constant;

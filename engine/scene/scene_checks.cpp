@@ -113,7 +113,7 @@ void checkSolverForScene(const Scene& scene, const std::string& solver_name) {
                      "a proximal solver such as prox-ltl");
   }
   if (caps.needs_independent_joints) {
-    checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "solver '" + solver_name + "'");
+    checkClustersAt(set, scene.solver_settings.independent_dofs, scene.q0, "solver '" + solver_name + "'");
   }
   if (scene.redundant || caps.soft) return;
   // Beyond the budget the scene loader has warned that the rank is not checked.

@@ -1,9 +1,12 @@
 #include <loopsim/scene/scene_loader.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/record/state_columns.hpp>
 #include <loopsim/scene/default_solver.hpp>
 #include <loopsim/scene/name_suggestion.hpp>
 #include <loopsim/scene/run_length.hpp>
@@ -60,6 +63,83 @@ std::vector<int> parseJointList(const YamlValue& list, const Model& model) {
     if (std::find(out.begin(), out.end(), j) != out.end()) list.at(i).fail("joint '" + names[i] + "' listed twice");
     out.push_back(j);
   }
+  return out;
+}
+
+/// The names of joint j's dofs as the records' velocity columns end (wx wy wz
+/// for a ball; wx wy wz vx vy vz for a floating joint; none for 1-dof joints).
+std::vector<std::string> dofNames(const Model& model, int j) {
+  std::vector<std::string> out;
+  if (model.joint_nv[j] == 1) return out;
+  const std::vector<std::string> columns = velocityColumns(model, "v");
+  const std::string prefix = "v:" + model.joint_names[j] + ":";
+  for (int k = 0; k < model.joint_nv[j]; ++k) out.push_back(columns[model.idx_v[j] + k].substr(prefix.size()));
+  return out;
+}
+
+/// One entry of {joint: NAME, dofs: [...]}: a dof's name (wx, ...) or its
+/// position k in the joint's velocity, from 0.
+int parseDofPosition(const YamlValue& at, const Model& model, int j) {
+  const std::string& joint = model.joint_names[j];
+  const std::vector<std::string> names = dofNames(model, j);
+  const std::string text = at.string();
+  const auto named = std::find(names.begin(), names.end(), text);
+  if (named != names.end()) return static_cast<int>(named - names.begin());
+  const int n = model.joint_nv[j];
+  const std::string range = n == 1 ? "its one dof is 0" : "0 to " + std::to_string(n - 1);
+  if (text.empty() || (!std::isdigit(static_cast<unsigned char>(text[0])) && text[0] != '-' && text[0] != '+')) {
+    std::string list;
+    for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+    at.fail("unknown dof '" + text + "' of joint '" + joint + "'" + didYouMean(text, names) +
+            (names.empty() ? "; " + range : "; its dofs are " + list + " (or " + range + ")"));
+  }
+  const int position = at.integer();
+  if (position < 0 || position >= n) {
+    at.fail("dof " + std::to_string(position) + " is not a dof of joint '" + joint + "', which has " +
+            std::to_string(n) + " (" + range + ")");
+  }
+  return position;
+}
+
+/// independent: [JOINT, {joint: JOINT, dofs: [wx, ...]}, ...]: the model v
+/// indices (increasing) of whole joints, or of some dofs of a multi-dof joint
+/// (by name, as the records' columns: a ball's ω wx wy wz in its child frame,
+/// a floating joint's wx wy wz vx vy vz; or by position from 0).
+std::vector<int> parseIndependentDofs(const YamlValue& list, const Model& model) {
+  list.requireSequence();
+  std::vector<int> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YamlValue entry = list.at(i);
+    std::vector<int> dofs;
+    if (entry.isMap()) {
+      entry.requireMap({"joint", "dofs"});
+      if (!entry.has("joint")) entry.fail("'joint' is required ({joint: NAME, dofs: [...]})");
+      const std::string name = entry["joint"].string();
+      const int j = scene_yaml::jointByName(entry["joint"], model, name);
+      if (!entry.has("dofs")) {
+        entry.fail("'dofs' is required ({joint: NAME, dofs: [...]}); or list '" + name + "' alone for all its dofs");
+      }
+      const YamlValue positions = entry["dofs"];
+      positions.requireSequence();
+      if (positions.size() == 0) positions.fail("expected at least one dof of joint '" + name + "'");
+      for (std::size_t k = 0; k < positions.size(); ++k) {
+        dofs.push_back(model.idx_v[j] + parseDofPosition(positions.at(k), model, j));
+      }
+    } else {
+      const std::string name = entry.string();
+      const int j = scene_yaml::jointByName(entry, model, name);
+      for (int k = 0; k < model.joint_nv[j]; ++k) dofs.push_back(model.idx_v[j] + k);
+    }
+    for (int d : dofs) {
+      if (std::find(out.begin(), out.end(), d) != out.end()) {
+        const int j = model.dof_joint[d];
+        entry.fail("dof " + std::to_string(d - model.idx_v[j]) + " of joint '" + model.joint_names[j] +
+                   "' listed twice");
+      }
+      out.push_back(d);
+    }
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -236,9 +316,27 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     }
   }
   if (doc.has("actuated")) scene.actuated_joints = parseActuated(doc["actuated"], *model);
-  // Paper 004's independent coordinates y of the loop clusters (cluster-aba); checked against the clusters
-  // when a cluster solver is chosen (checkSolverForScene).
-  if (doc.has("independent")) scene.solver_settings.independent_joints = parseJointList(doc["independent"], *model);
+  // Paper 004's independent coordinates y of the loop clusters: one list, or one per view (cluster-aba
+  // and cluster-rnea close every constraint in the clusters, cluster-efpa the internal loops alone);
+  // checked below, and against the clusters when a cluster solver is chosen (checkSolverForScene).
+  const bool independent_per_view = doc.has("independent") && doc["independent"].isMap();
+  if (independent_per_view) {
+    const YamlValue views = doc["independent"];
+    views.requireMap({"all_constraints", "internal_loops"});
+    if (!views.has("all_constraints") && !views.has("internal_loops")) {
+      views.fail("expected a list, or a map with all_constraints (cluster-aba, cluster-rnea), internal_loops "
+                 "(cluster-efpa) or both");
+    }
+    if (views.has("all_constraints")) {
+      scene.solver_settings.independent_dofs = parseIndependentDofs(views["all_constraints"], *model);
+    }
+    if (views.has("internal_loops")) {
+      scene.solver_settings.independent_dofs_internal_loops = parseIndependentDofs(views["internal_loops"], *model);
+    }
+  } else if (doc.has("independent")) {
+    scene.solver_settings.independent_dofs = parseIndependentDofs(doc["independent"], *model);
+    scene.solver_settings.independent_dofs_internal_loops = scene.solver_settings.independent_dofs;
+  }
   if (doc.has("controller")) scene.controller = parseController(doc["controller"], *model, scene.actuated_joints);
 
   if (doc.has("dt")) scene.dt = doc["dt"].positiveNumber();
@@ -268,17 +366,27 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   // The constraint set against the model (names, bodies, masks): ModelError
   // already names the scene file and the constraint.
   const ConstraintSet set(*model, scene.constraints, scene.time_constant);
-  if (doc.has("independent")) {
+  if (independent_per_view) {
+    // Each list against its own view, whichever solver runs.
+    const YamlValue views = doc["independent"];
+    if (views.has("all_constraints")) {
+      checkClustersAt(set, scene.solver_settings.independent_dofs, scene.q0, views["all_constraints"].where());
+    }
+    if (views.has("internal_loops")) {
+      checkClustersAt(set, scene.solver_settings.independent_dofs_internal_loops, scene.q0,
+                      views["internal_loops"].where(), ClusterScope::InternalLoops);
+    }
+  } else if (doc.has("independent")) {
     // Checked whichever solver runs: a declaration that cannot coordinate the loops is an error now.
     // With world constraints beside internal loops it may coordinate either the clusters of every
     // constraint (cluster-aba) or those of the internal loops alone (cluster-efpa, whose Delassus rows
     // are the world constraints); the cluster solvers check their own view when chosen.
     try {
-      checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent");
+      checkClustersAt(set, scene.solver_settings.independent_dofs, scene.q0, "independent");
     } catch (const ModelError& all_constraints) {
       if (!set.hasWorldConstraints() || !(set.hasInternalLoops() || set.hasCouplings())) throw;
       try {
-        checkClustersAt(set, scene.solver_settings.independent_joints, scene.q0, "independent",
+        checkClustersAt(set, scene.solver_settings.independent_dofs, scene.q0, "independent",
                         ClusterScope::InternalLoops);
       } catch (const ModelError& internal_only) {
         throw ModelError(all_constraints.file(), "independent",

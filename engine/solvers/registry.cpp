@@ -87,7 +87,7 @@ const std::vector<SolverInfo>& solverRegistry() {
                            "factors reused by the reduced two-sweep; internal loops, redundant sets; no couplings"),
       entry<ClusterAbaSolver>("cluster-aba",
                               "cluster-based ABA (paper 004 Alg. 1): bodies of each loop or coupling clustered, "
-                              "G from K's null space on the scene's declared independent joints, ABA over the "
+                              "G from K's null space on the scene's declared independent coordinates, ABA over the "
                               "cluster tree; couplings, internal loops, world constraints (their path to the root "
                               "joins the cluster); full-rank sets; needs the scene key 'independent'"),
   };

@@ -31,8 +31,8 @@ struct SolverCapabilities {
   /// inertias (lcaba, constrained-aba): round-off grows with μ (paper 001 §VI-D,
   /// Fig. 11), so mu: auto gives them a smaller factor (solvers/auto_mu.hpp).
   bool penalty_in_inertia = false;
-  /// Needs the scene's declared independent joints (scene key `independent`,
-  /// SolverSettings::independent_joints) to coordinate its loop clusters
+  /// Needs the scene's declared independent coordinates (scene key `independent`,
+  /// SolverSettings::independent_dofs) to coordinate its loop clusters
   /// (cluster-aba, paper 004): the scene checks build the clusters at load.
   bool needs_independent_joints = false;
 };
@@ -50,9 +50,15 @@ struct SolverSettings {
   /// Per-constraint weights for soft solvers, indexed like the constraint set;
   /// empty = soft_weight for every constraint.
   std::vector<double> soft_weights;
-  /// Joints whose coordinates are independent inside the loop clusters (scene
-  /// key `independent`; paper 004's y). Read by the cluster solvers only.
-  std::vector<int> independent_joints;
+  /// Dofs (model v indices, increasing) independent inside the loop clusters
+  /// (scene key `independent`: whole joints or single dofs; paper 004's y).
+  /// Read by the cluster solvers only.
+  std::vector<int> independent_dofs;
+  /// The same for cluster-efpa's clusters (the internal loops alone, world
+  /// constraints as Delassus rows): equal to independent_dofs when the scene
+  /// gives one list, its own when it gives one per view
+  /// (`independent: {all_constraints: [...], internal_loops: [...]}`).
+  std::vector<int> independent_dofs_internal_loops;
 };
 
 struct SolveStats {

@@ -226,14 +226,14 @@ TEST(Allocation, LoopSolversDoNotAllocate) {
 // cluster-aba and cluster-rnea (paper 004) preallocate their cluster
 // matrices, K_d factors and G at bind time: a solve (G from K's null space,
 // the three passes, λ from the joint forces) and an inverse dynamics touch no
-// heap, on a loop, gears and belts.
+// heap, on a loop, gears, belts and Digit (rod spins as single dofs).
 TEST(Allocation, ClusterSolversDoNotAllocate) {
   const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
-  for (const char* file : {"four_bar.yaml", "geared_chain.yaml", "belt_chain.yaml"}) {
+  for (const char* file : {"four_bar.yaml", "geared_chain.yaml", "belt_chain.yaml", "digit_standing.yaml"}) {
     const Scene scene = loadScene(scenes / file);
     const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
     ClusterAbaSolver solver(set, scene.solver_settings);
-    ClusterRnea rnea(set, scene.solver_settings.independent_joints);
+    ClusterRnea rnea(set, scene.solver_settings.independent_dofs);
     const int nv = scene.model->nv;
     const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
     const std::vector<Force> fext(scene.model->nbodies(), Force(Vector3(1, 2, 3), Vector3(4, 5, 6)));

@@ -7,7 +7,10 @@
 //     clusters, two world constraints on different clusters) and of the geared
 //     chain with its tip pinned (couplings as clusters, rotor armature in D);
 //     on trees it is dense (test_delassus.cpp);
-//   - no allocation in compute();
+//   - on Digit standing (its internal_loops list: knee, springs, toe motors
+//     and the rods' spins as single dofs; two loop clusters per leg, the foot
+//     welds as Delassus rows) it equals dense-closed to 1e-9 too;
+//   - no allocation in compute(), also on Digit;
 //   - refusals: the internal loops' independent joints missing;
 //   - the scene key `independent` may coordinate the internal loops alone,
 //     which cluster-aba then refuses with the reason.
@@ -72,8 +75,8 @@ TEST(ClusterEfpa, EqualsTheDenseReferenceWithLoopsClosed) {
   const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
   const int m = set.dimension();
   auto reference = makeDelassusAlgorithm("dense-closed", set);
-  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_joints);
-  const ClusterStructure clusters(set, scene.solver_settings.independent_joints, "test", ClusterScope::InternalLoops);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs);
+  const ClusterStructure clusters(set, scene.solver_settings.independent_dofs, "test", ClusterScope::InternalLoops);
   EXPECT_EQ(clusters.largestCluster(), 7) << "one cluster per ring";
   double worst_reference = 0.0, worst_cluster = 0.0, smallest_loop_effect = 1e300;
   const std::vector<SampledState> states = sampleStates(scene, set, 20, 1204);
@@ -109,7 +112,7 @@ TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
   const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
   const int m = set.dimension();
   auto reference = makeDelassusAlgorithm("dense-closed", set);
-  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_joints);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs);
   double worst = 0.0;
   for (const SampledState& s : sampleStates(scene, set, 10, 1205)) {
     const MatrixX projected = projectedDelassus(set, s.q);
@@ -124,14 +127,60 @@ TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
   std::printf("[cluster-efpa, geared chain with its tip pinned] 10 states: max relative error %.2g\n", worst);
 }
 
-TEST(ClusterEfpa, ComputeDoesNotAllocate) {
-  const Scene scene = loadScene(scenesDir() / "chain_of_loops_feet.yaml");
+// Digit standing: the achilles cluster (rod, knee, shin, tarsus, heel spring)
+// and the toe cluster (toe motors, their rods, toe pitch and roll) per leg, the
+// rods' spins independent as single dofs; the feet welds are the 12 world rows.
+// The scene gives it its own list (independent: internal_loops); cluster-aba's
+// list (all_constraints) is refused here, with the reason.
+TEST(ClusterEfpa, EqualsTheDenseReferenceOnDigit) {
+  const Scene scene = loadScene(scenesDir() / "digit_standing.yaml");
   const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
-  MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
-  for (const std::string name : {"cluster-efpa", "dense-closed"}) {
-    auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_joints);
-    algorithm->compute(scene.q0, out);
-    EXPECT_EQ(countHeapAllocations([&] { algorithm->compute(scene.q0, out); }), 0) << name;
+  const int m = set.dimension();
+  auto reference = makeDelassusAlgorithm("dense-closed", set);
+  auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs_internal_loops);
+  const ClusterStructure clusters(set, scene.solver_settings.independent_dofs_internal_loops, "test",
+                                  ClusterScope::InternalLoops);
+  int loop_clusters = 0;
+  for (const BodyCluster& cl : clusters.clusters()) loop_clusters += cl.rowCount() > 0 ? 1 : 0;
+  EXPECT_EQ(loop_clusters, 4) << "an achilles and a toe cluster per leg";
+  // cluster-aba's list (all_constraints) does not fit this view.
+  const std::string msg = messageOf([&] { makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs); });
+  EXPECT_NE(msg.find("delassus algorithm 'cluster-efpa'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'base_joint' declared independent but close no loop"), std::string::npos) << msg;
+  double worst = 0.0, worst_reference = 0.0, smallest_loop_effect = 1e300;
+  const std::vector<SampledState> states = sampleStates(scene, set, 10, 1206);
+  for (std::size_t sample = 0; sample < states.size(); ++sample) {
+    const VectorX& q = states[sample].q;
+    const MatrixX projected = projectedDelassus(set, q);
+    const double scale = projected.lpNorm<Eigen::Infinity>();
+    MatrixX dense_closed = MatrixX::Constant(m, m, 7.0), value = MatrixX::Constant(m, m, 7.0);  // all written
+    reference->compute(q, dense_closed);
+    cluster->compute(q, value);
+    const double e_reference = (dense_closed - projected).lpNorm<Eigen::Infinity>() / scale;
+    const double e_cluster = (value - dense_closed).lpNorm<Eigen::Infinity>() / scale;
+    EXPECT_LE(e_reference, 1e-9) << "dense-closed, sample " << sample;
+    EXPECT_LE(e_cluster, 1e-9) << "cluster-efpa, sample " << sample;
+    worst_reference = std::max(worst_reference, e_reference);
+    worst = std::max(worst, e_cluster);
+    const MatrixX open = computeDelassus(set, q, "dense");
+    smallest_loop_effect = std::min(smallest_loop_effect, (open - projected).lpNorm<Eigen::Infinity>() / scale);
+  }
+  EXPECT_GT(smallest_loop_effect, 1e-3) << "closing the leg loops changes the feet's Delassus";
+  std::printf("[cluster-efpa, digit_standing] %zu states: dense-closed vs projection %.2g, cluster-efpa vs "
+              "dense-closed %.2g (max relative); loops change the feet block by >= %.2g\n",
+              states.size(), worst_reference, worst, smallest_loop_effect);
+}
+
+TEST(ClusterEfpa, ComputeDoesNotAllocate) {
+  for (const char* file : {"chain_of_loops_feet.yaml", "digit_standing.yaml"}) {
+    const Scene scene = loadScene(scenesDir() / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
+    for (const std::string name : {"cluster-efpa", "dense-closed"}) {
+      auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);
+      algorithm->compute(scene.q0, out);
+      EXPECT_EQ(countHeapAllocations([&] { algorithm->compute(scene.q0, out); }), 0) << name << ", " << file;
+    }
   }
 }
 

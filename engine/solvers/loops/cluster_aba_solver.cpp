@@ -13,7 +13,7 @@ namespace loopsim {
 
 ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
-      structure_(constraints, settings.independent_joints, "solver 'cluster-aba'"),
+      structure_(constraints, settings.independent_dofs, "solver 'cluster-aba'"),
       spanning_(structure_),
       kinematics_(structure_),
       data_(constraints.model()),

@@ -12,8 +12,8 @@
 // the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
 // each cluster's dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d.
 //
-// Needs the independent joints the scene declares (scene key `independent`,
-// SolverSettings::independent_joints). Full-rank sets only: a cluster with
+// Needs the independent coordinates the scene declares (scene key `independent`,
+// SolverSettings::independent_dofs). Full-rank sets only: a cluster with
 // more rows than dependent dofs is refused at bind time; a state where K_d is
 // singular (pivot ratio below 1e-12) solves but reports converged = false.
 #include <vector>
@@ -29,7 +29,7 @@ namespace loopsim {
 class ClusterAbaSolver final : public ConstrainedSolver {
  public:
   /// Throws ModelError when the loops cannot be clustered with the declared
-  /// independent joints (naming the cluster's constraints and joints).
+  /// independent coordinates (naming the cluster's constraints and joints).
   ClusterAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings);
 
   std::string_view name() const override { return "cluster-aba"; }

@@ -4,6 +4,7 @@
 // cluster k, I^A_k over its stacked bodies, U_k = I^A_k S_k, D_k and its
 // inverse, and I^a_k handed to the parent cluster. Sized once; no allocation
 // after allocate().
+#include <utility>
 #include <vector>
 
 #include <loopsim/model/data.hpp>
@@ -15,12 +16,20 @@ namespace loopsim {
 struct ClusterArticulatedInertias {
   std::vector<MatrixX> IA, Ia, U, UDinv, D, Dinv;
   std::vector<MatrixX> GA;  // G_k rows scaled by the spanning dofs' armature: filled by the caller before factor()
+  /// Per cluster, the 6x6 blocks (row, column body positions) of I^A_k that
+  /// can be nonzero: the bodies' own (diagonal) and those the child clusters
+  /// add between their output bodies. I^A_k is otherwise 0, and a dense
+  /// I^A_k S_k on a large cluster (Digit's legs and base: 29 bodies) would
+  /// cost 29x the work and make Eigen's blocked product allocate.
+  std::vector<std::vector<std::pair<int, int>>> blocks;
+  std::vector<int> parent;  // per cluster: its parent cluster, -1 = world (needs no U D⁻¹)
 
   void allocate(const ClusterStructure& structure);
   /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
   void setBodyInertias(int k, const BodyCluster& cluster, const Data& data);
   /// Lines 26-27 (eq. 49): U_k = I^A_k S_k, D_k = S_kᵀ U_k + G_kᵀ A G_k, D_k⁻¹
-  /// through its Cholesky factor (D_k keeps the factor), U_k D_k⁻¹.
+  /// through its Cholesky factor (D_k keeps the factor), and U_k D_k⁻¹ when
+  /// the cluster has a parent (only the terms handed to it use it).
   void factor(int k, const MatrixX& S, const MatrixX& G);
   /// Lines 30 and 32 (eqs. 55-56): I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, and
   /// I^A_λ(k) += ^λX*_k I^a_k ^kX_λ block by block onto the output bodies.

@@ -4,9 +4,9 @@
 
 namespace loopsim {
 
-ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_joints)
+ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_dofs)
     : set_(set),
-      structure_(set, independent_joints, "cluster-rnea"),
+      structure_(set, independent_dofs, "cluster-rnea"),
       spanning_(structure_),
       kinematics_(structure_),
       data_(set.model()),

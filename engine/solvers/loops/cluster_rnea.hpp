@@ -24,7 +24,7 @@ class ClusterRnea {
  public:
   /// Throws ModelError (as cluster-aba) when the loops cannot be clustered
   /// with the declared independent joints.
-  ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_joints);
+  ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_dofs);
 
   /// τ_y for independent accelerations ydd (size independentDofs(), in the
   /// order of structure().independentDofIndices()). Returns false when K_d is

@@ -75,9 +75,9 @@ void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>&
   }
 }
 
-void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_joints,
+void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_dofs,
                      const Eigen::Ref<const VectorX>& q, const std::string& owner, ClusterScope scope) {
-  const ClusterStructure structure(set, independent_joints, owner, scope);
+  const ClusterStructure structure(set, independent_dofs, owner, scope);
   if (set.dimension() == 0) return;
   const Model& model = set.model();
   Data data(model);
@@ -93,32 +93,52 @@ void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independe
     std::ostringstream os;
     os << "the loop cluster of constraint(s) ";
     for (std::size_t c = 0; c < cl.constraints.size(); ++c) os << (c ? ", '" : "'") << set[cl.constraints[c]].name << "'";
-    os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent joints at the "
+    os << " (joints " << structure.jointList(cl) << ") cannot be coordinated by the declared independent coordinates at the "
        << "initial configuration: the dependent joints' columns of K are singular (pivot ratio "
        << pivots.minCoeff() / pivots.maxCoeff() << ")";
     // A motion of the dependent dofs that moves no constrained point (K_d's null space), such as
-    // the spin of a ball-jointed rod about its own axis, can only be independent: name its joints.
+    // the spin of a ball-jointed rod about its own axis, can only be independent: name its joints
+    // and, per joint, the dof that carries most of that motion (the one to declare).
     MatrixX Kd(cl.rowCount(), cl.rowCount());
     for (int r = 0; r < cl.rowCount(); ++r) {
       for (int c = 0; c < cl.rowCount(); ++c) Kd(r, c) = cdata.J(cl.rows[r], cl.dofs[cl.dependent[c]]);
     }
     const Eigen::JacobiSVD<MatrixX> svd(Kd, Eigen::ComputeFullV);
     const auto& sigma = svd.singularValues();
-    std::vector<std::string> free_joints;
+    std::vector<int> free_joints, free_dofs;  // joint, and its dof position with the largest share
+    std::vector<double> share;
     for (int n = 0; n < sigma.size(); ++n) {
       if (sigma[n] > 1e-9 * sigma[0]) continue;
       const VectorX direction = svd.matrixV().col(n).cwiseAbs();
       for (int c = 0; c < direction.size(); ++c) {
         if (direction[c] < 0.1 * direction.maxCoeff()) continue;
-        const std::string& name = model.joint_names[cl.bodies[cl.dof_body[cl.dependent[c]]]];
-        if (std::find(free_joints.begin(), free_joints.end(), name) == free_joints.end()) free_joints.push_back(name);
+        const int dof = cl.dofs[cl.dependent[c]];
+        const int joint = model.dof_joint[dof];
+        const auto it = std::find(free_joints.begin(), free_joints.end(), joint);
+        const std::size_t f = static_cast<std::size_t>(it - free_joints.begin());
+        if (it == free_joints.end()) {
+          free_joints.push_back(joint);
+          free_dofs.push_back(dof - model.idx_v[joint]);
+          share.push_back(direction[c]);
+        } else if (direction[c] > share[f]) {
+          free_dofs[f] = dof - model.idx_v[joint];
+          share[f] = direction[c];
+        }
       }
     }
     if (!free_joints.empty()) {
       os << "; a motion of the dependent joint(s) ";
-      for (std::size_t j = 0; j < free_joints.size(); ++j) os << (j ? ", '" : "'") << free_joints[j] << "'";
+      for (std::size_t j = 0; j < free_joints.size(); ++j) os << (j ? ", '" : "'") << model.joint_names[free_joints[j]] << "'";
       os << " moves no constrained point (e.g. a ball-jointed rod's spin about its own axis), so it can only be "
-            "independent, while 'independent' declares whole joints";
+            "independent: declare that dof alone, e.g. ";
+      for (std::size_t j = 0; j < free_joints.size(); ++j) {
+        const int joint = free_joints[j];
+        os << (j ? ", " : "");
+        // The dof by its record column's name (scene key `independent` takes names or positions).
+        static constexpr const char* kDofNames[] = {"wx", "wy", "wz", "vx", "vy", "vz"};
+        if (model.joint_nv[joint] == 1) os << model.joint_names[joint];
+        else os << "{joint: " << model.joint_names[joint] << ", dofs: [" << kDofNames[free_dofs[j]] << "]}";
+      }
     } else {
       os << "; declare other joints of the cluster under 'independent'";
     }

@@ -54,7 +54,7 @@ class ClusterSpanning {
 /// joints cannot coordinate it) and factors every K_d at configuration q:
 /// ModelError naming the cluster's constraints and joints when one is singular
 /// there. For the load-time checks (scene_checks.cpp).
-void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_joints,
+void checkClustersAt(const ConstraintSet& set, const std::vector<int>& independent_dofs,
                      const Eigen::Ref<const VectorX>& q, const std::string& owner,
                      ClusterScope scope = ClusterScope::AllConstraints);
 

@@ -44,22 +44,41 @@ std::string quoted(const std::vector<std::string>& names) {
   return out.empty() ? "none" : out;
 }
 
+// "'knee', 'achilles-rod' dof 0" for the declared dofs of `bodies`' joints
+// ("none" when there are none): a joint by name when all its dofs are
+// declared, else with its declared dof positions.
+std::string declaredDofs(const Model& m, const std::vector<int>& bodies, const std::vector<bool>& declared) {
+  std::string out;
+  for (int b : bodies) {
+    std::vector<int> positions;
+    for (int k = 0; k < m.joint_nv[b]; ++k) {
+      if (declared[m.idx_v[b] + k]) positions.push_back(k);
+    }
+    if (positions.empty()) continue;
+    out += (out.empty() ? "'" : ", '") + m.joint_names[b] + "'";
+    if (static_cast<int>(positions.size()) == m.joint_nv[b]) continue;
+    out += positions.size() > 1 ? " dofs " : " dof ";
+    for (std::size_t i = 0; i < positions.size(); ++i) out += (i ? ", " : "") + std::to_string(positions[i]);
+  }
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 bool isWorldConstraint(const Constraint& c) { return c.kind != ConstraintKind::Coupling && c.body2 == 0; }
 
-ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_joints,
+ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_dofs,
                                    const std::string& owner, ClusterScope scope)
     : model_(set.model()) {
   const Model& m = model_;
   const int n = m.nbodies();
   const std::string& file = m.source_file;
-  std::vector<bool> declared(n, false);
-  for (int j : independent_joints) {
-    if (j < 1 || j >= n) {
-      throw ModelError(file, owner, "independent joint index " + std::to_string(j) + " is not a joint of the model");
+  std::vector<bool> declared(m.nv, false);
+  for (int d : independent_dofs) {
+    if (d < 0 || d >= m.nv) {
+      throw ModelError(file, owner, "independent dof index " + std::to_string(d) + " is not a dof of the model");
     }
-    declared[j] = true;
+    declared[d] = true;
   }
 
   // Groups of the loops and couplings (paper 004 §IV-A: the bodies a loop's constraint involves).
@@ -157,21 +176,18 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
   // Independent and dependent coordinates.
   for (BodyCluster& cl : clusters_) {
     for (int k = 0; k < cl.dofCount(); ++k) {
-      const int body = cl.bodies[cl.dof_body[k]];
-      const bool independent = cl.rowCount() == 0 || declared[body];
+      const bool independent = cl.rowCount() == 0 || declared[cl.dofs[k]];
       (independent ? cl.independent : cl.dependent).push_back(k);
     }
-    std::vector<std::string> joints, declared_here;
-    for (int b : cl.bodies) {
-      joints.push_back(m.joint_names[b]);
-      if (declared[b]) declared_here.push_back(m.joint_names[b]);
-    }
+    std::vector<std::string> joints;
+    for (int b : cl.bodies) joints.push_back(m.joint_names[b]);
+    const std::string declared_here = declaredDofs(m, cl.bodies, declared);
     if (cl.rowCount() == 0) {
-      if (!declared_here.empty()) {
+      if (declared_here != "none") {
         throw ModelError(file, owner,
-                         "joint " + quoted(declared_here) +
-                             " is declared independent but closes no loop or coupling (joints outside the "
-                             "loops are independent already); remove it from 'independent'");
+                         "joint(s) " + declared_here +
+                             " declared independent but close no loop or coupling (joints outside the loops are "
+                             "independent already); remove them from 'independent'");
       }
       continue;
     }
@@ -184,10 +200,10 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
           "the loop cluster of constraint(s) " + quoted(cons) + " (joints " + quoted(joints) + ": " +
               std::to_string(cl.dofCount()) + " dofs, " + std::to_string(cl.rowCount()) +
               " constraint rows) needs " + (needed >= 0 ? std::to_string(needed) : std::string("a negative number of")) +
-              " independent dofs, but 'independent' declares " + quoted(declared_here) + " (" +
+              " independent dofs, but 'independent' declares " + declared_here + " (" +
               std::to_string(cl.independentCount()) + " dofs)" +
-              (needed > 0 ? "; list joints of this cluster with " + std::to_string(needed) +
-                                " dofs in total under 'independent'"
+              (needed > 0 ? "; list joints (or single dofs, {joint: NAME, dofs: [...]}) of this cluster with " +
+                                std::to_string(needed) + " dofs in total under 'independent'"
                           : "; redundant or over-determined loops cannot be clustered (use prox-ltl)"));
     }
   }

@@ -2,8 +2,8 @@
 // Body clusters of paper 004 §IV: the spanning tree's bodies grouped so that
 // every loop constraint and every joint coupling lies inside one cluster, and
 // the clusters form a tree (the cluster connectivity tree, C-CT). Built once
-// at bind time from the constraint set and the declared independent joints
-// (scene key `independent`); shared by cluster-aba, cluster-rnea and
+// at bind time from the constraint set and the declared independent
+// coordinates (scene key `independent`: whole joints or single dofs); shared by cluster-aba, cluster-rnea and
 // cluster-efpa.
 //
 // Construction:
@@ -18,8 +18,11 @@
 //    lower one, until every cluster has one parent cluster (a tree);
 //  - every other body is a cluster of its own (ABA's body).
 // Coordinates: a cluster's spanning dofs split into independent ones y (the
-// declared joints, all their dofs) and dependent ones, as many as the
-// cluster's constraint rows, solved from K at each state (cluster_spanning.hpp).
+// declared dofs) and dependent ones, as many as the cluster's constraint rows,
+// solved from K at each state (cluster_spanning.hpp). Declaring single dofs of
+// a multi-dof joint matters where a motion moves no constrained point: the
+// spin of Digit's ball-jointed rods about their own axes has a zero column in
+// K, so it can only be independent while the ball's other two dofs are not.
 // A cluster whose dependent dof count differs from its rows is refused with
 // a ModelError naming its constraints and joints.
 //
@@ -63,9 +66,10 @@ bool isWorldConstraint(const Constraint& c);
 class ClusterStructure {
  public:
   /// Throws ModelError (element `owner`, e.g. "solver 'cluster-aba'") when a
-  /// cluster cannot be coordinated by the declared independent joints, when a
-  /// declared joint closes no loop, or when an index is out of range.
-  ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_joints, const std::string& owner,
+  /// cluster cannot be coordinated by the declared independent dofs (model v
+  /// indices, SolverSettings::independent_dofs), when a declared dof closes
+  /// no loop, or when an index is out of range.
+  ClusterStructure(const ConstraintSet& set, const std::vector<int>& independent_dofs, const std::string& owner,
                    ClusterScope scope = ClusterScope::AllConstraints);
 
   /// Clusters in an order where every parent precedes its children.
