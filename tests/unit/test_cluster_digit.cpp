@@ -20,6 +20,8 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
@@ -98,39 +100,35 @@ TEST(ClusterDigit, SceneKeyDeclaresSingleDofs) {
 
 TEST(ClusterDigit, BadSingleDofEntriesAreClearErrors) {
   const std::string rest = ", left-shin]\n";
-  std::string msg = loadError("independent: [{joint: left-achilles-rod, dofs: [3]}" + rest);
-  EXPECT_NE(msg.find("digit_standing.yaml"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("independent[0].dofs[0]"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("dof 3 is not a dof of joint 'left-achilles-rod', which has 3"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dofs: [wq]}" + rest);
-  EXPECT_NE(msg.find("unknown dof 'wq' of joint 'left-achilles-rod'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("its dofs are wx, wy, wz (or 0 to 2)"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-shin, dofs: [wx]}" + rest);
-  EXPECT_NE(msg.find("its one dof is 0"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dofs: [-1]}" + rest);
-  EXPECT_NE(msg.find("dof -1 is not a dof"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dofs: [0.5]}" + rest);
-  EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dofs: []}" + rest);
-  EXPECT_NE(msg.find("at least one dof of joint 'left-achilles-rod'"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod}" + rest);
-  EXPECT_NE(msg.find("'dofs' is required"), std::string::npos) << msg;
-  msg = loadError("independent: [{dofs: [0]}" + rest);
-  EXPECT_NE(msg.find("'joint' is required"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dof: [0]}" + rest);
-  EXPECT_NE(msg.find("dof"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("independent[0]"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achiles-rod, dofs: [0]}" + rest);
-  EXPECT_NE(msg.find("unknown joint 'left-achiles-rod'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("left-achilles-rod"), std::string::npos) << msg;  // did you mean
-  msg = loadError("independent: [left-shin, {joint: left-shin, dofs: [0]}]\n");
-  EXPECT_NE(msg.find("independent[1]"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("dof 0 of joint 'left-shin' listed twice"), std::string::npos) << msg;
-  msg = loadError("independent: [{joint: left-achilles-rod, dofs: [0, wx]}]\n");
-  EXPECT_NE(msg.find("listed twice"), std::string::npos) << msg;
-  // An entry given where the list belongs reads as the per-view map, and is refused by its key.
-  msg = loadError("independent: {joint: left-achilles-rod, dofs: [0]}\n");
-  EXPECT_NE(msg.find("unknown key 'joint'; valid keys: all_constraints, internal_loops"), std::string::npos) << msg;
+  struct Case {
+    std::string yaml;
+    std::vector<std::string> expected;  // substrings of the message
+  };
+  const std::vector<Case> cases = {
+      {"independent: [{joint: left-achilles-rod, dofs: [3]}" + rest,
+       {"digit_standing.yaml", "independent[0].dofs[0]", "dof 3 is not a dof of joint 'left-achilles-rod', which has 3"}},
+      {"independent: [{joint: left-achilles-rod, dofs: [wq]}" + rest,
+       {"unknown dof 'wq' of joint 'left-achilles-rod'", "its dofs are wx, wy, wz (or 0 to 2)"}},
+      {"independent: [{joint: left-shin, dofs: [wx]}" + rest, {"its one dof is 0"}},
+      {"independent: [{joint: left-achilles-rod, dofs: [-1]}" + rest, {"dof -1 is not a dof"}},
+      {"independent: [{joint: left-achilles-rod, dofs: [0.5]}" + rest, {"expected an integer"}},
+      {"independent: [{joint: left-achilles-rod, dofs: []}" + rest, {"at least one dof of joint 'left-achilles-rod'"}},
+      {"independent: [{joint: left-achilles-rod}" + rest, {"'dofs' is required"}},
+      {"independent: [{dofs: [0]}" + rest, {"'joint' is required"}},
+      {"independent: [{joint: left-achilles-rod, dof: [0]}" + rest, {"dof", "independent[0]"}},
+      // "did you mean" names the right joint
+      {"independent: [{joint: left-achiles-rod, dofs: [0]}" + rest, {"unknown joint 'left-achiles-rod'", "left-achilles-rod"}},
+      {"independent: [left-shin, {joint: left-shin, dofs: [0]}]\n",
+       {"independent[1]", "dof 0 of joint 'left-shin' listed twice"}},
+      {"independent: [{joint: left-achilles-rod, dofs: [0, wx]}]\n", {"listed twice"}},
+      // An entry given where the list belongs reads as the per-view map, and is refused by its key.
+      {"independent: {joint: left-achilles-rod, dofs: [0]}\n",
+       {"unknown key 'joint'; valid keys: all_constraints, internal_loops"}},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = loadError(c.yaml);
+    for (const std::string& part : c.expected) EXPECT_NE(msg.find(part), std::string::npos) << c.yaml << msg;
+  }
 }
 
 // independent: {all_constraints: [...], internal_loops: [...]}: each list is
