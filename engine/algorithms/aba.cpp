@@ -16,6 +16,9 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
   detail::requireFext(model, fext);
   const int nb = model.nbodies();
 
+  // The joints' products go through S_i's structure (detail::subspaceTimes,
+  // factorJoint), as in the constrained recursions: no dense 6 x nv products.
+
   // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.
   data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
@@ -23,11 +26,11 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     const int p = model.parent[i];
     const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
     data.oMi[i] = data.oMi[p] * liMi;
-    detail::writeMotionSubspace(model, i, data.S);
+    detail::writeMotionSubspace(model, i, data.S);  // for callers that read data.S after ABA
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(data.S.middleCols<NV>(model.idx_v[i]) * v.segment<NV>(model.idx_v[i]));
-      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      const Motion vJ(detail::subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
+      data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
     const Inertia& I = model.body_inertias[i];
@@ -41,27 +44,21 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     const int p = model.parent[i];
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      using MatrixNV = Eigen::Matrix<double, NV, NV>;
       const int iv = model.idx_v[i];
-      const auto S = data.S.middleCols<NV>(iv);
-      auto U = data.U.middleCols<NV>(iv);
-      const Matrix6& Ia = data.Ia[i];
+      detail::factorJoint<NV>(model, data, i);  // U = Ia S, D⁻¹ with armature
+      const auto U = data.U.middleCols<NV>(iv);
+      const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
       const Vector6 pa = data.pa[i].toVector();
-      U.noalias() = Ia * S;
-      MatrixNV D = S.transpose() * U;
-      D.diagonal() += model.armature.segment<NV>(iv);
-      auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
-      Dinv = D.inverse();
       auto u = data.u.segment<NV>(iv);
-      u = tau.segment<NV>(iv) - S.transpose() * pa;
+      u = tau.segment<NV>(iv) - detail::subspaceTransposeTimes<NV>(model, i, pa);
       if (tau_extra != nullptr) u += tau_extra->segment<NV>(iv);
       if (p == 0) return;
       // Ia^A = Ia - U D⁻¹ Uᵀ;  pa^A = pa + Ia^A c + U D⁻¹ u.
       const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
-      const Matrix6 Ia_art = Ia - UDinv * U.transpose();
+      const Matrix6 Ia_art = data.Ia[i] - UDinv * U.transpose();
       const Vector6 pa_art = pa + Ia_art * data.c[i].toVector() + UDinv * u;
       data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
-      data.pa[p] += data.liMi[i].act(Force(pa_art));
+      data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art);
     });
   }
 
@@ -71,11 +68,11 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      const Motion a_pre = data.liMi[i].actInv(data.a_gf[model.parent[i]]) + data.c[i];
+      const Motion a_pre = detail::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
       auto qdd = data.ddq.segment<NV>(iv);
       qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() *
                       (data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector());
-      data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);
+      data.a_gf[i] = a_pre + Motion(detail::subspaceTimes<NV>(model, i, qdd));
     });
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Internal to engine/algorithms: per-joint transforms, motion subspaces and
-// argument checks shared by the recursions. Not part of the public API.
+// Internal to the engine (namespace detail): per-joint transforms, motion
+// subspaces, the structured joint products and argument checks shared by ABA,
+// CRBA, RNEA and the constrained recursions. Not part of the public API.
 //
 // Every joint's motion subspace S_i is constant in the body frame (revolute
 // [axis; 0], prismatic [0; axis], spherical [I; 0], floating I), so the
@@ -64,6 +65,100 @@ inline void withJointNv(int nv, F&& f) {
     case 1: f(std::integral_constant<int, 1>{}); return;
     case 3: f(std::integral_constant<int, 3>{}); return;
     default: f(std::integral_constant<int, 6>{}); return;
+  }
+}
+
+/// SE3::actInv on a Motion (parent frame to child frame), written out and
+/// forced inline: in the recursions' loops the compiler keeps the member call
+/// out of line.
+[[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
+  return {liMi.R.transpose() * m.w, liMi.R.transpose() * (m.v - liMi.t.cross(m.w))};
+}
+
+/// SE3::act on a Force (child frame to parent frame), written out and forced
+/// inline for the same reason.
+[[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector6& f_child) {
+  const Vector3 f = liMi.R * f_child.tail<3>();
+  return {Vector3(liMi.R * f_child.head<3>() + liMi.t.cross(f)), f};
+}
+
+/// S_iᵀ x for joint i's motion subspace (writeMotionSubspace's structure:
+/// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I),
+/// without the dense 6 x nv product.
+template <int NV>
+[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i, const Vector6& x) {
+  if constexpr (NV == 1) {
+    const Vector3& axis = model.joint_axes[i];
+    return Eigen::Matrix<double, 1, 1>(model.joint_types[i] == JointType::Revolute ? axis.dot(x.head<3>())
+                                                                                   : axis.dot(x.tail<3>()));
+  } else if constexpr (NV == 3) {
+    return x.head<3>();
+  } else {
+    return x;
+  }
+}
+
+/// S_i q̇ as a 6-vector (structure as in subspaceTransposeTimes). Both are
+/// forced inline: called per joint and per row, a call costs more than the body.
+template <int NV>
+[[gnu::always_inline]] inline Vector6 subspaceTimes(const Model& model, int i, const Eigen::Matrix<double, NV, 1>& qd) {
+  Vector6 out;
+  if constexpr (NV == 1) {
+    const Vector3 w = model.joint_axes[i] * qd[0];
+    if (model.joint_types[i] == JointType::Revolute) {
+      out << w, Vector3::Zero();
+    } else {
+      out << Vector3::Zero(), w;
+    }
+  } else if constexpr (NV == 3) {
+    out << qd, Vector3::Zero();
+  } else {
+    out = qd;
+  }
+  return out;
+}
+
+/// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
+/// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).
+/// S_i's structure (writeMotionSubspace: revolute [axis; 0], prismatic
+/// [0; axis], spherical [I; 0], floating I) replaces the dense 6 x nv
+/// products: a revolute joint's U_i is one 6x3 times 3 product, a floating
+/// base's is Ia itself.
+/// D_i⁻¹ through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba,
+/// lcaba) D mixes O(1) and O(μ) eigenvalues, and only a backward-stable
+/// inverse keeps U D⁻¹ Uᵀ's error at ε μ instead of ε μ cond(D). No allocation.
+/// Without `added_inertia` (ABA): armature alone.
+template <int NV>
+[[gnu::always_inline]] inline void factorJoint(const Model& model, Data& data, int i,
+                                               const VectorX* added_inertia = nullptr) {
+  using MatrixNV = Eigen::Matrix<double, NV, NV>;
+  const int iv = model.idx_v[i];
+  auto U = data.U.template middleCols<NV>(iv);
+  const Matrix6& Ia = data.Ia[i];
+  MatrixNV D;
+  if constexpr (NV == 1) {
+    const Vector3& axis = model.joint_axes[i];
+    if (model.joint_types[i] == JointType::Revolute) {
+      U.noalias() = Ia.leftCols<3>() * axis;
+      D(0, 0) = axis.dot(U.template topRows<3>());
+    } else {  // prismatic
+      U.noalias() = Ia.rightCols<3>() * axis;
+      D(0, 0) = axis.dot(U.template bottomRows<3>());
+    }
+  } else if constexpr (NV == 3) {  // spherical
+    U = Ia.leftCols<3>();
+    D = U.template topRows<3>();
+  } else {  // floating
+    U = Ia;
+    D = Ia;
+  }
+  D.diagonal() += model.armature.template segment<NV>(iv);
+  if (added_inertia != nullptr) D.diagonal() += added_inertia->template segment<NV>(iv);
+  auto Dinv = data.Dinv[i].template topLeftCorner<NV, NV>();
+  if constexpr (NV == 1) {
+    Dinv(0, 0) = 1.0 / D(0, 0);
+  } else {
+    Dinv = D.llt().solve(MatrixNV::Identity());
   }
 }
 

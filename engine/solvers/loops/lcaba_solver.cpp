@@ -98,7 +98,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     using MatrixG = Eigen::Matrix<double, 6, NV>;
     const int iv = m.idx_v[i];
     // Line 12 (§IV-C2): U_i = H_{i,i} S_i, D_i⁻¹ (armature and added inertia in D_i), u_i = τ_i + S_iᵀ f_i.
-    factorJoint<NV>(m, data_, i, added_inertia_);
+    factorJoint<NV>(m, data_, i, &added_inertia_);
     const auto S = data_.S.middleCols<NV>(iv);
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();

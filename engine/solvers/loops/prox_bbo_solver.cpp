@@ -177,7 +177,7 @@ void ProxBboSolver::eliminateLink(int i) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = m.idx_v[i];
     // Line 12 (§IV-C2): U_i, D_i⁻¹ (armature and added inertia in D_i), u_i.
-    factorJoint<NV>(m, data_, i, added_inertia_);
+    factorJoint<NV>(m, data_, i, &added_inertia_);
     const auto S = data_.S.middleCols<NV>(iv);
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();

@@ -11,15 +11,7 @@
 
 namespace loopsim {
 
-namespace {
-
-// SE3::actInv on a Motion (parent frame to child frame), written out and
-// forced inline: in these loops the compiler keeps the member call out of line.
-[[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
-  return {liMi.R.transpose() * m.w, liMi.R.transpose() * (m.v - liMi.t.cross(m.w))};
-}
-
-}  // namespace
+using detail::toChildFrame;
 
 TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : data(set.model()),
@@ -163,7 +155,7 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     using VectorNV = Eigen::Matrix<double, NV, 1>;
     const int iv = model_.idx_v[i];
     // Line 7: D_i = S_iᵀ H_i^A S_i, plus armature and the per-step added inertia.
-    factorJoint<NV>(model_, data, i, added_inertia_);
+    factorJoint<NV>(model_, data, i, &added_inertia_);
     const auto U = data.U.middleCols<NV>(iv);
     const Matrix6& Ia = data.Ia[i];
     const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();

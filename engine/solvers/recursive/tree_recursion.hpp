@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include <loopsim/algorithms/joint_motion.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/model/data.hpp>
@@ -165,82 +166,10 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
                           std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr,
                           const std::vector<Matrix6>* rigid_inertias = nullptr);
 
-/// S_iᵀ x for joint i's motion subspace (writeMotionSubspace's structure:
-/// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I),
-/// without the dense 6 x nv product.
-template <int NV>
-[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i, const Vector6& x) {
-  if constexpr (NV == 1) {
-    const Vector3& axis = model.joint_axes[i];
-    return Eigen::Matrix<double, 1, 1>(model.joint_types[i] == JointType::Revolute ? axis.dot(x.head<3>())
-                                                                                   : axis.dot(x.tail<3>()));
-  } else if constexpr (NV == 3) {
-    return x.head<3>();
-  } else {
-    return x;
-  }
-}
-
-/// S_i q̇ as a 6-vector (structure as in subspaceTransposeTimes). Both are
-/// forced inline: called per joint and per row, a call costs more than the body.
-template <int NV>
-[[gnu::always_inline]] inline Vector6 subspaceTimes(const Model& model, int i, const Eigen::Matrix<double, NV, 1>& qd) {
-  Vector6 out;
-  if constexpr (NV == 1) {
-    const Vector3 w = model.joint_axes[i] * qd[0];
-    if (model.joint_types[i] == JointType::Revolute) {
-      out << w, Vector3::Zero();
-    } else {
-      out << Vector3::Zero(), w;
-    }
-  } else if constexpr (NV == 3) {
-    out << qd, Vector3::Zero();
-  } else {
-    out = qd;
-  }
-  return out;
-}
-
-/// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
-/// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).
-/// S_i's structure (writeMotionSubspace: revolute [axis; 0], prismatic
-/// [0; axis], spherical [I; 0], floating I) replaces the dense 6 x nv
-/// products: a revolute joint's U_i is one 6x3 times 3 product, a floating
-/// base's is Ia itself.
-/// D_i⁻¹ through Cholesky, not cofactors: with penalties (pv-soft, constrained-aba,
-/// lcaba) D mixes O(1) and O(μ) eigenvalues, and only a backward-stable
-/// inverse keeps U D⁻¹ Uᵀ's error at ε μ instead of ε μ cond(D). No allocation.
-template <int NV>
-[[gnu::always_inline]] inline void factorJoint(const Model& model, Data& data, int i, const VectorX& added_inertia) {
-  using MatrixNV = Eigen::Matrix<double, NV, NV>;
-  const int iv = model.idx_v[i];
-  auto U = data.U.template middleCols<NV>(iv);
-  const Matrix6& Ia = data.Ia[i];
-  MatrixNV D;
-  if constexpr (NV == 1) {
-    const Vector3& axis = model.joint_axes[i];
-    if (model.joint_types[i] == JointType::Revolute) {
-      U.noalias() = Ia.leftCols<3>() * axis;
-      D(0, 0) = axis.dot(U.template topRows<3>());
-    } else {  // prismatic
-      U.noalias() = Ia.rightCols<3>() * axis;
-      D(0, 0) = axis.dot(U.template bottomRows<3>());
-    }
-  } else if constexpr (NV == 3) {  // spherical
-    U = Ia.leftCols<3>();
-    D = U.template topRows<3>();
-  } else {  // floating
-    U = Ia;
-    D = Ia;
-  }
-  D.diagonal() += model.armature.template segment<NV>(iv) + added_inertia.template segment<NV>(iv);
-  auto Dinv = data.Dinv[i].template topLeftCorner<NV, NV>();
-  if constexpr (NV == 1) {
-    Dinv(0, 0) = 1.0 / D(0, 0);
-  } else {
-    Dinv = D.llt().solve(MatrixNV::Identity());
-  }
-}
-
+// The structured joint products (subspaceTimes, subspaceTransposeTimes,
+// factorJoint) live with ABA's in algorithms/joint_motion.hpp.
+using detail::factorJoint;
+using detail::subspaceTimes;
+using detail::subspaceTransposeTimes;
 
 }  // namespace loopsim
