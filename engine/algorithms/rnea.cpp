@@ -1,4 +1,5 @@
-// Recursive Newton-Euler (Featherstone, RBDA Table 5.1) in body frames.
+// Recursive Newton-Euler (Featherstone, RBDA Table 5.1) in body frames, the
+// joints' products through S_i's structure (detail::subspaceTimes).
 // Gravity enters as the base acceleration a_0 = -g, so data.a_gf holds body
 // accelerations with gravity folded in.
 #include <loopsim/algorithms/dynamics.hpp>
@@ -18,13 +19,13 @@ void backwardPass(const Model& model, Data& data, const double* a, VectorX& tau_
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      tau_out.segment<NV>(iv).noalias() = data.S.middleCols<NV>(iv).transpose() * data.f[i].toVector();
+      tau_out.segment<NV>(iv) = detail::subspaceTransposeTimes<NV>(model, i, data.f[i].toVector());
       if (a != nullptr) {
         tau_out.segment<NV>(iv) += model.armature.segment<NV>(iv).cwiseProduct(ConstSegment<NV>(a + iv));
       }
     });
     const int p = model.parent[i];
-    if (p > 0) data.f[p] += data.liMi[i].act(data.f[i]);
+    if (p > 0) data.f[p] += detail::toParentFrame(data.liMi[i], data.f[i].toVector());
   }
 }
 
@@ -46,12 +47,13 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      const auto S = data.S.middleCols<NV>(iv);
-      const Motion vJ(S * v.segment<NV>(iv));
-      data.v[i] = liMi.actInv(data.v[p]) + vJ;
+      const Motion vJ(detail::subspaceTimes<NV>(model, i, v.segment<NV>(iv)));
+      data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
-      data.a_gf[i] = liMi.actInv(data.a_gf[p]) + data.c[i];
-      if (a != nullptr) data.a_gf[i] += Motion(S * ConstSegment<NV>(a + iv));
+      data.a_gf[i] = detail::toChildFrame(liMi, data.a_gf[p]) + data.c[i];
+      if (a != nullptr) {
+        data.a_gf[i] += Motion(detail::subspaceTimes<NV>(model, i, Eigen::Matrix<double, NV, 1>(ConstSegment<NV>(a + iv))));
+      }
     });
     const Inertia& I = model.body_inertias[i];
     data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
@@ -81,7 +83,7 @@ const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<
   // The forward pass of rneaInto at a = 0, minus what forwardKinematics did.
   data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
   for (int i = 1; i < model.nbodies(); ++i) {
-    data.a_gf[i] = data.liMi[i].actInv(data.a_gf[model.parent[i]]) + data.c[i];
+    data.a_gf[i] = detail::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
     data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.f[i] -= fext[i];
