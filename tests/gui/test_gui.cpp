@@ -473,7 +473,10 @@ TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
            {"--show frames,bogus", "--show: unknown item 'bogus'"},
            {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
            {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"},
-           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"}}) {
+           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"},
+           {"--tick-compare kkt", "--tick-compare: compare 2 to 6 solvers (got 1)"},
+           {"--tick-compare kkt,ltll", "--tick-compare: unknown solver 'ltll' (did you mean 'ltl'?)"},
+           {"--compare kkt,ltl --tick-compare kkt,ltl", "--tick-compare: ticks solvers without starting them"}}) {
     const Output out = runLoopsim("gui " + scene + " " + arguments);
     EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
     EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
