@@ -1313,9 +1313,10 @@ TEST(Gui, ClickingASolverInThePanelSwitchesOnTheNextStepKeepingTheState) {
   }
 }
 
-// Run and Pause, clicked: the simulation runs from the click on Run and stops at the click on
-// Pause (the record ends there, however long the window stays open after it).
-TEST(Gui, ClickingRunAndPauseInThePanelRunsAndStopsTheSimulation) {
+// Run, Pause and Reset, clicked: the simulation runs from the click on Run and stops at the
+// click on Pause (the record ends there, however long the window stays open after it); Reset
+// takes it back to t = 0.
+TEST(Gui, ClickingRunPauseAndResetInThePanelRunsStopsAndResetsTheSimulation) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
   const fs::path csv = freshPath("run_pause.csv");
@@ -1327,7 +1328,8 @@ TEST(Gui, ClickingRunAndPauseInThePanelRunsAndStopsTheSimulation) {
                                  "click 'Run (Space)'; waitfor 'event: run from' 2\n"
                                  "sleep 0.3\n"
                                  "click 'Pause (Space)'; waitfor 'event: pause at' 2\n"
-                                 "sleep 0.5");
+                                 "sleep 0.5\n"
+                                 "click 'Reset (Backspace)'; waitfor 'event: reset to'");
   ASSERT_EQ(out.exit_code, 0) << out.text;
   const auto first_pause = out.text.find("event: pause at t = ");
   ASSERT_NE(first_pause, std::string::npos) << out.text;
@@ -1339,6 +1341,7 @@ TEST(Gui, ClickingRunAndPauseInThePanelRunsAndStopsTheSimulation) {
   EXPECT_GT(paused, 0.0) << "it ran after the click on Run\n" << out.text;
   EXPECT_EQ(resumed, paused) << "nothing ran while paused\n" << out.text;
   EXPECT_GT(paused_again, resumed) << out.text;
+  EXPECT_NE(out.text.find("event: reset to t = 0 s (step 0)", second_pause), std::string::npos) << out.text;
   const loopsim::CsvTable table = loopsim::readCsv(csv);
   ASSERT_FALSE(table.rows.empty());
   EXPECT_NEAR(table.rows.back()[static_cast<std::size_t>(table.requireColumn("t"))], paused_again, 1e-9)
