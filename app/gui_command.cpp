@@ -276,8 +276,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");
   gui->add_flag("--log-events", a->options.log_events,
-                "Print one 'event: ...' line per action taken from the keyboard, the panels or a drop, with its "
-                "outcome (e.g. 'event: solver ltl from t = 0.25 s (step 250)')");
+                "Print one 'event: ...' line per action on the simulation (run, pause, step, reset, solver, "
+                "history, comparison, open, screenshot) from the keyboard, the panels or a drop, with its outcome "
+                "(e.g. 'event: solver ltl from t = 0.25 s (step 250)')");
   gui->add_flag("--log-widgets", a->options.log_widgets,
                 "Print where the panels' buttons are ('widget: LABEL at X0 Y0 X1 Y1' in window pixels, or hidden / "
                 "gone) whenever that changes, for scripts that click them (the GUI tests use xdotool)");

@@ -54,7 +54,7 @@ struct GuiOptions {
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;
-  bool log_events = false;   // one "event: ..." line per UI action and its outcome
+  bool log_events = false;   // one "event: ..." line per action on the simulation and its outcome
   bool log_widgets = false;  // "widget: ..." lines: where the panels' buttons are (WidgetLog)
 };
 
