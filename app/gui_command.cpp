@@ -32,6 +32,7 @@ struct GuiArguments {
   std::vector<std::string> show;
   std::optional<long> frames;
   std::vector<std::string> compare;
+  std::vector<std::string> tick_compare;
   std::string compare_layout = "overlay";
   std::vector<std::string> set_joints;
   std::vector<std::string> stabilization_changes;
@@ -103,15 +104,21 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
   }
   o.compare = splitListValues(a.compare);
-  for (const std::string& name : o.compare) {
-    if (findSolver(name) == nullptr) {
-      std::vector<std::string> names;
-      for (const SolverInfo& info : solverRegistry()) names.push_back(info.name);
-      throw ModelError("", "--compare", "unknown solver '" + name + "'" + didYouMean(name, names) + " (see `loopsim solvers`)");
+  o.tick_compare = splitListValues(a.tick_compare);
+  for (const auto& [option, list] : {std::pair{"--compare", &o.compare}, std::pair{"--tick-compare", &o.tick_compare}}) {
+    for (const std::string& name : *list) {
+      if (findSolver(name) == nullptr) {
+        std::vector<std::string> names;
+        for (const SolverInfo& info : solverRegistry()) names.push_back(info.name);
+        throw ModelError("", option, "unknown solver '" + name + "'" + didYouMean(name, names) + " (see `loopsim solvers`)");
+      }
+    }
+    if (!list->empty() && (list->size() < 2 || list->size() > 6)) {
+      throw ModelError("", option, "compare 2 to 6 solvers (got " + std::to_string(list->size()) + ")");
     }
   }
-  if (!o.compare.empty() && (o.compare.size() < 2 || o.compare.size() > 6)) {
-    throw ModelError("", "--compare", "compare 2 to 6 solvers (got " + std::to_string(o.compare.size()) + ")");
+  if (!o.compare.empty() && !o.tick_compare.empty()) {
+    throw ModelError("", "--tick-compare", "ticks solvers without starting them; --compare starts them: give one of the two");
   }
   if (!o.compare_reference.empty() && o.compare.empty()) throw ModelError("", "--reference", "applies to --compare, which is not given");
   if (a.compare_layout != "overlay" && a.compare_layout != "side-by-side") {
@@ -240,6 +247,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--compare", a->compare,
                   "Compare 2 to 6 solvers from the start, in lockstep: the reference solid, the others as "
                   "translucent ghosts, a table and a divergence plot (also in the panel 'Compare solvers')");
+  gui->add_option("--tick-compare", a->tick_compare,
+                  "Tick 2 to 6 solvers in the panel 'Compare solvers' without starting them (key C, or the "
+                  "panel's buttons, starts them)");
   gui->add_option("--reference", a->options.compare_reference,
                   "The solver --compare measures divergence from (default kkt, else the first exact one)");
   gui->add_option("--set-stabilization", a->stabilization_changes,
@@ -265,6 +275,13 @@ Command registerGuiCommand(CLI::App& parent) {
       ->capture_default_str();
   gui->add_option("--record", a->options.record, "Write a CSV record of every step, as `loopsim run --record`");
   gui->add_flag("--overwrite", a->options.overwrite, "Allow --record to replace an existing record");
+  gui->add_flag("--log-events", a->options.log_events,
+                "Print one 'event: ...' line per action on the simulation (run, pause, step, reset, solver, "
+                "history, comparison, open, screenshot) from the keyboard, the panels or a drop, with its outcome "
+                "(e.g. 'event: solver ltl from t = 0.25 s (step 250)')");
+  gui->add_flag("--log-widgets", a->options.log_widgets,
+                "Print where the panels' buttons are ('widget: LABEL at X0 Y0 X1 Y1' in window pixels, or hidden / "
+                "gone) whenever that changes, for scripts that click them (the GUI tests use xdotool)");
   return {gui, [a] { return runGui(checkedOptions(*a, commandLine(*a))); }};
 }
 

@@ -68,6 +68,8 @@ class GuiApp {
     state_.compare_solvers = options.compare;
     state_.compare_reference = options.compare_reference;
     state_.compare_side_by_side = options.compare_side_by_side;
+    if (!options.tick_compare.empty()) state_.compare_solvers = options.tick_compare;
+    state_.widgets.setEnabled(options.log_widgets);
     if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
     if (session_) {
       // --set-joint: the sliders' action, scripted, before the first step.
@@ -131,14 +133,21 @@ class GuiApp {
   std::vector<Eigen::Matrix4f> interactionPoses() const;
   /// The ticked solvers from the scene's start, or from the state the session shows now
   /// (a past one when viewing its history); Backspace restarts from the same state.
-  void startComparison(bool from_shown_state = false);
-  void restartComparison();
+  /// Both return false (the error shown) when the ticked list is refused.
+  bool startComparison(bool from_shown_state = false);
+  bool restartComparison();
   void resumeComparisonFromView();
   void stopComparison();
   /// Where the side-by-side layout puts solver i (zero when overlaid).
   Eigen::Vector3f comparisonOffset(std::size_t solver) const;
   std::vector<Eigen::Matrix4f> comparisonPoses(std::size_t solver) const;
   void resetCamera();
+  /// --log-events: one line per UI action (key, button, drop), saying what it did.
+  void logEvent(const std::string& what) const {
+    if (options_.log_events) spdlog::info("event: {}", what);
+  }
+  /// "t = T s (step N)" of the simulation (or comparison) shown.
+  std::string whereNow() const;
   void handleInput();
   void carryOutRequests();
   void advancePhysics(double wall_dt);
@@ -433,8 +442,8 @@ void GuiApp::setStabilization(double time_constant, bool projection) {
   }
 }
 
-void GuiApp::startComparison(bool from_shown_state) {
-  if (!session_) return;
+bool GuiApp::startComparison(bool from_shown_state) {
+  if (!session_) return false;
   comparison_start_.reset();
   if (from_shown_state) {
     SimulationSnapshot start;
@@ -442,10 +451,10 @@ void GuiApp::startComparison(bool from_shown_state) {
     else session_->simulation().snapshot(start);
     comparison_start_ = std::move(start);
   }
-  restartComparison();
+  return restartComparison();
 }
 
-void GuiApp::restartComparison() {
+bool GuiApp::restartComparison() {
   // From the scene's start or the kept state, with the settings of the panel (as a reset would use them).
   Scene scene = session_->sceneForReset();
   scene.time_constant = state_.time_constant;
@@ -459,7 +468,7 @@ void GuiApp::restartComparison() {
     state_.error = std::string("Cannot compare these solvers:\n") + e.what();
     spdlog::error("cannot compare {}: {}", fmt::join(state_.compare_solvers, ","), e.what());
     compare_failed_ = true;
-    return;
+    return false;
   }
   state_.comparing = true;
   const SolverComparison& c = comparison_->comparison();
@@ -483,6 +492,7 @@ void GuiApp::restartComparison() {
     side_by_side_step_ = right * (across + 0.25f * size.maxCoeff());
   }
   resetCamera();
+  return true;
 }
 
 void GuiApp::resumeComparisonFromView() {
@@ -501,6 +511,13 @@ void GuiApp::stopComparison() {
   if (session_) sim_target_time_ = session_->simulation().time();
   state_.say("comparison stopped");
   resetCamera();
+  logEvent("comparison stopped; the simulation waits at " + whereNow());
+}
+
+std::string GuiApp::whereNow() const {
+  if (comparison_) return fmt::format("t = {:.6g} s (step {})", comparison_->comparison().time(), comparison_->comparison().stepCount());
+  if (!session_) return "t = 0 s (nothing open)";
+  return fmt::format("t = {:.6g} s (step {})", session_->simulation().time(), session_->simulation().stepCount());
 }
 
 Eigen::Vector3f GuiApp::comparisonOffset(std::size_t solver) const {
@@ -565,7 +582,7 @@ void GuiApp::handleInput() {
         timeline_->seek(0.0);
       }
     }
-    if (pressed(GLFW_KEY_SPACE) && session_ && !timeline_) state_.running = !state_.running;
+    if (pressed(GLFW_KEY_SPACE) && session_ && !timeline_) state_.requests.toggle_running = true;
     // The history keys act on the comparison while one runs, else on the session.
     const bool history_keys = session_ && !timeline_;
     const bool viewing_past = comparison_ ? comparison_->viewingPast() : session_ && session_->viewingPast();
@@ -619,7 +636,10 @@ void GuiApp::carryOutRequests() {
   GuiRequests requests = std::move(state_.requests);
   state_.requests = {};
   if (requests.screenshot) screenshot_pending_ = true;
-  if (requests.open) open(*requests.open);
+  if (requests.open) {
+    open(*requests.open);
+    logEvent((load_failed_ ? "cannot open " : "opened ") + *requests.open);
+  }
   if (requests.open_records) openRecords(*requests.open_records);
   if (requests.close_records && timeline_) {
     timeline_.reset();
@@ -634,12 +654,17 @@ void GuiApp::carryOutRequests() {
   } else if (requests.reload && session_) {
     const std::string file = session_->file().string();
     open(file, false, /*keep_camera=*/true);
+    logEvent((load_failed_ ? "cannot reload " : "reloaded ") + file);
   }
   if (requests.reset_camera) {
     state_.follow = false;
     resetCamera();
   }
   if (!session_) return;
+  if (requests.toggle_running) {
+    state_.running = !state_.running;
+    logEvent((state_.running ? "run from " : "pause at ") + whereNow());
+  }
   if (requests.history_seconds) {
     session_->setHistorySeconds(*requests.history_seconds);
     state_.say("history: the last " + std::to_string(*requests.history_seconds) + " s from now on");
@@ -649,6 +674,7 @@ void GuiApp::carryOutRequests() {
     if (requests.view_index) comparison_->viewIndex(*requests.view_index);
     comparison_->moveView(requests.view_delta);
     sim_target_time_ = comparison_->comparison().time();
+    logEvent(fmt::format("comparison shows t = {:.6g} s", comparison_->shownTime()));
   }
   if (comparison_ && requests.resume_from_view) {
     resumeComparisonFromView();
@@ -659,6 +685,7 @@ void GuiApp::carryOutRequests() {
     if (requests.view_index) session_->viewIndex(*requests.view_index);
     session_->moveView(requests.view_delta);
     sim_target_time_ = session_->simulation().time();
+    logEvent(fmt::format("shows t = {:.6g} s", session_->shownTime()));
   }
   if (requests.resume_from_view) resumeFromView();
   if (requests.set_joint) setJoint(requests.set_joint->first, requests.set_joint->second);
@@ -667,16 +694,27 @@ void GuiApp::carryOutRequests() {
   if (requests.start_comparison || requests.compare_from_here) {
     timeline_.reset();
     state_.timeline = false;
-    startComparison(/*from_shown_state=*/requests.compare_from_here);
+    const bool started = startComparison(/*from_shown_state=*/requests.compare_from_here);
+    if (started) {
+      const SolverComparison& c = comparison_->comparison();
+      std::vector<std::string> names;
+      for (const ComparedSolver& compared : c.solvers()) names.push_back(compared.name);
+      logEvent(fmt::format("compare {} from {} {}, reference {}", fmt::join(names, ", "),
+                           requests.compare_from_here ? "the shown state," : "the scene's start,", whereNow(), c.reference().name));
+    } else {
+      logEvent("cannot compare " + fmt::format("{}", fmt::join(state_.compare_solvers, ", ")));
+    }
   }
   if (requests.reset && comparison_) {
     restartComparison();  // from the state it started from (the scene's start, or where "compare from here" was)
+    logEvent("comparison restarted from " + whereNow());
     requests.reset = false;
   }
   if (requests.step && !state_.running && comparison_) {
     resumeComparisonFromView();  // a step from a past state continues from it
     advanceComparison(comparison_->comparison().stepCount() + 1, std::nullopt);
     sim_target_time_ = comparison_->comparison().time();
+    logEvent("comparison step to " + whereNow());
     requests.step = false;
   }
   if (requests.reset) {
@@ -693,6 +731,7 @@ void GuiApp::carryOutRequests() {
     state_.divergence.clear();
     divergence_reported_ = false;  // a kept diverged simulation is reported again
     sim_target_time_ = session_->simulation().time();  // 0, or where the kept simulation is when the reset failed
+    logEvent("reset to " + whereNow());
   }
   // What was asked for: applying settings under `auto` probes again.
   const std::string current_solver = session_->simulation().solverBinding().requested;
@@ -702,13 +741,16 @@ void GuiApp::carryOutRequests() {
       session_->setSolver(*solver, state_.settings);
       state_.say("solver " + *solver + " from t = " + std::to_string(session_->simulation().time()) + " s");
       window_.setTitle("loopsim - " + session_->simulation().scene().name + " (" + *solver + ")");
+      logEvent((requests.solver ? "solver " : "settings applied: solver ") + *solver + " from " + whereNow());
     } catch (const std::exception& e) {
       state_.error = "Cannot switch to " + *solver + ":\n" + e.what();
+      logEvent("cannot switch to " + *solver + ": " + e.what());
     }
   }
   if (requests.step && !state_.running) {
     stepWithSwitches(session_->simulation().stepCount() + 1, std::nullopt);
     sim_target_time_ = session_->simulation().time();
+    logEvent("step to " + whereNow());
   }
 }
 
@@ -903,6 +945,7 @@ void GuiApp::drawScene(int width, int height) {
 }
 
 void GuiApp::drawUi() {
+  state_.widgets.beginFrame();
   if (state_.show_ui) {
     drawControlPanel(state_, session_.get());
     drawInfoPanel(state_, session_.get());
@@ -911,6 +954,7 @@ void GuiApp::drawUi() {
   }
   drawHelpOverlay(state_);
   drawMessages(state_);
+  state_.widgets.endFrame();
 }
 
 void GuiApp::saveScreenshot(const fs::path& path) {
@@ -959,6 +1003,7 @@ int GuiApp::run() {
         saveScreenshot(path);
         state_.say("saved " + path.string());
         spdlog::info("screenshot: {}", path.string());
+        logEvent("screenshot " + path.string());
       } catch (const std::exception& e) {
         state_.error = e.what();
       }
@@ -1054,6 +1099,11 @@ int GuiApp::run() {
       std::printf("gui: compare history: %zu states, t = %.6f to %.6f s", comparison_->historySize(),
                   comparison_->history(0).time(0), comparison_->history(0).time(comparison_->historySize() - 1));
       if (comparison_->viewingPast()) std::printf(", viewing t = %.6f s", comparison_->shownTime());
+      std::printf("\n");
+      // The reference's current q at full precision (it reads back exactly).
+      const VectorX& reference_q = c.reference().simulation->q();
+      std::printf("gui: compare reference q =");
+      for (Eigen::Index i = 0; i < reference_q.size(); ++i) std::printf(" %.17g", reference_q[i]);
       std::printf("\n");
       const bool stopped = std::any_of(c.solvers().begin(), c.solvers().end(), [](const ComparedSolver& s) { return !s.running(); });
       if (stopped && exit_code == 0) exit_code = kExitGuiDiverged;

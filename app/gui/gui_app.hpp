@@ -30,6 +30,7 @@ struct GuiOptions {
   OverlayToggles toggles;  // --show: visual toggles on from the start
   bool show_help = false;
   std::vector<std::string> compare;  // solvers compared from the start (2 to 6), empty: none
+  std::vector<std::string> tick_compare;  // --tick-compare: ticked in the panel, not started (C starts them)
   std::string compare_reference;     // empty: kkt, or the first exact solver compared
   bool compare_side_by_side = false;
   // --compare-from T: the open simulation runs to T first, then the comparison starts from its state there.
@@ -53,6 +54,8 @@ struct GuiOptions {
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;
+  bool log_events = false;   // one "event: ..." line per action on the simulation and its outcome
+  bool log_widgets = false;  // "widget: ..." lines: where the panels' buttons are (WidgetLog)
 };
 
 /// Exit codes: 0 done; 1 bad input (the scene failed to load or a solver

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "gui/overlays.hpp"
+#include "gui/widget_log.hpp"
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim::app {
 
 struct GuiRequests {
+  bool toggle_running = false;  // run / pause (Space, the panel's button)
   bool step = false;
   bool reset = false;
   bool reload = false;
@@ -73,6 +75,7 @@ struct GuiState {
   bool comparing = false;
 
   GuiRequests requests;
+  WidgetLog widgets;  // --log-widgets
 
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
   void say(std::string message);

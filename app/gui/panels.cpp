@@ -75,10 +75,14 @@ void fileSection(GuiState& state, SimulationSession* session) {
 void simulationSection(GuiState& state, SimulationSession* session) {
   if (!ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
   ImGui::BeginDisabled(session == nullptr);
-  if (ImGui::Button(state.running ? "Pause (Space)" : "Run (Space)", ImVec2(130, 0))) state.running = !state.running;
+  const char* run_label = state.running ? "Pause (Space)" : "Run (Space)";
+  if (ImGui::Button(run_label, ImVec2(130, 0))) state.requests.toggle_running = true;
+  state.widgets.noteLastItem(run_label);
   ImGui::SameLine();
   if (ImGui::Button("Step (Right)")) state.requests.step = true;
+  state.widgets.noteLastItem("Step (Right)");
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
+  state.widgets.noteLastItem("Reset (Backspace)");
   ImGui::EndDisabled();
   if (session != nullptr && !state.comparing && !state.timeline) {
     // History: the last seconds of states; Left / Right move through them while paused, Enter resumes.
@@ -124,7 +128,9 @@ std::string asciiText(std::string text) {
 }
 
 void solverSection(GuiState& state, SimulationSession* session) {
-  if (!ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const bool open = ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen);
+  state.widgets.noteLastItem("Solver");
+  if (!open) return;
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene");
     return;
@@ -134,6 +140,7 @@ void solverSection(GuiState& state, SimulationSession* session) {
   const bool automatic = binding.requested == "auto";
   const std::string current = sim.scene().solver;
   if (ImGui::RadioButton("auto", automatic) && !automatic) state.requests.solver = "auto";
+  state.widgets.noteLastItem("auto");
   if (ImGui::IsItemHovered()) {
     ImGui::SetTooltip("the fastest exact solver by a short timing probe at the current state (probed again on apply)");
   }
@@ -152,6 +159,7 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::BeginDisabled(!missing.empty() || !refusal.empty());
     const bool selected = !automatic && info.name == current;
     if (ImGui::RadioButton(info.name.c_str(), selected) && !selected) state.requests.solver = info.name;
+    state.widgets.noteLastItem(info.name);
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", info.description.c_str());
     if (!missing.empty()) {
@@ -201,7 +209,9 @@ void settingsSection(GuiState& state, SimulationSession* session) {
 }
 
 void compareSection(GuiState& state, SimulationSession* session) {
-  if (!ImGui::CollapsingHeader("Compare solvers", state.comparing ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
+  const bool open = ImGui::CollapsingHeader("Compare solvers", state.comparing ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+  state.widgets.noteLastItem("Compare solvers");
+  if (!open) return;
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene");
     return;
@@ -220,6 +230,7 @@ void compareSection(GuiState& state, SimulationSession* session) {
       if (ticked) chosen.push_back(info.name);
       else chosen.erase(at);
     }
+    state.widgets.noteLastItem(info.name + "##compare");
     ImGui::EndDisabled();
     if (!missing.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       ImGui::SetTooltip("%s", asciiText(missing).c_str());
@@ -239,14 +250,17 @@ void compareSection(GuiState& state, SimulationSession* session) {
     const int k = static_cast<int>(chosen.size());
     ImGui::BeginDisabled(k < SolverComparison::kMinSolvers || k > SolverComparison::kMaxSolvers);
     if (ImGui::Button("Start comparison (from t = 0)")) state.requests.start_comparison = true;
+    state.widgets.noteLastItem("Start comparison (from t = 0)");
     if (ImGui::Button("Compare from here (C)")) state.requests.compare_from_here = true;
+    state.widgets.noteLastItem("Compare from here (C)");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       ImGui::SetTooltip("every ticked solver from the state shown now (t = %.3f s)", session->shownTime());
     }
     ImGui::EndDisabled();
     ImGui::TextColored(kDimColour, "tick 2 to 6 solvers (%d ticked)", k);
-  } else if (ImGui::Button("Stop comparison")) {
-    state.requests.stop_comparison = true;
+  } else {
+    if (ImGui::Button("Stop comparison")) state.requests.stop_comparison = true;
+    state.widgets.noteLastItem("Stop comparison");
   }
 }
 
@@ -275,6 +289,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 16));
   ImGui::Begin("loopsim", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  state.widgets.noteTitleBar("loopsim");
   fileSection(state, session);
   simulationSection(state, session);
   solverSection(state, session);

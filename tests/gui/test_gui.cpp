@@ -473,7 +473,10 @@ TEST(Gui, BadOptionsNameTheOptionAndTheValue) {
            {"--show frames,bogus", "--show: unknown item 'bogus'"},
            {"--switch-solver ltl", "--switch-solver: 'ltl' is not T:NAME"},
            {"--switch-solver x:ltl", "--switch-solver: 'x:ltl' is not valid: 'x' is not a number"},
-           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"}}) {
+           {"--wall-clock", "--wall-clock: applies to --frames, which is not given"},
+           {"--tick-compare kkt", "--tick-compare: compare 2 to 6 solvers (got 1)"},
+           {"--tick-compare kkt,ltll", "--tick-compare: unknown solver 'ltll' (did you mean 'ltl'?)"},
+           {"--compare kkt,ltl --tick-compare kkt,ltl", "--tick-compare: ticks solvers without starting them"}}) {
     const Output out = runLoopsim("gui " + scene + " " + arguments);
     EXPECT_EQ(out.exit_code, 1) << arguments << "\n" << out.text;
     EXPECT_NE(out.text.find(message), std::string::npos) << arguments << "\n" << out.text;
@@ -1159,4 +1162,219 @@ TEST(Gui, LiveStabilizationChangesReachARunningComparison) {
   };
   EXPECT_FALSE(divergences(changed.text).empty()) << changed.text;
   EXPECT_NE(divergences(changed.text), divergences(unchanged.text)) << changed.text << unchanged.text;
+}
+
+namespace {
+
+// Runs the GUI with `arguments` (panels shown, --log-events --log-widgets, a 1024x768 window) under
+// the shell `actions`, then Ctrl+Q; returns its log and exit code. The actions can use:
+//   waitfor TEXT [N]   wait until the log holds N (default 1) lines with TEXT;
+//   click LABEL        click the centre of the panel widget LABEL where the GUI's --log-widgets lines
+//                      put it: once it is shown and enabled, after scrolling its panel (the mouse
+//                      wheel) or clicking the panel's title bar when another window covers it.
+// Every click waits for the GUI to report the widget, never for a fixed time, so a loaded
+// machine only slows the test down.
+Output guiClicking(const std::string& arguments, const std::string& actions) {
+  const fs::path script = freshPath("clicks.sh"), log = freshPath("clicks.log");
+  std::ofstream(script) << "log=" + log.string() + "\n" + R"SH(
+fail() { echo "timed out waiting for $1"; xdotool key ctrl+q; wait $gui; cat $log; exit 1; }
+waitfor() { i=0; while [ "$(grep -cF -- "$1" $log)" -lt "${2:-1}" ]; do sleep 0.05; i=$((i+1)); [ $i -gt 1200 ] && fail "$1"; done; }
+widget() { grep -F "widget: '$1' " $log | tail -n 1 | sed "s/.*widget: '[^']*' //"; }
+lines() { grep -cF "widget: " $log; }
+# panel LABEL DY BUTTON: scroll (button 4 up, 5 down) over the control panel DY pixels below its title bar,
+# or click its title bar (DY < 0, button 1); then wait until some widget moved (a new widget line), or 3 s when
+# nothing did.
+panel() {
+  dy=$2; button=$3
+  set -- $(widget loopsim)
+  n=$(lines)
+  xdotool mousemove --window $window $(( ($2 + $4) / 2 )) $(( $5 + dy )) click $button
+  i=0; while [ "$(lines)" -le $n ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i+1)); done
+}
+click() {
+  i=0
+  while :; do
+    w=$(widget "$1")
+    case "$w" in
+      "at "*" disabled") sleep 0.05 ;;
+      "at "*) break ;;
+      "hidden (scrolled out below)") panel "$1" 60 5 ;;
+      "hidden (scrolled out above)") panel "$1" 60 4 ;;
+      "hidden (under a window)") panel "$1" -10 1 ;;
+      *) sleep 0.05 ;;
+    esac
+    i=$((i+1)); [ $i -gt 1200 ] && fail "widget $1 ($w)"
+  done
+  set -- $w
+  xdotool mousemove --window $window $(( ($2 + $4) / 2 )) $(( ($3 + $5) / 2 )) click 1
+}
+)SH" + std::string(LOOPSIM_BINARY) + " gui " + arguments +
+                               " --log-events --log-widgets --size 1024x768 --msaa 0 > $log 2>&1 &\n"
+                               "gui=$!\n"
+                               "window=$(xdotool search --sync --name loopsim | head -n 1)\n" +
+                               actions +
+                               "\nxdotool key ctrl+q\n"
+                               "wait $gui\n"
+                               "status=$?\n"
+                               "cat $log\n"
+                               "exit $status\n";
+  Output out = inXvfb("timeout 120 sh " + script.string());
+  fs::remove(script);
+  fs::remove(log);
+  return out;
+}
+
+bool haveXdotool() { return shell("command -v xdotool").exit_code == 0; }
+
+}  // namespace
+
+// C ("compare from here"), key only: the ticked solvers start from the state the paused
+// session shows, which then waits; the comparison's reference steps on from that very state.
+TEST(Gui, TheCKeyComparesTheTickedSolversFromTheShownState) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): key test skipped";
+  // Three steps of 1 ms, C, one step (of the comparison): quit.
+  const Output out = guiWithKeys("four_bar.yaml", "Right Right Right c Right", "--paused --tick-compare kkt,ltl,prox-ltl --log-events");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("event: step to t = 0.003 s (step 3)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("event: compare kkt, ltl, prox-ltl from the shown state, t = 0.003 s (step 3), reference kkt"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("event: comparison step to t = 0.004 s (step 4)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare: 3 solvers, t = 0.004000 s, reference kkt"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: compare history: 2 states, t = 0.003000 to 0.004000 s"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("gui: t = 0.003000 s, solver kkt"), std::string::npos) << "the session waits where C was pressed\n" << out.text;
+  const std::vector<Ghost> ghosts = ghostsOf(out.text);
+  ASSERT_EQ(ghosts.size(), 3u) << out.text;
+  for (const Ghost& g : ghosts) EXPECT_LT(g.divergence, 1e-12) << g.name;
+
+  // The reference (kkt, as the session) took its step from the session's state: it is where
+  // `loopsim run` is after 4 steps, bit for bit.
+  const fs::path csv = freshPath("c_key_run.csv");
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.004 --quiet --record " + csv.string()).exit_code, 0);
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  ASSERT_EQ(table.rows.size(), 5u);
+  const std::vector<double> run_q = recordedQ(table, 4);
+  const auto at = out.text.find("gui: compare reference q =");
+  ASSERT_NE(at, std::string::npos) << out.text;
+  std::istringstream in(out.text.substr(at + 26, out.text.find('\n', at) - at - 26));
+  std::vector<double> reference_q;
+  for (double x; in >> x;) reference_q.push_back(x);
+  EXPECT_EQ(reference_q, run_q);
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
+
+  // Nothing ticked: C says so in the window, and the simulation goes on.
+  const Output none = guiWithKeys("four_bar.yaml", "c Right", "--paused --log-events");
+  EXPECT_NE(none.text.find("gui: error shown: Cannot compare these solvers:"), std::string::npos) << none.text;
+  EXPECT_NE(none.text.find("event: step to t = 0.001 s (step 1)"), std::string::npos) << none.text;
+}
+
+// The Solver panel's radio button, clicked: the next steps use the new solver from the state
+// reached (no reset), exactly as a scripted --switch-solver at that step.
+TEST(Gui, ClickingASolverInThePanelSwitchesOnTheNextStepKeepingTheState) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const fs::path clicked = freshPath("clicked_switch.csv"), scripted = freshPath("scripted_switch.csv");
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused --record " + clicked.string(),
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.001 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.002 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.003 s'\n"
+                                 "click 'prox-ltl'; waitfor 'event: solver prox-ltl'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.004 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.005 s'");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("event: solver prox-ltl from t = 0.003 s (step 3)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("event: step to t = 0.005 s (step 5)"), std::string::npos) << out.text;
+  const Output script = runGui(scenePath("four_bar.yaml") + " --switch-solver 0.003:prox-ltl --frames 1 --size 160x120 --msaa 0 "
+                                                            "--hide-ui --record " + scripted.string());
+  ASSERT_EQ(script.exit_code, 0) << script.text;
+  const loopsim::CsvTable c = loopsim::readCsv(clicked), s = loopsim::readCsv(scripted);
+  ASSERT_EQ(c.columns, s.columns);
+  ASSERT_EQ(c.rows.size(), 6u) << "t = 0 to 5 ms: the state was kept, not reset";
+  ASSERT_GT(s.rows.size(), 6u);
+  // Row k: the state at the start of step k and that step's torques, forces and solver figures.
+  for (std::size_t k = 0; k < c.rows.size(); ++k) {
+    const bool last = k + 1 == c.rows.size();  // the final state: no step taken from it
+    for (std::size_t col = 0; col < c.columns.size(); ++col) {
+      const std::string& column = c.columns[col];
+      if (column.rfind("timing:", 0) == 0) continue;
+      if (last && column != "t" && column.rfind("q:", 0) != 0 && column.rfind("v:", 0) != 0) continue;
+      const double a = c.rows[k][col], b = s.rows[k][col];
+      EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << column << " at row " << k << ": " << a << " vs " << b;
+    }
+  }
+  // prox-ltl iterates where kkt solves directly: the switch shows in the record.
+  const auto iterations = static_cast<std::size_t>(c.requireColumn("iterations"));
+  EXPECT_NE(c.rows[3][iterations], c.rows[2][iterations]) << "the step from t = 3 ms is prox-ltl's";
+  for (const fs::path& p : {clicked, scripted}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+// Run, Pause and Reset, clicked: the simulation runs from the click on Run and stops at the
+// click on Pause (the record ends there, however long the window stays open after it); Reset
+// takes it back to t = 0.
+TEST(Gui, ClickingRunPauseAndResetInThePanelRunsStopsAndResetsTheSimulation) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const fs::path csv = freshPath("run_pause.csv");
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused --record " + csv.string(),
+                                 "click 'Run (Space)'; waitfor 'event: run from t = 0 s (step 0)'\n"
+                                 "sleep 0.5\n"
+                                 "click 'Pause (Space)'; waitfor 'event: pause at'\n"
+                                 "sleep 0.5\n"
+                                 "click 'Run (Space)'; waitfor 'event: run from' 2\n"
+                                 "sleep 0.3\n"
+                                 "click 'Pause (Space)'; waitfor 'event: pause at' 2\n"
+                                 "sleep 0.5\n"
+                                 "click 'Reset (Backspace)'; waitfor 'event: reset to'");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const auto first_pause = out.text.find("event: pause at t = ");
+  ASSERT_NE(first_pause, std::string::npos) << out.text;
+  const auto second_pause = out.text.find("event: pause at t = ", first_pause + 1);
+  ASSERT_NE(second_pause, std::string::npos) << out.text;
+  const double paused = numberAfter(out.text.substr(first_pause), "event: pause at t = ");
+  const double resumed = numberAfter(out.text.substr(first_pause), "event: run from t = ");
+  const double paused_again = numberAfter(out.text.substr(second_pause), "event: pause at t = ");
+  EXPECT_GT(paused, 0.0) << "it ran after the click on Run\n" << out.text;
+  EXPECT_EQ(resumed, paused) << "nothing ran while paused\n" << out.text;
+  EXPECT_GT(paused_again, resumed) << out.text;
+  EXPECT_NE(out.text.find("event: reset to t = 0 s (step 0)", second_pause), std::string::npos) << out.text;
+  const loopsim::CsvTable table = loopsim::readCsv(csv);
+  ASSERT_FALSE(table.rows.empty());
+  EXPECT_NEAR(table.rows.back()[static_cast<std::size_t>(table.requireColumn("t"))], paused_again, 1e-9)
+      << "no step after the last click on Pause";
+  fs::remove(csv);
+  fs::remove(fs::path(csv).replace_extension(".json"));
+}
+
+// The Compare solvers section's buttons, clicked: "Compare from here" starts the ticked solvers
+// from the shown state, "Stop comparison" hands back to the simulation where it waited, "Start
+// comparison" starts them from the scene's start.
+TEST(Gui, ClickingTheComparisonButtonsStartsAndStopsAComparison) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused --tick-compare kkt,ltl,prox-ltl",
+                                 "xdotool key Right; waitfor 'event: step to t = 0.001 s'\n"
+                                 "xdotool key Right; waitfor 'event: step to t = 0.002 s'\n"
+                                 "click 'Compare solvers'\n"
+                                 "click 'Compare from here (C)'; waitfor 'event: compare '\n"
+                                 "xdotool key Right; waitfor 'event: comparison step'\n"
+                                 "click 'Stop comparison'; waitfor 'event: comparison stopped'\n"
+                                 "xdotool key Right; waitfor 'event: step to t = 0.003 s'\n"
+                                 "click 'Start comparison (from t = 0)'; waitfor 'event: compare ' 2");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::vector<std::string> expected = {
+      "event: compare kkt, ltl, prox-ltl from the shown state, t = 0.002 s (step 2), reference kkt",
+      "event: comparison step to t = 0.003 s (step 3)",
+      "event: comparison stopped; the simulation waits at t = 0.002 s (step 2)",
+      "event: step to t = 0.003 s (step 3)",
+      "event: compare kkt, ltl, prox-ltl from the scene's start, t = 0 s (step 0), reference kkt"};
+  std::size_t at = 0;
+  for (const std::string& line : expected) {
+    at = out.text.find(line, at);
+    ASSERT_NE(at, std::string::npos) << "missing, or out of order: " << line << "\n" << out.text;
+  }
 }

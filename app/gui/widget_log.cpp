@@ -1,0 +1,85 @@
+#include "gui/widget_log.hpp"
+
+#include <imgui.h>
+#include <imgui_internal.h>  // the windows' display order and clip rectangles, to tell a hidden widget
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+namespace loopsim::app {
+
+namespace {
+
+// The top-level window a click at (x, y) reaches: the frontmost one that takes mouse input there.
+ImGuiWindow* windowAt(float x, float y) {
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (int k = g.Windows.Size - 1; k >= 0; --k) {
+    ImGuiWindow* w = g.Windows[k];
+    if (!w->Active || w->Hidden || (w->Flags & ImGuiWindowFlags_NoMouseInputs) != 0) continue;
+    if (w->OuterRectClipped.Contains(ImVec2(x, y))) return w->RootWindow;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void WidgetLog::beginFrame() {
+  for (auto& [label, noted] : widgets_) noted.seen = false;
+}
+
+void WidgetLog::noteLastItem(const std::string& label) {
+  if (!enabled_) return;
+  Noted& noted = widgets_[label];
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  noted.x0 = lo.x;
+  noted.y0 = lo.y;
+  noted.x1 = hi.x;
+  noted.y1 = hi.y;
+  noted.window = ImGui::GetCurrentWindow();
+  noted.disabled = (ImGui::GetCurrentContext()->LastItemData.InFlags & ImGuiItemFlags_Disabled) != 0;
+  noted.clipped = true;
+  noted.seen = true;
+}
+
+void WidgetLog::noteTitleBar(const std::string& label) {
+  if (!enabled_) return;
+  Noted& noted = widgets_[label];
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  const ImRect bar = window->TitleBarRect();
+  noted.x0 = bar.Min.x;
+  noted.y0 = bar.Min.y;
+  noted.x1 = bar.Max.x;
+  noted.y1 = bar.Max.y;
+  noted.window = window;
+  noted.disabled = false;
+  noted.clipped = false;
+  noted.seen = true;
+}
+
+void WidgetLog::endFrame() {
+  if (!enabled_) return;
+  for (auto& [label, noted] : widgets_) {
+    std::string line;
+    if (!noted.seen) {
+      if (noted.printed.empty()) continue;
+      line = "gone";
+    } else if (noted.window->RootWindow->Hidden) {
+      line = "hidden (panel not shown yet)";  // an auto-sized panel's first frame
+    } else {
+      // Clickable: wholly inside its window's visible area, and that window is in front at its centre.
+      const ImRect& clip = noted.window->InnerClipRect;
+      const bool inside = !noted.clipped || (noted.x0 >= clip.Min.x && noted.y0 >= clip.Min.y && noted.x1 <= clip.Max.x &&
+                                             noted.y1 <= clip.Max.y);
+      const bool in_front = windowAt(0.5f * (noted.x0 + noted.x1), 0.5f * (noted.y0 + noted.y1)) == noted.window->RootWindow;
+      if (!inside) line = noted.y0 < clip.Min.y ? "hidden (scrolled out above)" : "hidden (scrolled out below)";
+      else if (!in_front) line = "hidden (under a window)";
+      else line = fmt::format("at {} {} {} {}{}", std::lround(noted.x0), std::lround(noted.y0), std::lround(noted.x1),
+                              std::lround(noted.y1), noted.disabled ? " disabled" : "");
+    }
+    if (line == noted.printed) continue;
+    noted.printed = line == "gone" ? std::string() : line;
+    spdlog::info("widget: '{}' {}", label, line);
+  }
+}
+
+}  // namespace loopsim::app
