@@ -164,7 +164,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
       char tol[32];
       std::snprintf(tol, sizeof tol, "tol %.0e", options.tolerance);
       modes.push_back({tol, cold});
-      for (int k : {1, 3}) {
+      for (int k : options.fixed_iterations) {
         SolverSettings fixed = base;
         fixed.warm_start = false;
         fixed.tolerance = 0.0;
