@@ -38,7 +38,9 @@ const std::vector<LoopScalingFamily>& loopScalingFamilies();
 const std::vector<std::string>& loopScalingSolvers();
 
 struct LoopScalingOptions {
-  BenchOptions bench;                 // samples, rounds, threads; bench.solvers empty: loopScalingSolvers()
+  // samples, rounds, threads; bench.solvers empty: loopScalingSolvers(); with
+  // one thread the passes are timed by its CPU clock (thread_cpu_time is set)
+  BenchOptions bench;
   std::vector<std::string> families;  // empty: all four
   int max_links = 0;                  // > 0: only the sizes with at most this many links
   int fit_sizes = 4;                  // the fit uses this many of the largest sizes

@@ -27,6 +27,11 @@ struct BenchOptions {
   // parts run at once, one solver and workspace per thread; a cell is then the
   // pass's wall time per state (1 / throughput). 1: one core's latency.
   int threads = 1;
+  // With threads == 1: time each pass by the thread's CPU clock instead of the
+  // wall clock, so the slices a loaded machine gives other processes are not
+  // counted (a long pass is preempted more often than a short one, which
+  // biases wall-clock ratios and growth exponents).
+  bool thread_cpu_time = false;
   std::vector<std::string> solvers;  // empty: every registered solver that supports the case
 };
 

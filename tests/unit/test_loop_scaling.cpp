@@ -183,7 +183,7 @@ TEST(LoopScaling, CliRejectsBadValuesWithTheOptionNamed) {
       {"bench --max-links 50", "--max-links: applies to --loop-scaling"},
       {"bench --loop-scaling --format json", "--loop-scaling writes table or csv"},
       {"bench --loop-scaling --scaling", "--loop-scaling: brings its own cases"},
-      {"bench --loop-scaling --max-links 0", "--max-links"},
+      {"bench --loop-scaling --max-links 0", "--max-links: must be a positive number of links, got 0"},
   };
   for (const auto& [arguments, message] : cases) {
     const ProcessResult r = runLoopsimProcess(arguments, dir);
