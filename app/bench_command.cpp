@@ -1,5 +1,6 @@
 // `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--format table|csv|json]`
 // `loopsim bench --table2 [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
+// `loopsim bench --loop-scaling [--family ...] [--max-links N] [--solver ...] [--samples N] [--iterations K] [--format table|csv]`
 // `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
 #include <algorithm>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include <loopsim/bench/delassus_benchmark.hpp>
+#include <loopsim/bench/loop_scaling.hpp>
 #include <loopsim/bench/mu_sweep.hpp>
 #include <loopsim/bench/paper_table_cases.hpp>
 #include <loopsim/bench/scaling_benchmark.hpp>
@@ -47,6 +49,9 @@ Command registerBenchCommand(CLI::App& parent) {
     std::string format = "table";
     bool delassus = true;
     bool scaling = false;
+    bool loop_scaling = false;
+    std::vector<std::string> families;
+    int max_links = 0;
     bool table2 = false;
     bool mu_sweep = false, mu_relative = false;
     std::vector<double> mu_values;
@@ -64,6 +69,15 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_flag("--scaling", options->scaling,
                 "Instead: chains of 8-200 links with a tip weld and the ladder (m ~ n), CSV and fitted growth "
                 "exponents (paper 000 Fig. 4)");
+  sub->add_flag("--loop-scaling", options->loop_scaling,
+                "Instead: paper 001 Figs. 6-9, the loop solvers on cycle, chain_of_loops, coupled_worst_case and "
+                "favourable_branching from ~10 to 200+ links; a table (or CSV) per family and fitted growth exponents "
+                "over the 4 largest sizes. lcaba, prox-bbo, prox-ltl, ltl, kkt unless --solver is given; --samples "
+                "and --iterations default to 30 and 21 here, --threads to 1 (then timed by the thread's CPU clock)");
+  sub->add_option("--family", options->families,
+                  "With --loop-scaling: the families to run, separated by commas or spaces (default: all four)");
+  sub->add_option("--max-links", options->max_links,
+                  "With --loop-scaling: only the sizes with at most N links (each family keeps at least 2)");
   sub->add_flag("--table2", options->table2,
                 "Instead of scenes: paper 000 Table II's cases on Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) "
                 "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
@@ -87,7 +101,7 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
-  return {sub, [options] {
+  return {sub, [options, sub] {
             options->solvers = splitListValues(options->solvers);
             options->scenes = splitListValues(options->scenes);
             std::vector<std::string> known;
@@ -96,6 +110,20 @@ Command registerBenchCommand(CLI::App& parent) {
               if (findSolver(name) == nullptr) {
                 throw ModelError("", "--solver", "unknown solver '" + name + "'" + didYouMean(name, known));
               }
+            }
+            options->families = splitListValues(options->families);
+            const bool max_links_given = sub->count("--max-links") > 0;
+            if (max_links_given && options->max_links < 1) {
+              throw ModelError("", "--max-links", "must be a positive number of links, got " +
+                                                      std::to_string(options->max_links));
+            }
+            if (!options->loop_scaling && (!options->families.empty() || max_links_given)) {
+              throw ModelError("", options->families.empty() ? "--max-links" : "--family", "applies to --loop-scaling");
+            }
+            if (options->loop_scaling && (!options->scenes.empty() || options->scaling || options->table2 ||
+                                          options->mu_sweep)) {
+              throw ModelError("", "--loop-scaling",
+                               "brings its own cases: not with --scene, --scaling, --table2 or --mu-sweep");
             }
             if (options->table2 && (!options->scenes.empty() || options->scaling || options->mu_sweep)) {
               throw ModelError("", "--table2", "brings its own cases: not with --scene, --scaling or --mu-sweep");
@@ -131,6 +159,28 @@ Command registerBenchCommand(CLI::App& parent) {
             }
             if (options->mu_relative || !options->mu_values.empty()) {
               throw ModelError("", options->mu_relative ? "--mu-relative" : "--mu-values", "applies to --mu-sweep");
+            }
+            if (options->loop_scaling) {
+              if (options->format == "json") throw ModelError("", "--format", "--loop-scaling writes table or csv");
+              LoopScalingOptions scaling;
+              scaling.bench = bench;
+              // Fewer states and rounds than a scene's table: the largest
+              // sizes take milliseconds per solve, and the sizes are many
+              // (the default run then takes ~40 s on one core).
+              if (sub->count("--samples") == 0) scaling.bench.samples = 30;
+              if (sub->count("--iterations") == 0) scaling.bench.rounds = 21;
+              scaling.bench.fixed_iterations = {1};  // the paper's measure: the first prox/ALM iteration
+              // One core's latency, as the paper's figures, unless --threads
+              // asks for throughput.
+              if (sub->count("--threads") == 0) scaling.bench.threads = 1;
+              scaling.families = options->families;
+              scaling.max_links = options->max_links;
+              const auto points = benchmarkLoopScaling(scaling);
+              const auto fits = fitLoopScaling(points, scaling.fit_sizes);
+              const std::string text = options->format == "csv" ? formatLoopScalingCsv(points, fits)
+                                                                 : formatLoopScalingTable(points, fits);
+              std::fputs(text.c_str(), stdout);
+              return 0;
             }
             if (options->scaling) {
               const auto points = benchmarkScaling(bench, options->solvers);

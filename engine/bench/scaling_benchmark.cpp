@@ -10,6 +10,7 @@
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/bench/power_law_fit.hpp>
 #include <loopsim/constraints/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
@@ -107,15 +108,9 @@ std::vector<ScalingPoint> benchmarkScaling(const BenchOptions& options, const st
 
 std::vector<ScalingFit> fitScaling(const std::vector<ScalingPoint>& points) {
   std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> series;
-  for (const auto& p : points) series[{p.family, p.solver}].push_back({std::log(p.nv), std::log(p.median_us)});
+  for (const auto& p : points) series[{p.family, p.solver}].push_back({p.nv, p.median_us});
   std::vector<ScalingFit> fits;
-  for (const auto& [key, xy] : series) {
-    const double n = static_cast<double>(xy.size());
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (const auto& [x, y] : xy) sx += x, sy += y, sxx += x * x, sxy += x * y;
-    const double denominator = n * sxx - sx * sx;
-    fits.push_back({key.first, key.second, denominator > 0 ? (n * sxy - sx * sy) / denominator : 0.0});
-  }
+  for (const auto& [key, size_time] : series) fits.push_back({key.first, key.second, fitPowerLawExponent(size_time)});
   return fits;
 }
 

@@ -8,7 +8,7 @@
 // options.threads > 1 every pass is split over that many threads (each with
 // its own solver and workspace) and timed as a whole. Iterative solvers are timed
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
-// Table II).
+// Table II; options.fixed_iterations).
 #include <string>
 #include <vector>
 
@@ -21,11 +21,17 @@ struct BenchOptions {
   int rounds = 20;          // timed passes over the states (after warm-up)
   int warmup_rounds = 2;
   double tolerance = 1e-10; // cold-start tolerance for iterative solvers
+  std::vector<int> fixed_iterations = {1, 3};  // extra columns of iterative solvers at k iterations
   unsigned seed = 1;
   // Solver table: each timed pass's states split into `threads` contiguous
   // parts run at once, one solver and workspace per thread; a cell is then the
   // pass's wall time per state (1 / throughput). 1: one core's latency.
   int threads = 1;
+  // With threads == 1: time each pass by the thread's CPU clock instead of the
+  // wall clock, so the slices a loaded machine gives other processes are not
+  // counted (a long pass is preempted more often than a short one, which
+  // biases wall-clock ratios and growth exponents).
+  bool thread_cpu_time = false;
   std::vector<std::string> solvers;  // empty: every registered solver that supports the case
 };
 

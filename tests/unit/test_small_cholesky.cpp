@@ -1,0 +1,54 @@
+// choleskyInPlace / choleskySolveInPlace on both sides of the size where the
+// column-major block switches from the row form to the column form: the same
+// factor as Eigen's LLT, the same pivot ratio as the row form, no allocation.
+#include "allocation_counter.hpp"
+#include <gtest/gtest.h>
+
+#include <loopsim/linalg/small_cholesky.hpp>
+
+using namespace loopsim;
+
+namespace {
+
+MatrixX randomSpd(int n, unsigned seed) {
+  std::srand(seed);
+  const MatrixX B = MatrixX::Random(n, n);
+  return B * B.transpose() + 0.1 * MatrixX::Identity(n, n);
+}
+
+}  // namespace
+
+TEST(SmallCholesky, InPlaceFactorAndSolveMatchLltOnSmallAndLargeBlocks) {
+  for (int n : {5, 47, 48, 120, 250}) {
+    const MatrixX A = randomSpd(n, static_cast<unsigned>(n));
+    // A block inside a taller matrix: the stride is not the block's height.
+    MatrixX storage = MatrixX::Constant(n + 7, n, 99.0);
+    auto block = storage.topRows(n);
+    block.triangularView<Eigen::Lower>() = A;
+    const VectorX b = VectorX::Random(n);
+    VectorX x = b;
+    double ratio = 0.0;
+    const long allocations = test::countHeapAllocations([&] {
+      ratio = choleskyInPlace(block);
+      choleskySolveInPlace(block, x);
+    });
+    EXPECT_EQ(allocations, 0) << n;
+    const Eigen::LLT<MatrixX> llt(A);
+    const MatrixX G = block.triangularView<Eigen::Lower>();
+    const MatrixX L = llt.matrixL();
+    EXPECT_LT((G - L).cwiseAbs().maxCoeff(), 1e-10 * L.cwiseAbs().maxCoeff()) << n;
+    EXPECT_LT((A * x - b).norm(), 1e-9 * b.norm()) << n;
+    EXPECT_EQ(storage(n, 0), 99.0) << "rows below the block untouched";
+    EXPECT_EQ(storage(0, n - 1), 99.0) << "upper triangle untouched";
+    // The row form's pivot ratio (smallest pivot over the largest diagonal entry).
+    MatrixX rows = A;
+    const double row_ratio = detail::choleskyRows(rows);
+    EXPECT_NEAR(ratio, row_ratio, 1e-12 * row_ratio) << n;
+  }
+}
+
+TEST(SmallCholesky, InPlaceReportsAnIndefiniteLargeBlock) {
+  MatrixX A = randomSpd(80, 3);
+  A(60, 60) = -1.0;
+  EXPECT_EQ(choleskyInPlace(A), 0.0);
+}
