@@ -26,13 +26,14 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      const auto S = data.S.middleCols<NV>(iv);
-      const Motion vJ(S * Eigen::Map<const Eigen::Matrix<double, NV, 1>>(v + iv));
-      data.v[i] = data.liMi[i].actInv(data.v[p]) + vJ;
+      using VectorNV = Eigen::Matrix<double, NV, 1>;
+      // S_i's structure (detail::subspaceTimes), as in RNEA and ABA.
+      const Motion vJ(detail::subspaceTimes<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(v + iv))));
+      data.v[i] = detail::toChildFrame(data.liMi[i], data.v[p]) + vJ;
       if (a == nullptr) return;
       data.c[i] = data.v[i].cross(vJ);
-      data.a[i] = data.liMi[i].actInv(data.a[p]) + Motion(S * Eigen::Map<const Eigen::Matrix<double, NV, 1>>(a + iv)) +
-                  data.c[i];
+      data.a[i] = detail::toChildFrame(data.liMi[i], data.a[p]) +
+                  Motion(detail::subspaceTimes<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(a + iv)))) + data.c[i];
     });
   }
 }
