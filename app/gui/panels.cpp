@@ -118,7 +118,7 @@ void simulationSection(GuiState& state, SimulationSession* session) {
 // The UI font has no glyphs beyond Latin-1: the binding's lines in ASCII.
 std::string asciiText(std::string text) {
   static const std::pair<const char*, const char*> kReplacements[] = {
-      {"→", "->"}, {"v̇", "vdot"}, {"µ", "u"}, {"μ", "mu"}, {"λ", "lambda"}, {"≈", "~"}, {"×", "x"}};
+      {"→", "->"}, {"v̇", "vdot"}, {"µ", "u"}, {"μ", "mu"}, {"λ", "lambda"}, {"Λ", "Lambda"}, {"≈", "~"}, {"×", "x"}};
   for (const auto& [from, to] : kReplacements) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + std::strlen(to))) {
       text.replace(at, std::strlen(from), to);
@@ -185,8 +185,9 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::Checkbox("auto##mu", &s.mu_auto);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("mu = c x lambda_max(M) at the current state (paper 001 VI-D): c = %.0e for lcaba and "
-                      "constrained-aba, %.0e for the proximal solvers", kAutoMuFactorPenalty, kAutoMuFactorProximal);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("at the current state (paper 001 VI-D): mu = %.0e x lambda_max(M) for the proximal "
+                      "solvers; %.0e x the constraint-space inertia's largest eigenvalue for lcaba and constrained-aba",
+                      kAutoMuFactorProximal, kAutoMuFactorConstraintInertia);
   if (session != nullptr && session->simulation().solverBinding().auto_mu) {
     ImGui::TextColored(kDimColour, "%s", asciiText(session->simulation().solverBinding().muLine()).c_str());
   }

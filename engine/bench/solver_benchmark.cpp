@@ -166,7 +166,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     };
     std::vector<Mode> modes;
     // mu: auto at the scene's q0, as a simulation started there would use.
-    const SolverSettings base = resolveAutoMu(scene.solver_settings, info.capabilities, model,
+    const SolverSettings base = resolveAutoMu(scene.solver_settings, info.capabilities, set,
                                               scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
     if (info.capabilities.iterative) {
       SolverSettings cold = base;

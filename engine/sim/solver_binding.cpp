@@ -9,9 +9,14 @@ namespace loopsim {
 
 std::string SolverBinding::muLine() const {
   if (!auto_mu) return {};
-  char line[128];
-  std::snprintf(line, sizeof line, "μ auto: %.2g (λ_max(M) ≈ %.4g × %.0e, %d power sweeps)", auto_mu->mu,
-                auto_mu->lambda_max, auto_mu->factor, auto_mu->sweeps);
+  char line[160];
+  if (auto_mu->mu == auto_mu->factor * auto_mu->constraint_inertia && auto_mu->constraint_inertia > 0.0) {
+    std::snprintf(line, sizeof line, "μ auto: %.2g (λ_Λ ≈ %.4g × %.0e; λ_max(M) ≈ %.4g, %d power sweeps)", auto_mu->mu,
+                  auto_mu->constraint_inertia, auto_mu->factor, auto_mu->lambda_max, auto_mu->sweeps);
+  } else {
+    std::snprintf(line, sizeof line, "μ auto: %.2g (λ_max(M) ≈ %.4g × %.0e, %d power sweeps)", auto_mu->mu,
+                  auto_mu->lambda_max, auto_mu->factor, auto_mu->sweeps);
+  }
   return line;
 }
 
@@ -34,9 +39,16 @@ BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, con
   SolverBinding& b = out.binding;
   b.requested = name;
   b.mu_auto = settings.mu_auto;
-  // One power iteration; the factor depends on the solver (auto_mu.hpp).
+  // One power iteration; the factor depends on the solver (auto_mu.hpp), and
+  // the penalty solvers (lcaba, constrained-aba) take μ from λ_Λ instead.
   AutoMuEstimate estimate;
-  if (settings.mu_auto) estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
+  if (settings.mu_auto) {
+    estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
+    const SolverInfo* requested = findSolver(name);
+    if (name == "auto" || (requested != nullptr && requested->capabilities.penalty_in_inertia)) {
+      estimate.constraint_inertia = estimateConstraintInertia(constraints, q, added_inertia);
+    }
+  }
   b.solver = name;
   if (name == "auto") {
     std::string reasons;

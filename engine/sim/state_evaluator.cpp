@@ -84,7 +84,7 @@ StateEvaluator::StateEvaluator(const Scene& scene, const EvaluatorOptions& optio
         // mu: auto at the scene's q0 (deterministic: the same μ in every worker).
         const SolverInfo* info = findSolver(shared->solver_name);  // unknown: makeSolver says so
         shared->settings = resolveAutoMu(scene.solver_settings,
-                                         info != nullptr ? info->capabilities : SolverCapabilities{}, model, q0,
+                                         info != nullptr ? info->capabilities : SolverCapabilities{}, *shared->constraints, q0,
                                          shared->added_inertia);
         shared->settings.warm_start = false;  // each state on its own (header)
         return std::shared_ptr<const Shared>(std::move(shared));

@@ -1,9 +1,12 @@
 #include <loopsim/solvers/auto_mu.hpp>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <cmath>
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
 
 namespace loopsim {
 
@@ -43,21 +46,50 @@ AutoMuEstimate estimateInertiaEigenvalue(const Model& model, const Eigen::Ref<co
   return estimator.estimate(q, added_inertia);
 }
 
+double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q,
+                                 const Eigen::Ref<const VectorX>& added_inertia) {
+  const Model& model = set.model();
+  if (set.dimension() == 0 || model.nv == 0) return 0.0;
+  Data data(model);
+  MatrixX M = crba(model, data, q);
+  if (added_inertia.size() == model.nv) M.diagonal() += added_inertia;
+  ConstraintData cdata(set);
+  computeConstraintTerms(set, data, q, VectorX::Zero(model.nv), cdata, kConstraintErrors | kConstraintJacobian);
+  const Eigen::LLT<MatrixX> llt(M);
+  if (llt.info() != Eigen::Success) return 0.0;
+  const MatrixX L_inv_Jt = llt.matrixL().solve(cdata.J.transpose());  // D = (L⁻¹Jᵀ)ᵀ(L⁻¹Jᵀ)
+  const MatrixX delassus = L_inv_Jt.transpose() * L_inv_Jt;
+  const Eigen::SelfAdjointEigenSolver<MatrixX> eig(delassus, Eigen::EigenvaluesOnly);
+  const VectorX& sigma = eig.eigenvalues();  // ascending
+  const double floor = 1e-9 * sigma[sigma.size() - 1];
+  for (int i = 0; i < sigma.size(); ++i) {
+    if (sigma[i] > floor) return 1.0 / sigma[i];
+  }
+  return 0.0;
+}
+
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate) {
   if (!settings.mu_auto) return settings;
   SolverSettings out = settings;
   out.mu_auto = false;
-  estimate.factor = autoMuFactor(caps);
-  estimate.mu = estimate.factor * estimate.lambda_max;
+  if (caps.penalty_in_inertia && estimate.constraint_inertia > 0.0) {
+    estimate.factor = kAutoMuFactorConstraintInertia;
+    estimate.mu = estimate.factor * estimate.constraint_inertia;
+  } else {
+    estimate.factor = autoMuFactor(caps);
+    estimate.mu = estimate.factor * estimate.lambda_max;
+  }
   if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = SolverSettings{}.mu;
   out.mu = estimate.mu;
   return out;
 }
 
-SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, const Model& model,
-                             const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& added_inertia) {
+SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps,
+                             const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q,
+                             const Eigen::Ref<const VectorX>& added_inertia) {
   if (!settings.mu_auto) return settings;
-  AutoMuEstimate estimate = estimateInertiaEigenvalue(model, q, added_inertia);
+  AutoMuEstimate estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
+  if (caps.penalty_in_inertia) estimate.constraint_inertia = estimateConstraintInertia(constraints, q, added_inertia);
   return resolveAutoMu(settings, caps, estimate);
 }
 

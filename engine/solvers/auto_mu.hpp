@@ -11,6 +11,7 @@
 // λ_max(M) depends on q: the estimate is made once, where the solver is bound
 // (Simulation: the consistent initial state), and μ stays fixed for the run so
 // that a run is deterministic and a record replays bit for bit.
+#include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -20,17 +21,33 @@ namespace loopsim {
 // --mu-tolerance 1e-12` on 14 scenes (robots and loop mechanisms, 20 states
 // each; README "mu: auto" has the table). Iterations to tolerance fall as c
 // grows for every solver (median 6-22 at c = 1e1, 3-6 at 1e3, 2-3 at 1e6).
-//  - lcaba and constrained-aba carry μ KᵀK inside the articulated inertias:
-//    their v̇ error vs kkt grows ~10x per decade of c (worst over the scenes:
-//    1.1e-10 at c = 1e2, 1.4e-9 at 1e3, 2.9e-8 at 1e4, 2.5e-4 at 1e6). c = 1e3,
-//    the paper's "> 10³ λ_max" threshold, keeps them ≤ 1.4e-9 (≤ 1.2e-10 on the
-//    Digit scenes) at 3-6 iterations;
 //  - the dual proximal solvers (prox-ltl, prox-pv, prox-bbo) only see μ⁻¹ as a
 //    damping of the Delassus matrix: their error stays ≤ 2e-12 up to c = 1e7
 //    (paper 001 Fig. 11: stable to μ = 1e11), so c = 1e6 buys the fewest
 //    iterations (2-4) with a decade of margin below the largest c measured.
-inline constexpr double kAutoMuFactorPenalty = 1e3;
+//  - lcaba and constrained-aba carry μ KᵀK inside the articulated inertias:
+//    their v̇ error vs kkt grows ~10x per decade of μ (round-off of the
+//    penalty cancelled against link-sized inertias). λ_max(M) is the wrong
+//    scale for them on long loops: it grows ~n⁴ along a chain of n links
+//    (cycle: 20 at 20 links, 4.8e3 at 80, 4.9e5 at 256) while what sets their
+//    iterations does not, so c = 1e3 left lcaba 2.4e-5 off kkt on a 256-link
+//    cycle. Their μ is set from the constraint-space inertia instead (below).
+inline constexpr double kAutoMuFactorPenalty = 1e3;  // × λ_max(M), only where a set has no rows
 inline constexpr double kAutoMuFactorProximal = 1e6;
+
+// Paper 001 eqs. 7-11: the ALM is the proximal point algorithm on the dual,
+// whose Hessian is J M⁻¹ Jᵀ (eq. 9), so the multiplier error contracts by
+// (I + μ J M⁻¹ Jᵀ)⁻¹ per iteration: at worst by λ_Λ / (λ_Λ + μ), λ_Λ the
+// largest eigenvalue of the constraint-space inertia Λ = (J M⁻¹ Jᵀ)⁺. With
+// μ = c_Λ λ_Λ every scene takes the same iterations for a given c_Λ (at
+// tolerance 1e-12: 13 at c_Λ = 1e1, 7 at 1e2, 5 at 1e3, 4 at 1e4 on Digit,
+// two Digits, four-bar, cycles of 20-256 links, chains of 3-32 loops), where
+// §VI-D's "> 10³ λ_max(M)" is a stand-in for it that fits compact robots
+// (Digit: λ_max(M) ≈ 4.3 λ_Λ) and overshoots long loops (256-link cycle:
+// λ_max(M) ≈ 2.4e5 λ_Λ). c_Λ = 1e4 keeps Digit's 4 iterations (c = 1e3 of
+// λ_max(M) is c_Λ ≈ 4.3e3) and lcaba's worst v̇ error vs kkt at 1.4e-8
+// (32-loop chain; 1.7e-9 on the 256-link cycle, 3e-11 on Digit).
+inline constexpr double kAutoMuFactorConstraintInertia = 1e4;
 
 /// c for a solver: kAutoMuFactorPenalty when μ enters its inertias, else kAutoMuFactorProximal.
 inline double autoMuFactor(const SolverCapabilities& caps) {
@@ -39,9 +56,10 @@ inline double autoMuFactor(const SolverCapabilities& caps) {
 
 struct AutoMuEstimate {
   double lambda_max = 0.0;  // Rayleigh-quotient estimate of λ_max(M + diag(d)) (a lower bound)
+  double constraint_inertia = 0.0;  // λ_Λ = λ_max((J (M + diag(d))⁻¹ Jᵀ)⁺); 0 = not estimated or no rows
   int sweeps = 0;           // power-iteration sweeps, one M x product each
   double factor = 0.0;      // c (set by resolveAutoMu)
-  double mu = 0.0;          // c · lambda_max (set by resolveAutoMu)
+  double mu = 0.0;          // c · lambda_max, or c_Λ · constraint_inertia (set by resolveAutoMu)
 };
 
 /// Power iteration for λ_max(M(q) + diag(d)); preallocated, estimate() never allocates.
@@ -63,13 +81,24 @@ class InertiaEigenEstimator {
 AutoMuEstimate estimateInertiaEigenvalue(const Model& model, const Eigen::Ref<const VectorX>& q,
                                          const Eigen::Ref<const VectorX>& added_inertia);
 
-/// `settings` with mu_auto resolved for a solver with `caps`: mu = c·λ_max,
-/// mu_auto = false (unchanged when mu_auto is off). `estimate` receives c and μ.
+/// λ_Λ of `set` at q (AutoMuEstimate::constraint_inertia), once at bind time:
+/// dense M (crba) + diag(d), its Cholesky factor and the dense J, so O(nv³)
+/// and allocating. Eigenvalues of J M⁻¹ Jᵀ below 1e-9 of its largest are the
+/// null directions of a redundant set, which the ALM never needs to converge
+/// on (they do not move v̇), and are left out. 0 for a set without rows.
+double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q,
+                                 const Eigen::Ref<const VectorX>& added_inertia);
+
+/// `settings` with mu_auto resolved for a solver with `caps`, mu_auto = false
+/// (unchanged when mu_auto is off); `estimate` receives c and μ. Penalty
+/// solvers (caps.penalty_in_inertia): μ = c_Λ·constraint_inertia when it was
+/// estimated, else (a set without rows) c·λ_max; the others μ = c·λ_max.
 /// No dofs or a massless model (λ_max = 0): the default μ.
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate);
 
-/// Estimate at (q, d) and resolve, for callers without a Simulation (bench, eval).
-SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, const Model& model,
-                             const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& added_inertia);
+/// Both estimates at (q, d) and resolve, for callers without a Simulation (bench, eval).
+SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps,
+                             const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q,
+                             const Eigen::Ref<const VectorX>& added_inertia);
 
 }  // namespace loopsim
