@@ -39,15 +39,19 @@ inline constexpr double kAutoMuFactorProximal = 1e6;
 // whose Hessian is J M⁻¹ Jᵀ (eq. 9), so the multiplier error contracts by
 // (I + μ J M⁻¹ Jᵀ)⁻¹ per iteration: at worst by λ_Λ / (λ_Λ + μ), λ_Λ the
 // largest eigenvalue of the constraint-space inertia Λ = (J M⁻¹ Jᵀ)⁺. With
-// μ = c_Λ λ_Λ every scene takes the same iterations for a given c_Λ (at
+// μ = c_Λ λ_Λ every scene takes about the same iterations for a given c_Λ (at
 // tolerance 1e-12: 13 at c_Λ = 1e1, 7 at 1e2, 5 at 1e3, 4 at 1e4 on Digit,
 // two Digits, four-bar, cycles of 20-256 links, chains of 3-32 loops), where
 // §VI-D's "> 10³ λ_max(M)" is a stand-in for it that fits compact robots
-// (Digit: λ_max(M) ≈ 4.3 λ_Λ) and overshoots long loops (256-link cycle:
-// λ_max(M) ≈ 2.4e5 λ_Λ). c_Λ = 1e4 keeps Digit's 4 iterations (c = 1e3 of
-// λ_max(M) is c_Λ ≈ 4.3e3) and lcaba's worst v̇ error vs kkt at 1.4e-8
-// (32-loop chain; 1.7e-9 on the 256-link cycle, 3e-11 on Digit).
-inline constexpr double kAutoMuFactorConstraintInertia = 1e4;
+// (Digit: λ_max(M) ≈ 4.3 λ_Λ, so 10³ λ_max(M) ≈ 4.3e3 λ_Λ) and overshoots long
+// loops (256-link cycle: λ_max(M) ≈ 2.4e5 λ_Λ). c_Λ = 3e3 (20 states per
+// scene, cold, tolerance 1e-12) keeps the median iterations of 10³ λ_max(M)
+// on Digit and two Digits (4) and on the other 9 loop scenes (4, was 4-5),
+// their v̇ error vs kkt ≤ 7.3e-10 (was ≤ 1.2e-9), and on long loops ≤ 2.4e-8
+// at 4-6 median iterations (was 1.0e-6 on an 80-link cycle, 8.7e-5 on a
+// 256-link cycle, 9.9e-5 on a 32-loop chain); c_Λ = 1e4 saves no median
+// iteration there and takes the 11-loop chain to 8e-8.
+inline constexpr double kAutoMuFactorConstraintInertia = 3e3;
 
 /// c for a solver: kAutoMuFactorPenalty when μ enters its inertias, else kAutoMuFactorProximal.
 inline double autoMuFactor(const SolverCapabilities& caps) {

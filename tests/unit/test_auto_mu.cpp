@@ -128,7 +128,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
 }
 
 // Long loops, where λ_max(M) grows ~n⁴ with the links but the constraint-space
-// inertia λ_Λ does not: with μ = 1e3·λ_max(M) lcaba was 2e-6-3e-5 off kkt on
+// inertia λ_Λ does not: with μ = 1e3·λ_max(M) lcaba was 6e-6-5e-5 off kkt on
 // the 256-link cycle and the 32-loop chain at any tolerance (penalty round-off,
 // not the stopping test); μ = c_Λ·λ_Λ keeps it within the 1e-7 in the
 // same few iterations as on Digit.
@@ -161,7 +161,7 @@ TEST(AutoMu, LcabaMatchesKktOnLongLoops) {
       worst = std::max(worst, error);
       most_iterations = std::max(most_iterations, stats.iterations);
       EXPECT_LE(error, 1e-7) << c.name << " sample " << sample << " at mu " << resolved.mu;
-      EXPECT_LE(stats.iterations, 8) << c.name << " sample " << sample << " at mu " << resolved.mu;
+      EXPECT_LE(stats.iterations, 10) << c.name << " sample " << sample << " at mu " << resolved.mu;
     }
     std::printf("  %-16s nv %3d  lcaba mu auto: worst relative vdot error vs kkt %.2e, at most %d iterations\n",
                 c.name.c_str(), c.model.nv, worst, most_iterations);
