@@ -43,7 +43,7 @@
 //   duration: 10
 //   solver: {name: kkt, mu: 1e8, tolerance: 1e-10, max_iterations: 100, warm_start: true, soft_weight: 1e6}
 //                                      # name: auto = the fastest exact solver by a timing probe at the start;
-//                                      # mu: auto = c · λ_max(M) at the start, c = 1e3 (lcaba, constrained-aba) or 1e6 (solvers/auto_mu.hpp)
+//                                      # mu: auto at the start: 3e3 · λ_max((J M⁻¹ Jᵀ)⁺) (lcaba, constrained-aba) or 1e6 · λ_max(M) (solvers/auto_mu.hpp)
 //                                      # or solver: kkt; default: one whose cost fits (default_solver.hpp), or the first registered solver
 //                                      # with every capability the scene needs
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables

@@ -72,7 +72,11 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
   if (!settings.mu_auto) return settings;
   SolverSettings out = settings;
   out.mu_auto = false;
-  if (caps.penalty_in_inertia && estimate.constraint_inertia > 0.0) {
+  // Never above §VI-D's 1e3·λ_max(M): where J M⁻¹ Jᵀ is nearly singular λ_Λ
+  // is large and the penalty's round-off with it (constrained-aba on a
+  // near-singular chain: 8.8e-8 off, 1.6e-10 with the smaller μ).
+  if (caps.penalty_in_inertia && estimate.constraint_inertia > 0.0 &&
+      kAutoMuFactorConstraintInertia * estimate.constraint_inertia < kAutoMuFactorPenalty * estimate.lambda_max) {
     estimate.factor = kAutoMuFactorConstraintInertia;
     estimate.mu = estimate.factor * estimate.constraint_inertia;
   } else {

@@ -95,8 +95,8 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
 
 /// `settings` with mu_auto resolved for a solver with `caps`, mu_auto = false
 /// (unchanged when mu_auto is off); `estimate` receives c and μ. Penalty
-/// solvers (caps.penalty_in_inertia): μ = c_Λ·constraint_inertia when it was
-/// estimated, else (a set without rows) c·λ_max; the others μ = c·λ_max.
+/// solvers (caps.penalty_in_inertia): μ = min(c_Λ·constraint_inertia, c·λ_max)
+/// (c·λ_max alone for a set without rows); the others μ = c·λ_max.
 /// No dofs or a massless model (λ_max = 0): the default μ.
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate);
 

@@ -29,7 +29,8 @@ struct SolverCapabilities {
   bool iterative = false;         // iterates to a tolerance
   /// Augmented Lagrangian with the penalty μ KᵀK inside the articulated
   /// inertias (lcaba, constrained-aba): round-off grows with μ (paper 001 §VI-D,
-  /// Fig. 11), so mu: auto gives them a smaller factor (solvers/auto_mu.hpp).
+  /// Fig. 11), so mu: auto scales their μ to the constraint-space inertia
+  /// rather than λ_max(M) (solvers/auto_mu.hpp).
   bool penalty_in_inertia = false;
   /// Needs the scene's declared independent coordinates (scene key `independent`,
   /// SolverSettings::independent_dofs) to coordinate its loop clusters

@@ -111,7 +111,8 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
         EXPECT_FALSE(resolved.mu_auto);
         EXPECT_DOUBLE_EQ(resolved.mu, estimate.mu);
         const bool penalty = findSolver(name)->capabilities.penalty_in_inertia;
-        EXPECT_DOUBLE_EQ(estimate.mu, penalty ? kAutoMuFactorConstraintInertia * estimate.constraint_inertia
+        EXPECT_DOUBLE_EQ(estimate.mu, penalty ? std::min(kAutoMuFactorConstraintInertia * estimate.constraint_inertia,
+                                                         kAutoMuFactorPenalty * estimate.lambda_max)
                                               : kAutoMuFactorProximal * estimate.lambda_max);
         const SolveStats stats = makeSolver(name, set, resolved)->solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
         // At tolerance 1e-12 the residual can stall at round-off just above
