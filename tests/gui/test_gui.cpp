@@ -65,6 +65,9 @@ std::string scenePath(const std::string& name) {
 fs::path freshPath(const std::string& name) {
   const fs::path path = fs::temp_directory_path() / ("loopsim_gui_test_" + std::to_string(::getpid()) + "_" + name);
   fs::remove(path);
+  // A record's sidecar too: one left by an earlier run whose process had the
+  // same id would make the record refuse to overwrite it.
+  if (path.extension() == ".csv") fs::remove(fs::path(path).replace_extension(".json"));
   return path;
 }
 
