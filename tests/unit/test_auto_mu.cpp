@@ -45,6 +45,16 @@ double denseLambdaMax(const Model& model, const VectorX& q, const VectorX& added
   return eig.eigenvalues().maxCoeff();
 }
 
+// mu: auto, cold, to tolerance 1e-12: the accuracy checks against kkt.
+SolverSettings coldAutoMuSettings() {
+  SolverSettings settings;
+  settings.mu_auto = true;
+  settings.tolerance = 1e-12;
+  settings.warm_start = false;
+  settings.max_iterations = 200;
+  return settings;
+}
+
 }  // namespace
 
 TEST(AutoMu, MassMatrixProductEqualsCrba) {
@@ -96,11 +106,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
     for (int sample = 0; sample < 8; ++sample) {
       const TreeState s = sampleTreeState(c, rng);
       const ConstraintSet set(c.model, s.constraints);
-      SolverSettings settings;
-      settings.mu_auto = true;
-      settings.tolerance = 1e-12;
-      settings.warm_start = false;
-      settings.max_iterations = 200;
+      const SolverSettings settings = coldAutoMuSettings();
       AutoMuEstimate lambda_max = estimateInertiaEigenvalue(c.model, s.q, VectorX());
       lambda_max.constraint_inertia = estimateConstraintInertia(set, s.q, VectorX());
       VectorX reference(c.model.nv), vdot(c.model.nv), lambda(set.dimension());
@@ -149,11 +155,7 @@ TEST(AutoMu, LcabaMatchesKktOnLongLoops) {
     for (int sample = 0; sample < 3; ++sample) {
       const TreeState s = sampleTreeState(c, rng);
       const ConstraintSet set(c.model, s.constraints);
-      SolverSettings settings;
-      settings.mu_auto = true;
-      settings.tolerance = 1e-12;
-      settings.warm_start = false;
-      settings.max_iterations = 200;
+      const SolverSettings settings = coldAutoMuSettings();
       const SolverSettings resolved = resolveAutoMu(settings, findSolver("lcaba")->capabilities, set, s.q, VectorX());
       VectorX reference(c.model.nv), vdot(c.model.nv), lambda(set.dimension());
       makeSolver("kkt", set)->solve(s.q, s.v, s.tau, s.fext, reference, lambda);

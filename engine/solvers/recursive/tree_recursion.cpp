@@ -180,11 +180,10 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
         if (bias) l[r] += k_row.dot(c) + ksd.dot(u_c);
         // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
         // parent's frame (a row on motions maps like a force).
-        // (SE3::act on a Force, written out: a call per row costs as much as its arithmetic.)
         k_row.noalias() -= U * ksd;
-        const Vector3 f = liMi.R * k_row.tail<3>();
-        K.row(r).head<3>() = (liMi.R * k_row.head<3>() + liMi.t.cross(f)).transpose();
-        K.row(r).tail<3>() = f.transpose();
+        const Force k_parent = detail::toParentFrame(liMi, k_row);
+        K.row(r).head<3>() = k_parent.n.transpose();
+        K.row(r).tail<3>() = k_parent.f.transpose();
       }
       // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block, column
       // by column (a rank-NV update) in plain loops over the contiguous
@@ -209,10 +208,7 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
     if (!bias) return;
     const Vector6 pa_art = data.pa[i].toVector() + Ia_art * c + UDinv * u;
-    // SE3::act on a Force, written out: the compiler keeps it out of line here.
-    const SE3& liMi = data.liMi[i];
-    const Vector3 f = liMi.R * pa_art.tail<3>();
-    data.pa[p] += Force(Vector3(liMi.R * pa_art.head<3>() + liMi.t.cross(f)), f);
+    data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art);
   });
 }
 
