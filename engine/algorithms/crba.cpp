@@ -11,17 +11,30 @@ namespace loopsim {
 
 namespace {
 
-// Needs data.oMi and data.S. Writes M(l, k) only on the ancestor pattern.
-void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill) {
+// Needs data.oMi and data.S. Writes M(l, k) only on the ancestor pattern,
+// and with `zero_off_pattern` zeros in the rest of the lower triangle.
+void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, bool zero_off_pattern) {
   MatrixX& M = data.M;
   Matrix6X& oS = data.oS;
   auto& oF = data.oF;
   for (int i = 1; i < model.nbodies(); ++i) {
     data.oYcrb[i] = InertiaAtOrigin::from(model.body_inertias[i], data.oMi[i]);
     const SE3& oMi = data.oMi[i];
-    for (int k = model.idx_v[i]; k < model.idx_v[i] + model.joint_nv[i]; ++k) {
-      const Motion s = oMi.act(Motion(data.S.col(k)));
-      oS.col(k) << s.w, s.v;
+    const int iv = model.idx_v[i];
+    switch (model.joint_types[i]) {  // S_i's structure (writeMotionSubspace) spares the dense act
+      case JointType::Revolute: {
+        const Vector3 w = oMi.R * model.joint_axes[i];
+        oS.col(iv) << w, oMi.t.cross(w);
+        break;
+      }
+      case JointType::Prismatic:
+        oS.col(iv) << Vector3::Zero(), oMi.R * model.joint_axes[i];
+        break;
+      default:
+        for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
+          const Motion s = oMi.act(Motion(data.S.col(k)));
+          oS.col(k) << s.w, s.v;
+        }
     }
   }
   for (int i = model.nbodies() - 1; i >= 1; --i) {
@@ -46,6 +59,9 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill) 
                                     s[4] * oF.row(4).segment(l, count) + s[5] * oF.row(5).segment(l, count))
                                        .transpose();
       if (fill == MassMatrixFill::Symmetric) M.row(l).segment(l, count) = M.col(l).segment(l, count).transpose();
+      // Rows past the subtree are exactly column l's entries off the pattern
+      // below the diagonal: contiguous, and half of clearing all of M.
+      if (zero_off_pattern) M.col(l).tail(model.nv - end).setZero();
     }
     const int p = model.parent[i];
     if (p > 0) data.oYcrb[p] += Yc;
@@ -55,7 +71,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill) 
 
 }  // namespace
 
-const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
+const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, MassMatrixFill fill) {
   detail::requireSize(q, model.nq, "q");
   data.oMi[0] = SE3::Identity();
   for (int i = 1; i < model.nbodies(); ++i) {
@@ -63,13 +79,15 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
     data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
     detail::writeMotionSubspace(model, i, data.S);
   }
-  data.M.setZero();  // callers may have written anywhere in M
-  compositeInertiaSweep(model, data, MassMatrixFill::Symmetric);
+  // Callers may have written anywhere in M. Clearing the strictly upper part
+  // row by row would be strided stores: one contiguous clear is cheaper.
+  if (fill == MassMatrixFill::Symmetric) data.M.setZero();
+  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/fill == MassMatrixFill::LowerTriangle);
   return data.M;
 }
 
 const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill) {
-  compositeInertiaSweep(model, data, fill);
+  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/false);
   return data.M;
 }
 

@@ -14,8 +14,6 @@ const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const Vecto
                     const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a,
                     std::span<const Force> fext = {});
 
-/// Composite rigid-body algorithm: data.M (full symmetric, armature on the diagonal).
-const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q);
 
 // ---- The same recursions on kinematics already in `data` -------------------
 // A constrained solve needs the kinematics, h, M and the constraint terms at
@@ -29,6 +27,13 @@ const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<
 /// Which part of M crbaAtKinematics writes: both triangles, or the lower one
 /// only (for a consumer that reads nothing else, such as the LTDL factors).
 enum class MassMatrixFill { Symmetric, LowerTriangle };
+
+/// Composite rigid-body algorithm: data.M with armature on the diagonal. Full
+/// symmetric by default; with LowerTriangle the strictly upper triangle is
+/// left as it was (the like-for-like cost of a peer's CRBA that fills one
+/// triangle, and all that a Cholesky or LTDL factorisation reads).
+const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                    MassMatrixFill fill = MassMatrixFill::Symmetric);
 
 /// data.M by CRBA from data.liMi and data.S. Writes only the entries of M on
 /// the tree's ancestor pattern (and the diagonal): every other entry must be

@@ -6,6 +6,7 @@
 // Every joint's motion subspace S_i is constant in the body frame (revolute
 // [axis; 0], prismatic [0; axis], spherical [I; 0], floating I), so the
 // recursions need no S-dot term: c_i = v_i x (S_i qd_i).
+#include <cmath>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,10 +26,13 @@ inline SE3 jointPlacement(const Model& model, int i, const Eigen::Ref<const Vect
   const SE3& P = model.joint_placements[i];
   const int iq = model.idx_q[i];
   switch (model.joint_types[i]) {
-    case JointType::Revolute:
-      return {P.R * Eigen::AngleAxisd(q[iq], model.joint_axes[i]).toRotationMatrix(), P.t};
+    case JointType::Revolute: {
+      const JointPlacementBasis& b = model.joint_bases[i];
+      const double c = std::cos(q[iq]), s = std::sin(q[iq]);  // GCC fuses these into one sincos call
+      return {b.axis_outer + c * b.cos_part + s * b.sin_part, P.t};
+    }
     case JointType::Prismatic:
-      return {P.R, P.t + P.R * (model.joint_axes[i] * q[iq])};
+      return {P.R, P.t + q[iq] * model.joint_bases[i].axis_in_parent};
     case JointType::Spherical:
       return {P.R * quaternionAt(q, iq).toRotationMatrix(), P.t};
     case JointType::Floating:

@@ -24,6 +24,17 @@ std::string str(double x) {
   return os.str();
 }
 
+JointPlacementBasis placementBasis(const Matrix3& R, const Vector3& axis) {
+  JointPlacementBasis b;
+  b.axis_in_parent = R * axis;
+  b.axis_outer = b.axis_in_parent * axis.transpose();
+  b.cos_part = R - b.axis_outer;
+  Matrix3 cross;
+  cross << 0.0, -axis.z(), axis.y(), axis.z(), 0.0, -axis.x(), -axis.y(), axis.x(), 0.0;
+  b.sin_part = R * cross;
+  return b;
+}
+
 }  // namespace
 
 std::string inertiaProblem(const Inertia& I, std::string* triangle_warning) {
@@ -64,6 +75,7 @@ ModelBuilder::ModelBuilder(std::string model_name, std::string source_file) {
   model_.joint_names.push_back("");
   model_.joint_placements.push_back(SE3::Identity());
   model_.joint_axes.push_back(Vector3::Zero());
+  model_.joint_bases.emplace_back();
   model_.idx_q.push_back(0);
   model_.idx_v.push_back(0);
   model_.joint_nq.push_back(0);
@@ -126,6 +138,7 @@ int ModelBuilder::addBody(int parent_body, const std::string& joint_name, const 
   model_.joint_names.push_back(joint_name);
   model_.joint_placements.push_back(joint_placement);
   model_.joint_axes.push_back(axis);
+  model_.joint_bases.push_back(placementBasis(joint_placement.R, axis));
   model_.idx_q.push_back(model_.nq);
   model_.idx_v.push_back(model_.nv);
   model_.joint_nq.push_back(nq);

@@ -62,13 +62,22 @@ struct InertiaAtOrigin {
     I_o.setZero();
   }
   /// `body` (body frame) expressed in frame a, given aMb.
+  /// I_o = R I_c Rᵀ + m (|c|² 1 - c cᵀ) is symmetric: its six distinct
+  /// entries are formed once (45 multiply-adds for R I_c Rᵀ instead of two
+  /// full 3x3 products), which matters in CRBA's per-body pass.
   static InertiaAtOrigin from(const Inertia& body, const SE3& aMb) {
+    const Matrix3& R = aMb.R;
     const Vector3 c = aMb.actPoint(body.com);
+    const Matrix3 RI = R * body.inertia_com;
+    const double m = body.mass;
     InertiaAtOrigin out;
-    out.mass = body.mass;
-    out.h = body.mass * c;
-    out.I_o = aMb.R * body.inertia_com * aMb.R.transpose() +
-              body.mass * (c.squaredNorm() * Matrix3::Identity() - c * c.transpose());
+    out.mass = m;
+    out.h = m * c;
+    const double mcc = m * c.squaredNorm();
+    for (int r = 0; r < 3; ++r) {
+      out.I_o(r, r) = RI.row(r).dot(R.row(r)) + mcc - m * c[r] * c[r];
+      for (int s = r + 1; s < 3; ++s) out.I_o(s, r) = out.I_o(r, s) = RI.row(r).dot(R.row(s)) - m * c[r] * c[s];
+    }
     return out;
   }
   InertiaAtOrigin& operator+=(const InertiaAtOrigin& o) {

@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -103,6 +104,26 @@ TEST(Dynamics, CrbaIsSymmetricPositiveDefiniteAndMatchesRnea) {
       const VectorX with_a = rnea(model, data, q, v, a);
       const VectorX without_a = rnea(model, data, q, v, VectorX::Zero(model.nv));
       EXPECT_LT(relativeError(with_a - without_a, M * a), 1e-11) << name;
+    }
+  }
+}
+
+TEST(Dynamics, CrbaOverwritesEveryEntryItOwnsWhateverMHeld) {
+  // crba() clears only the entries off the tree's ancestor pattern (not all of
+  // M); whatever a caller left in M must not survive in the part it fills.
+  std::mt19937 rng(105);
+  for (auto& [name, model] : allModels()) {
+    Data clean(model), dirty(model);
+    for (int s = 0; s < 3; ++s) {
+      const VectorX q = randomConfiguration(model, rng);
+      const MatrixX M = crba(model, clean, q);
+      dirty.M.setConstant(std::numeric_limits<double>::quiet_NaN());
+      EXPECT_EQ(crba(model, dirty, q), M) << name;
+      dirty.M.setConstant(std::numeric_limits<double>::quiet_NaN());
+      crba(model, dirty, q, MassMatrixFill::LowerTriangle);
+      const MatrixX lower = dirty.M.triangularView<Eigen::Lower>();
+      EXPECT_EQ(lower, MatrixX(M.triangularView<Eigen::Lower>())) << name;
+      EXPECT_TRUE(dirty.M.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().hasNaN()) << name << ": upper left as it was";
     }
   }
 }
