@@ -125,9 +125,10 @@ class TreeRecursion {
   // Per-solve state, written by the sweeps (public: the solvers are its users).
   Data data;             // kinematics, Ia, pa, U, Dinv, u, a_gf
   ConstraintData cdata;  // K¹ rows and k_link
-  // m x 6, row r in the frame of the body being processed; row-major: the
-  // rows move between frames one by one.
-  Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor> K;
+  // m x 6, row r in the frame of the body being processed. Column-major: a
+  // subtree's rows are a contiguous range of each column, so a one-dof
+  // joint's pass 2 runs over them as vectors (eliminateJoint).
+  Eigen::Matrix<double, Eigen::Dynamic, 6> K;
   VectorX l;             // m
   MatrixX L;             // m x m (symmetric; blocks of rows in different branches stay 0)
   VectorX target;        // m: K a_gf(body) = target at the leaf
