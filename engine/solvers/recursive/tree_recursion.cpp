@@ -324,6 +324,18 @@ void TreeRecursion::addRowPenalty(int r, double w, double g) {
   data.pa[body] = Force(data.pa[body].toVector() - g * k_row);
 }
 
+void TreeRecursion::addPenalties(double w, const Eigen::Ref<const VectorX>& g) {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const int body = set_[c].body1;
+    const ConstraintRows& K1 = cdata.K1[c];  // rows past dim are zero
+    Vector6 g_c = Vector6::Zero();
+    for (int r = 0; r < dim; ++r) g_c[r] = g[b + r];
+    data.Ia[body].noalias() += w * (K1.transpose() * K1);
+    data.pa[body] = Force(data.pa[body].toVector() - K1.transpose() * g_c);
+  }
+}
+
 double TreeRecursion::rowError(int r) const {
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
   return k_row.dot(data.a_gf[row_body_[r]].toVector()) - target[r];
