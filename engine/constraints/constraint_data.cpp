@@ -41,11 +41,20 @@ struct Ends {
 Ends computeEnds(const Constraint& c, const Data& data) {
   Ends e;
   e.oMa = data.oMi[c.body1] * c.placement1;
-  e.oMb = data.oMi[c.body2] * c.placement2;
   e.aM1 = c.placement1.inverse();
-  e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
   e.bM2 = c.placement2.inverse();
   e.nu_a = e.aM1.act(data.v[c.body1]);
+  if (c.body2 == 0) {
+    // The world (oMi[0] = identity, v = 0): the same values without the
+    // products by the identity and by zero.
+    e.oMb = c.placement2;
+    e.aM2 = e.oMa.inverse();
+    e.nu_2a = Motion(Vector6::Zero());
+    e.nu_b = Motion(Vector6::Zero());
+    return e;
+  }
+  e.oMb = data.oMi[c.body2] * c.placement2;
+  e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
   e.nu_2a = e.aM2.act(data.v[c.body2]);
   e.nu_b = e.bM2.act(data.v[c.body2]);
   return e;

@@ -49,7 +49,8 @@ Matrix3 exp3(const Vector3& w) {
 }
 
 Vector3 log3(const Matrix3& R) {
-  return Eigen::AngleAxisd(R).angle() * Eigen::AngleAxisd(R).axis();
+  const Eigen::AngleAxisd aa(R);  // once: the conversion is most of the cost
+  return aa.angle() * aa.axis();
 }
 
 // Left Jacobian-free closed forms: exp([w v]) = (exp3(w), V(w) v) with

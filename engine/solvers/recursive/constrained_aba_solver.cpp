@@ -26,7 +26,8 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   // Alg. 1: first forward sweep with the constraint updates (lines 1-10,
   // eq. 35), backward sweep (lines 11-23), roll-out (lines 24-26).
   tree_.forwardSweep(q, v, tau, fext);
-  for (int r = 0; r < m; ++r) tree_.addRowPenalty(r, mu, mu * tree_.target[r] + lambda_[r]);
+  step_ = mu * tree_.target + lambda_;  // g = μ t + λ (step_ is free until the first residual)
+  tree_.addPenalties(mu, step_);
   for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);
   // The rows read only the constrained branches: the others roll out once,
   // after the last iteration (Alg. 2's force changes never reach them).

@@ -45,7 +45,6 @@ bool PvRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<con
   // Second forward sweep (lines 15-17).
   tree_.rollout(lambda_, true, vdot);
   for (int r = 0; r < tree_.dimension(); ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
-  stats.residual = tree_.residual();
   return true;
 }
 
@@ -112,8 +111,11 @@ bool PvRecursion::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
       z.head<6>() = tree_.K.row(r);
       z[6] = tree_.l[r] + tree_.K.row(r).dot(a_pre);
       z[7] = 0.0;
+      // The pivot's reciprocal does not depend on z: its division runs ahead
+      // of the substitution chain, which then holds multiply-adds only.
+      const double inv_pivot = 1.0 / factor_(r, r);
       for (int k = cb; k < r; ++k) z -= factor_(r, k) * Z_.row(k);
-      z /= factor_(r, r);
+      z *= inv_pivot;
       Z_.row(r) = z;
       W.noalias() += z.transpose() * z;
     }
@@ -125,9 +127,10 @@ bool PvRecursion::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   for (int child : model.children[root]) {
     const int cb = tree_.rowsBegin(child), ce = tree_.rowsEnd(child);
     for (int r = ce - 1; r >= cb; --r) {
+      const double inv_pivot = 1.0 / factor_(r, r);
       double x = Z_(r, 6) + Z_.row(r).head<6>().dot(qdd);
       for (int k = r + 1; k < ce; ++k) x -= factor_(k, r) * lambda_[k];
-      lambda_[r] = x / factor_(r, r);
+      lambda_[r] = x * inv_pivot;
     }
   }
   lambda_.segment(b, n) = -lambda_.segment(b, n);

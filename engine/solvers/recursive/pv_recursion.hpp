@@ -26,7 +26,9 @@ class PvRecursion {
   /// One PV solve (Alg. 1 lines 1-17). stats.path says which floating-base
   /// path was taken ("eq. 43", "eq. 49", "eq. 47-48"). Returns false, with
   /// vdot and lambda unset, when L_0^A + C is singular at a root (a rank
-  /// deficient set without compliance). lambda in the set's row order. No allocation.
+  /// deficient set without compliance). lambda in the set's row order.
+  /// stats.residual is left to the caller (pv: ‖J v̇ - k‖∞, tree().residual();
+  /// pv-soft: the softness ‖W⁻¹λ‖∞). No allocation.
   bool solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
              const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
              Eigen::Ref<VectorX> lambda, SolveStats& stats);

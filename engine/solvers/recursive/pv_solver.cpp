@@ -12,6 +12,7 @@ SolveStats PvSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<
                            Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   SolveStats stats;
   if (!pv_.solve(q, v, tau, fext, vdot, lambda, stats)) throwRankDeficient(q, v);
+  stats.residual = pv_.tree().residual();
   return stats;
 }
 

@@ -13,10 +13,66 @@ namespace loopsim {
 
 using detail::toChildFrame;
 
+namespace {
+
+// Alg. 1 lines 10 and 12 (eqs. 42c-d) for a one-dof joint on the rows
+// [b, b + n), written over K's columns (column-major) so that each statement
+// is one vector operation over the rows: the per-row form moved one 6-vector
+// at a time through shuffles. The same arithmetic as the general path in
+// eliminateJoint: ks = (K S)ᵀ, ksd = D⁻¹ ks, l += K c + ksd u_c,
+// K ← (K - ksd Uᵀ) moved to the parent's frame like a force.
+template <bool Bias>
+void carryRowsOneDof(const Model& model, int i, const SE3& liMi, const double* U, double dinv, double u_c,
+                     const Vector6& c, int b, int n, Eigen::Matrix<double, Eigen::Dynamic, 6>& K, double* ks_out,
+                     double* ksd_out, double* l) {
+  double* k0 = K.col(0).data() + b;
+  double* k1 = K.col(1).data() + b;
+  double* k2 = K.col(2).data() + b;
+  double* k3 = K.col(3).data() + b;
+  double* k4 = K.col(4).data() + b;
+  double* k5 = K.col(5).data() + b;
+  // S_i = [axis; 0] (revolute) or [0; axis] (prismatic): the columns S reads.
+  const int s_col = model.joint_types[i] == JointType::Revolute ? 0 : 3;
+  const double* s0 = K.col(s_col).data() + b;
+  const double* s1 = K.col(s_col + 1).data() + b;
+  const double* s2 = K.col(s_col + 2).data() + b;
+  // Loop invariants in locals: the stores to K must not make them reloads.
+  const double a0 = model.joint_axes[i][0], a1 = model.joint_axes[i][1], a2 = model.joint_axes[i][2];
+  const double U0 = U[0], U1 = U[1], U2 = U[2], U3 = U[3], U4 = U[4], U5 = U[5];
+  const double c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3], c4 = c[4], c5 = c[5];
+  const Matrix3& R = liMi.R;
+  const double R00 = R(0, 0), R01 = R(0, 1), R02 = R(0, 2), R10 = R(1, 0), R11 = R(1, 1), R12 = R(1, 2),
+               R20 = R(2, 0), R21 = R(2, 1), R22 = R(2, 2);
+  const double t0 = liMi.t[0], t1 = liMi.t[1], t2 = liMi.t[2];
+#pragma GCC ivdep
+  for (int r = 0; r < n; ++r) {
+    const double ks = a0 * s0[r] + a1 * s1[r] + a2 * s2[r];
+    const double ksd = dinv * ks;
+    ks_out[r] = ks;
+    ksd_out[r] = ksd;
+    if constexpr (Bias) {
+      l[r] += (k0[r] * c0 + k1[r] * c1 + k2[r] * c2 + k3[r] * c3 + k4[r] * c4 + k5[r] * c5) + ksd * u_c;
+    }
+    const double m0 = k0[r] - U0 * ksd, m1 = k1[r] - U1 * ksd, m2 = k2[r] - U2 * ksd;
+    const double m3 = k3[r] - U3 * ksd, m4 = k4[r] - U4 * ksd, m5 = k5[r] - U5 * ksd;
+    const double f0 = R00 * m3 + R01 * m4 + R02 * m5;
+    const double f1 = R10 * m3 + R11 * m4 + R12 * m5;
+    const double f2 = R20 * m3 + R21 * m4 + R22 * m5;
+    k0[r] = R00 * m0 + R01 * m1 + R02 * m2 + (t1 * f2 - t2 * f1);
+    k1[r] = R10 * m0 + R11 * m1 + R12 * m2 + (t2 * f0 - t0 * f2);
+    k2[r] = R20 * m0 + R21 * m1 + R22 * m2 + (t0 * f1 - t1 * f0);
+    k3[r] = f0;
+    k4[r] = f1;
+    k5[r] = f2;
+  }
+}
+
+}  // namespace
+
 TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : data(set.model()),
       cdata(set),
-      K(Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>::Zero(set.dimension(), 6)),
+      K(Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(set.dimension(), 6)),
       l(VectorX::Zero(set.dimension())),
       L(MatrixX::Zero(set.dimension(), set.dimension())),
       target(VectorX::Zero(set.dimension())),
@@ -166,24 +222,34 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
 
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     if (carry_rows && n > 0) {
-      // Row by row with fixed-size vectors (the rows of one subtree are few,
-      // and dynamic-size block products cost more than their arithmetic).
+      // (The rows of one subtree are few: dynamic-size block products cost
+      // more than their arithmetic, hence plain loops.)
       const VectorNV u_c = bias ? VectorNV(u - U.transpose() * c) : VectorNV::Zero();
       const SE3& liMi = data.liMi[i];
-      for (int r = b; r < b + n; ++r) {
-        Vector6 k_row = K.row(r).transpose();
-        const VectorNV ks = subspaceTransposeTimes<NV>(model_, i, k_row);  // (K S_i)ᵀ
-        const VectorNV ksd = Dinv * ks;                                    // D⁻¹ (K S_i)ᵀ
-        KS.row(r).template segment<NV>(iv) = ks.transpose();
-        KSDinv.row(r).template head<NV>() = ksd.transpose();
-        // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
-        if (bias) l[r] += k_row.dot(c) + ksd.dot(u_c);
-        // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
-        // parent's frame (a row on motions maps like a force).
-        k_row.noalias() -= U * ksd;
-        const Force k_parent = detail::toParentFrame(liMi, k_row);
-        K.row(r).head<3>() = k_parent.n.transpose();
-        K.row(r).tail<3>() = k_parent.f.transpose();
+      if constexpr (NV == 1) {
+        double* ks = KS.col(iv).data() + b;
+        double* ksd = KSDinv.col(0).data() + b;
+        if (bias) {
+          carryRowsOneDof<true>(model_, i, liMi, U.data(), Dinv(0, 0), u_c[0], c, b, n, K, ks, ksd, l.data() + b);
+        } else {
+          carryRowsOneDof<false>(model_, i, liMi, U.data(), Dinv(0, 0), 0.0, c, b, n, K, ks, ksd, nullptr);
+        }
+      } else {  // multi-dof joints: row by row with fixed-size vectors
+        for (int r = b; r < b + n; ++r) {
+          Vector6 k_row = K.row(r).transpose();
+          const VectorNV ks = subspaceTransposeTimes<NV>(model_, i, k_row);  // (K S_i)ᵀ
+          const VectorNV ksd = Dinv * ks;                                    // D⁻¹ (K S_i)ᵀ
+          KS.row(r).template segment<NV>(iv) = ks.transpose();
+          KSDinv.row(r).template head<NV>() = ksd.transpose();
+          // Line 12 (eq. 42d): l += K {c + S D⁻¹ (u - Uᵀ c)}.
+          if (bias) l[r] += k_row.dot(c) + ksd.dot(u_c);
+          // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
+          // parent's frame (a row on motions maps like a force).
+          k_row.noalias() -= U * ksd;
+          const Force k_parent = detail::toParentFrame(liMi, k_row);
+          K.row(r).head<3>() = k_parent.n.transpose();
+          K.row(r).tail<3>() = k_parent.f.transpose();
+        }
       }
       // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block, column
       // by column (a rank-NV update) in plain loops over the contiguous
@@ -256,6 +322,18 @@ void TreeRecursion::addRowPenalty(int r, double w, double g) {
   const Vector6 k_row = cdata.K1[row_constraint_[r]].row(row_local_[r]).transpose();
   data.Ia[body].noalias() += (w * k_row) * k_row.transpose();
   data.pa[body] = Force(data.pa[body].toVector() - g * k_row);
+}
+
+void TreeRecursion::addPenalties(double w, const Eigen::Ref<const VectorX>& g) {
+  for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
+    const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
+    const int body = set_[c].body1;
+    const ConstraintRows& K1 = cdata.K1[c];  // rows past dim are zero
+    Vector6 g_c = Vector6::Zero();
+    for (int r = 0; r < dim; ++r) g_c[r] = g[b + r];
+    data.Ia[body].noalias() += w * (K1.transpose() * K1);
+    data.pa[body] = Force(data.pa[body].toVector() - K1.transpose() * g_c);
+  }
 }
 
 double TreeRecursion::rowError(int r) const {

@@ -86,6 +86,10 @@ class TreeRecursion {
   /// eq. 52, paper 001 eqs. 25/35): H_B += w k_r k_rᵀ, f_B += k_r g (ABA's
   /// p_B -= k_r g), k_r the row in the body's frame.
   void addRowPenalty(int r, double w, double g);
+  /// addRowPenalty(r, w, g_r) for every row (g internal order, size m) with
+  /// one weight: per constraint one K¹ᵀK¹ and one K¹ᵀ product instead of a
+  /// rank-1 update per row. No allocation.
+  void addPenalties(double w, const Eigen::Ref<const VectorX>& g);
   /// k_r · a_gf(body_r) - t_r: the row's constraint error J_r v̇ - k_r after a roll-out.
   double rowError(int r) const;
   /// Every row's error (internal order, size m), one 6 x 6 product per
@@ -125,9 +129,10 @@ class TreeRecursion {
   // Per-solve state, written by the sweeps (public: the solvers are its users).
   Data data;             // kinematics, Ia, pa, U, Dinv, u, a_gf
   ConstraintData cdata;  // K¹ rows and k_link
-  // m x 6, row r in the frame of the body being processed; row-major: the
-  // rows move between frames one by one.
-  Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor> K;
+  // m x 6, row r in the frame of the body being processed. Column-major: a
+  // subtree's rows are a contiguous range of each column, so a one-dof
+  // joint's pass 2 runs over them as vectors (eliminateJoint).
+  Eigen::Matrix<double, Eigen::Dynamic, 6> K;
   VectorX l;             // m
   MatrixX L;             // m x m (symmetric; blocks of rows in different branches stay 0)
   VectorX target;        // m: K a_gf(body) = target at the leaf
