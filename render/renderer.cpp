@@ -60,23 +60,28 @@ void main() {
 })";
 
 // Checker of 1 m tiles with anti-aliased 0.1 m and 1 m grid lines, fading into the horizon colour.
+// The ground covers most of the screen, so every fragment counts under a software rasteriser:
+// one fwidth (the 0.1 m grid's is ten times the 1 m one's), and the fade squared without a sqrt.
 constexpr const char* kGroundFragment = R"(#version 330 core
 in vec3 world_position;
 uniform vec3 eye;
 uniform vec3 horizon;
 out vec4 frag_color;
-float gridLine(vec2 p, float spacing, float width) {
-  vec2 g = abs(fract(p / spacing - 0.5) - 0.5) / (fwidth(p / spacing) * width);
+// 1 on a line of the grid of unit spacing in q (width in pixels = 1 / pixels_per_line), 0 off it.
+float gridLine(vec2 q, vec2 pixels_per_line) {
+  vec2 g = abs(fract(q - 0.5) - 0.5) * pixels_per_line;
   return 1.0 - min(min(g.x, g.y), 1.0);
 }
 void main() {
   vec2 p = world_position.xy;
+  vec2 per_metre = 1.0 / fwidth(p);  // pixels per metre along x and y
   float checker = mod(floor(p.x) + floor(p.y), 2.0);
   vec3 base = mix(vec3(0.20, 0.25, 0.33), vec3(0.23, 0.29, 0.38), checker);
-  base = mix(base, vec3(0.36, 0.43, 0.54), 0.5 * gridLine(p, 0.1, 1.0));
-  base = mix(base, vec3(0.50, 0.58, 0.70), gridLine(p, 1.0, 1.5));
-  float fade = clamp(length(world_position - eye) / 40.0, 0.0, 1.0);
-  frag_color = vec4(mix(base, horizon, fade * fade), 1.0);
+  base = mix(base, vec3(0.36, 0.43, 0.54), 0.5 * gridLine(10.0 * p, 0.1 * per_metre));
+  base = mix(base, vec3(0.50, 0.58, 0.70), gridLine(p, per_metre / 1.5));
+  vec3 d = world_position - eye;
+  float fade2 = min(dot(d, d) / 1600.0, 1.0);  // clamp(|d| / 40 m, 0, 1) squared
+  frag_color = vec4(mix(base, horizon, fade2), 1.0);
 })";
 
 constexpr const char* kSkyVertex = R"(#version 330 core
@@ -174,14 +179,22 @@ void Renderer::resizeTargets(int width, int height) {
 }
 
 void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
-  resizeTargets(std::max(1, width), std::max(1, height));
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  if (samples_ > 1) {
+    resizeTargets(std::max(1, width), std::max(1, height));
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  } else {
+    // Without multisampling the window's own buffers serve: no offscreen copy to blit
+    // (a full-screen pass of its own in a software rasteriser).
+    width_ = std::max(1, width);
+    height_ = std::max(1, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  }
   glViewport(0, 0, width_, height_);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
   glDepthMask(GL_TRUE);
-  glClearColor(kHorizon.x(), kHorizon.y(), kHorizon.z(), 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  // Depth only: the ground and the sky behind it write every pixel's colour.
+  glClear(GL_DEPTH_BUFFER_BIT);
   if (samples_ > 1) glEnable(GL_MULTISAMPLE);
   // Blending only where something is translucent: in a software rasteriser every blended
   // pixel reads the framebuffer back.
@@ -290,9 +303,11 @@ void Renderer::drawLines(const std::vector<Eigen::Vector3f>& points, const Eigen
 }
 
 void Renderer::endScene() {
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
-  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
-  glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  if (samples_ > 1) {  // resolve
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glDisable(GL_DEPTH_TEST);
 }

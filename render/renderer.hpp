@@ -1,6 +1,7 @@
 #pragma once
 // Draws one 3D view: sky, ground grid, lit solids (primitives and meshes),
-// arrows and lines, into a multisampled framebuffer resolved to the window.
+// arrows and lines, into a multisampled framebuffer resolved to the window (without
+// multisampling straight into the window's buffers).
 // Stateless about physics: callers pass world transforms and colours.
 #include <memory>
 #include <vector>
@@ -29,7 +30,7 @@ class Renderer {
 
   int msaaSamples() const { return samples_; }
 
-  /// Binds the offscreen framebuffer (resized as needed), clears it and draws the sky and the ground.
+  /// Binds the target (the offscreen framebuffer, resized as needed, or the window's), clears its depth and draws the sky and the ground.
   void beginScene(int width, int height, const OrbitCamera& camera);
   /// A solid: `mesh` placed by `model` (world from mesh, may scale), colour rgba.
   void drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
