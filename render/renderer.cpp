@@ -48,35 +48,59 @@ void main() {
   frag_color = vec4(mix(lit, color.rgb, unlit), color.a);
 })";
 
-constexpr const char* kGroundVertex = R"(#version 330 core
+// The ground's shaders follow a "#version" line and, with multisampling, "#define EDGE_AA".
+constexpr const char* kGroundVertex = R"(
 uniform mat4 view_projection;
 uniform float extent;
 out vec3 world_position;
 void main() {
   vec2 corner = vec2((gl_VertexID == 1 || gl_VertexID == 2 || gl_VertexID == 4) ? 1.0 : -1.0,
                      (gl_VertexID == 2 || gl_VertexID == 4 || gl_VertexID == 5) ? 1.0 : -1.0);
+#ifdef EDGE_AA
+  // 20 % beyond the edge: the fragment shader fades the edge into the sky over a pixel (see there).
+  world_position = vec3(1.2 * extent * corner, 0.0);
+#else
   world_position = vec3(extent * corner, 0.0);
+#endif
   gl_Position = view_projection * vec4(world_position, 1.0);
 })";
 
 // Checker of 1 m tiles with anti-aliased 0.1 m and 1 m grid lines, fading into the horizon colour.
-constexpr const char* kGroundFragment = R"(#version 330 core
+// The ground covers most of the screen, so every fragment counts under a software rasteriser:
+// one fwidth (the 0.1 m grid's is ten times the 1 m one's), and the fade squared without a sqrt.
+// With EDGE_AA (multisampling asked for) its far edge at `extent` is anti-aliased here, blended over
+// a pixel into the sky's colour at that pixel (the sky shader's gradient), since the ground is drawn
+// without multisampling; without, the edge stays hard as every other edge (a few ms less per frame).
+constexpr const char* kGroundFragment = R"(
 in vec3 world_position;
 uniform vec3 eye;
 uniform vec3 horizon;
+uniform float extent;
+uniform float inverse_height;  // 1 / viewport height in pixels
 out vec4 frag_color;
-float gridLine(vec2 p, float spacing, float width) {
-  vec2 g = abs(fract(p / spacing - 0.5) - 0.5) / (fwidth(p / spacing) * width);
+// 1 on a line of the grid of unit spacing in q (width in pixels = 1 / pixels_per_line), 0 off it.
+float gridLine(vec2 q, vec2 pixels_per_line) {
+  vec2 g = abs(fract(q - 0.5) - 0.5) * pixels_per_line;
   return 1.0 - min(min(g.x, g.y), 1.0);
 }
 void main() {
   vec2 p = world_position.xy;
+  vec2 per_metre = 1.0 / fwidth(p);  // pixels per metre along x and y
   float checker = mod(floor(p.x) + floor(p.y), 2.0);
   vec3 base = mix(vec3(0.20, 0.25, 0.33), vec3(0.23, 0.29, 0.38), checker);
-  base = mix(base, vec3(0.36, 0.43, 0.54), 0.5 * gridLine(p, 0.1, 1.0));
-  base = mix(base, vec3(0.50, 0.58, 0.70), gridLine(p, 1.0, 1.5));
-  float fade = clamp(length(world_position - eye) / 40.0, 0.0, 1.0);
-  frag_color = vec4(mix(base, horizon, fade * fade), 1.0);
+  base = mix(base, vec3(0.36, 0.43, 0.54), 0.5 * gridLine(10.0 * p, 0.1 * per_metre));
+  base = mix(base, vec3(0.50, 0.58, 0.70), gridLine(p, per_metre / 1.5));
+  vec3 d = world_position - eye;
+  float fade2 = min(dot(d, d) / 1600.0, 1.0);  // clamp(|d| / 40 m, 0, 1) squared
+  vec3 ground = mix(base, horizon, fade2);
+#ifdef EDGE_AA
+  // Pixels inside the edge of the square max(|x|, |y|) = extent, at the coarser axis' pixel size.
+  float r = max(abs(p.x), abs(p.y));
+  float coverage = clamp(0.5 + (extent - r) * min(per_metre.x, per_metre.y), 0.0, 1.0);
+  vec3 sky = mix(horizon, vec3(0.09, 0.12, 0.19), clamp(gl_FragCoord.y * inverse_height, 0.0, 1.0));
+  ground = mix(sky, ground, coverage);
+#endif
+  frag_color = vec4(ground, 1.0);
 })";
 
 constexpr const char* kSkyVertex = R"(#version 330 core
@@ -92,6 +116,17 @@ in float height;
 uniform vec3 horizon;
 out vec4 frag_color;
 void main() { frag_color = vec4(mix(horizon, vec3(0.09, 0.12, 0.19), clamp(height, 0.0, 1.0)), 1.0); })";
+
+// The ground's depth alone: the offscreen multisampled pass hides what is below the ground.
+constexpr const char* kGroundDepthFragment = R"(
+void main() {})";
+
+// The resolved solids, premultiplied by their coverage, over the window (blended ONE, ONE_MINUS_SRC_ALPHA;
+// a full-screen triangle cut to their box by the scissor). The sampler stays on texture unit 0.
+constexpr const char* kCompositeFragment = R"(#version 330 core
+uniform sampler2D resolved;
+out vec4 frag_color;
+void main() { frag_color = texelFetch(resolved, ivec2(gl_FragCoord.xy), 0); })";
 
 constexpr const char* kLineVertex = R"(#version 330 core
 layout(location = 0) in vec3 position;
@@ -120,8 +155,13 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
   samples_ = std::min(samples_, std::max(1, static_cast<int>(max_samples)));
   solid_shader_ = std::make_unique<ShaderProgram>("solid", kSolidVertex, kSolidFragment);
-  ground_shader_ = std::make_unique<ShaderProgram>("ground", kGroundVertex, kGroundFragment);
+  const std::string ground_header = std::string("#version 330 core\n") + (samples_ > 1 ? "#define EDGE_AA\n" : "");
+  const auto ground = [&](const char* source) { return ground_header + source; };
+  ground_shader_ = std::make_unique<ShaderProgram>("ground", ground(kGroundVertex).c_str(), ground(kGroundFragment).c_str());
+  ground_depth_shader_ = std::make_unique<ShaderProgram>("ground depth", ground(kGroundVertex).c_str(),
+                                                         ground(kGroundDepthFragment).c_str());
   sky_shader_ = std::make_unique<ShaderProgram>("sky", kSkyVertex, kSkyFragment);
+  composite_shader_ = std::make_unique<ShaderProgram>("composite", kSkyVertex, kCompositeFragment);
   line_shader_ = std::make_unique<ShaderProgram>("line", kLineVertex, kLineFragment);
   box_ = std::make_unique<GpuMesh>(unitBox());
   sphere_ = std::make_unique<RoundMesh>([](int n) { return unitSphere(n, n / 2); }, false);
@@ -149,40 +189,74 @@ void Renderer::releaseTargets() {
   if (fbo_ != 0) glDeleteFramebuffers(1, &fbo_);
   if (color_rb_ != 0) glDeleteRenderbuffers(1, &color_rb_);
   if (depth_rb_ != 0) glDeleteRenderbuffers(1, &depth_rb_);
-  fbo_ = color_rb_ = depth_rb_ = 0;
+  if (resolve_fbo_ != 0) glDeleteFramebuffers(1, &resolve_fbo_);
+  if (resolve_texture_ != 0) glDeleteTextures(1, &resolve_texture_);
+  fbo_ = color_rb_ = depth_rb_ = resolve_fbo_ = resolve_texture_ = 0;
 }
 
 void Renderer::resizeTargets(int width, int height) {
-  if (width == width_ && height == height_ && fbo_ != 0) return;
+  if (width == target_width_ && height == target_height_ && fbo_ != 0) return;
   releaseTargets();
-  width_ = width;
-  height_ = height;
+  target_width_ = width;
+  target_height_ = height;
+  const auto refused = [&] {
+    return std::runtime_error("the OpenGL driver refuses a " + std::to_string(width) + "x" + std::to_string(height) +
+                              " framebuffer with " + std::to_string(samples_) + " samples");
+  };
   glGenFramebuffers(1, &fbo_);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
   glGenRenderbuffers(1, &color_rb_);
   glBindRenderbuffer(GL_RENDERBUFFER, color_rb_);
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples_ > 1 ? samples_ : 0, GL_RGBA8, width, height);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples_, GL_RGBA8, width, height);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color_rb_);
   glGenRenderbuffers(1, &depth_rb_);
   glBindRenderbuffer(GL_RENDERBUFFER, depth_rb_);
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples_ > 1 ? samples_ : 0, GL_DEPTH_COMPONENT24, width, height);
+  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples_, GL_DEPTH_COMPONENT24, width, height);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_rb_);
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    throw std::runtime_error("the OpenGL driver refuses a " + std::to_string(width) + "x" + std::to_string(height) +
-                             " framebuffer with " + std::to_string(samples_) + " samples");
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) throw refused();
+  glGenTextures(1, &resolve_texture_);
+  glBindTexture(GL_TEXTURE_2D, resolve_texture_);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glGenFramebuffers(1, &resolve_fbo_);
+  glBindFramebuffer(GL_FRAMEBUFFER, resolve_fbo_);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, resolve_texture_, 0);
+  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) throw refused();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+void Renderer::drawGround(const ShaderProgram& shader) {
+  // Slightly behind its true depth so that geometry resting on z = 0 wins.
+  glBindVertexArray(empty_vao_);
+  glEnable(GL_POLYGON_OFFSET_FILL);
+  glPolygonOffset(1.0f, 1.0f);
+  shader.use();
+  shader.set("view_projection", view_projection_);
+  shader.set("extent", 60.0f);
+  if (&shader == ground_shader_.get()) {
+    shader.set("eye", eye_);
+    shader.set("horizon", kHorizon);
+    shader.set("inverse_height", 1.0f / static_cast<float>(height_));
   }
+  glDrawArrays(GL_TRIANGLES, 0, 6);
+  glDisable(GL_POLYGON_OFFSET_FILL);
+  glBindVertexArray(0);
 }
 
 void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
-  resizeTargets(std::max(1, width), std::max(1, height));
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+  width_ = std::max(1, width);
+  height_ = std::max(1, height);
+  commands_.clear();
+  line_points_.clear();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glViewport(0, 0, width_, height_);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LEQUAL);
   glDepthMask(GL_TRUE);
-  glClearColor(kHorizon.x(), kHorizon.y(), kHorizon.z(), 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  if (samples_ > 1) glEnable(GL_MULTISAMPLE);
+  // Depth only: the ground and the sky behind it write every pixel's colour.
+  glClear(GL_DEPTH_BUFFER_BIT);
   // Blending only where something is translucent: in a software rasteriser every blended
   // pixel reads the framebuffer back.
   glDisable(GL_BLEND);
@@ -193,19 +267,9 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
   pixels_per_unit_at_unit_depth_ = 0.5f * static_cast<float>(height_) * projection(1, 1);
   eye_ = camera.eye();
 
-  // The ground first, slightly behind its true depth so that geometry resting on z = 0 wins;
-  // then the sky behind everything, shaded only where the ground left the cleared depth.
+  // The ground first, then the sky behind everything, shaded only where the ground left the cleared depth.
+  drawGround(*ground_shader_);
   glBindVertexArray(empty_vao_);
-  glEnable(GL_POLYGON_OFFSET_FILL);
-  glPolygonOffset(1.0f, 1.0f);
-  ground_shader_->use();
-  ground_shader_->set("view_projection", view_projection_);
-  ground_shader_->set("extent", 60.0f);
-  ground_shader_->set("eye", eye_);
-  ground_shader_->set("horizon", kHorizon);
-  glDrawArrays(GL_TRIANGLES, 0, 6);
-  glDisable(GL_POLYGON_OFFSET_FILL);
-
   glDepthMask(GL_FALSE);
   sky_shader_->use();
   sky_shader_->set("horizon", kHorizon);
@@ -228,28 +292,12 @@ void Renderer::drawSolid(const RoundMesh& mesh, const Eigen::Matrix4f& model, co
 
 void Renderer::drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba,
                          const SolidStyle& style) {
-  solid_shader_->use();
-  solid_shader_->set("model", model);
-  const Eigen::Matrix3f linear = model.topLeftCorner<3, 3>();
-  solid_shader_->set("normal_matrix", Eigen::Matrix3f(linear.inverse().transpose()));
-  solid_shader_->set("view_projection", view_projection_);
-  solid_shader_->set("eye", eye_);
-  solid_shader_->set("unlit", style.wireframe ? 1.0f : 0.0f);
-  Eigen::Vector4f color = rgba;
-  color.w() *= style.alpha_scale;
-  solid_shader_->set("color", color);
-  const bool translucent = color.w() < 0.999f;
-  if (translucent) {
-    glDepthMask(GL_FALSE);
-    glEnable(GL_BLEND);
-  }
-  if (style.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
-  mesh.draw();
-  if (style.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-  if (translucent) {
-    glDepthMask(GL_TRUE);
-    glDisable(GL_BLEND);
-  }
+  Command& c = commands_.emplace_back();
+  c.mesh = &mesh;
+  c.model = model;
+  c.color = rgba;
+  c.color.w() *= style.alpha_scale;
+  c.wireframe = style.wireframe;
 }
 
 void Renderer::drawArrow(const Eigen::Vector3f& from, const Eigen::Vector3f& to, float radius, const Eigen::Vector4f& rgba) {
@@ -274,25 +322,143 @@ void Renderer::drawFrame(const Eigen::Matrix4f& pose, float length) {
 
 void Renderer::drawLines(const std::vector<Eigen::Vector3f>& points, const Eigen::Vector4f& rgba, bool on_top) {
   if (points.size() < 2) return;
-  line_shader_->use();
-  line_shader_->set("view_projection", view_projection_);
-  line_shader_->set("color", rgba);
-  glBindVertexArray(line_vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, line_vbo_);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(points.size() * sizeof(Eigen::Vector3f)), points.data(),
-               GL_STREAM_DRAW);
-  if (on_top) glDisable(GL_DEPTH_TEST);
-  if (rgba.w() < 0.999f) glEnable(GL_BLEND);
-  glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(points.size() & ~std::size_t{1}));
-  glDisable(GL_BLEND);
-  if (on_top) glEnable(GL_DEPTH_TEST);
-  glBindVertexArray(0);
+  Command& c = commands_.emplace_back();
+  c.model.setIdentity();
+  c.color = rgba;
+  c.on_top = on_top;
+  c.first = line_points_.size();
+  c.count = points.size() & ~std::size_t{1};
+  line_points_.insert(line_points_.end(), points.begin(), points.begin() + static_cast<std::ptrdiff_t>(c.count));
+}
+
+bool Renderer::commandsBox(std::array<int, 4>& box) const {
+  float x0 = std::numeric_limits<float>::infinity(), y0 = x0, x1 = -x0, y1 = -x0;
+  bool in_front = true;  // every corner in front of the eye (else the box is the whole view)
+  const auto add = [&](const Eigen::Vector3f& p) {
+    const Eigen::Vector4f clip = view_projection_ * p.homogeneous();
+    if (!(clip.w() > 1e-6f)) {
+      in_front = false;
+      return;
+    }
+    const float x = (0.5f + 0.5f * clip.x() / clip.w()) * static_cast<float>(width_);
+    const float y = (0.5f + 0.5f * clip.y() / clip.w()) * static_cast<float>(height_);
+    x0 = std::min(x0, x);
+    x1 = std::max(x1, x);
+    y0 = std::min(y0, y);
+    y1 = std::max(y1, y);
+  };
+  for (const Command& c : commands_) {
+    if (c.mesh == nullptr) {
+      for (std::size_t k = c.first; k < c.first + c.count; ++k) add(line_points_[k]);
+      continue;
+    }
+    const Eigen::Vector3f& lo = c.mesh->minCorner();
+    const Eigen::Vector3f& hi = c.mesh->maxCorner();
+    for (int corner = 0; corner < 8; ++corner) {
+      const Eigen::Vector3f local((corner & 1) ? hi.x() : lo.x(), (corner & 2) ? hi.y() : lo.y(), (corner & 4) ? hi.z() : lo.z());
+      add((c.model * local.homogeneous()).head<3>());
+    }
+  }
+  if (!in_front) {
+    box = {0, 0, width_, height_};
+    return true;
+  }
+  // Two pixels of margin: lines and coverage at the very edge of the projected bounds.
+  const auto clamp = [](float v, int hi) { return static_cast<int>(std::clamp(v, 0.0f, static_cast<float>(hi))); };
+  box = {clamp(std::floor(x0) - 2.0f, width_), clamp(std::floor(y0) - 2.0f, height_), clamp(std::ceil(x1) + 2.0f, width_),
+         clamp(std::ceil(y1) + 2.0f, height_)};
+  return box[2] > box[0] && box[3] > box[1];
+}
+
+void Renderer::replayCommands() {
+  if (!line_points_.empty()) {
+    glBindBuffer(GL_ARRAY_BUFFER, line_vbo_);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(line_points_.size() * sizeof(Eigen::Vector3f)),
+                 line_points_.data(), GL_STREAM_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+  }
+  // The view's uniforms once per program switch, not per draw.
+  const ShaderProgram* current = nullptr;
+  for (const Command& c : commands_) {
+    const bool translucent = c.color.w() < 0.999f;
+    if (c.mesh == nullptr) {
+      if (current != line_shader_.get()) {
+        current = line_shader_.get();
+        current->use();
+        current->set("view_projection", view_projection_);
+      }
+      current->set("color", c.color);
+      glBindVertexArray(line_vao_);
+      if (c.on_top) glDisable(GL_DEPTH_TEST);
+      if (translucent) glEnable(GL_BLEND);
+      glDrawArrays(GL_LINES, static_cast<GLint>(c.first), static_cast<GLsizei>(c.count));
+      glDisable(GL_BLEND);
+      if (c.on_top) glEnable(GL_DEPTH_TEST);
+      glBindVertexArray(0);
+      continue;
+    }
+    if (current != solid_shader_.get()) {
+      current = solid_shader_.get();
+      current->use();
+      current->set("view_projection", view_projection_);
+      current->set("eye", eye_);
+    }
+    current->set("model", c.model);
+    const Eigen::Matrix3f linear = c.model.topLeftCorner<3, 3>();
+    current->set("normal_matrix", Eigen::Matrix3f(linear.inverse().transpose()));
+    current->set("unlit", c.wireframe ? 1.0f : 0.0f);
+    current->set("color", c.color);
+    if (translucent) {
+      glDepthMask(GL_FALSE);
+      glEnable(GL_BLEND);
+    }
+    if (c.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    c.mesh->draw();
+    if (c.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    if (translucent) {
+      glDepthMask(GL_TRUE);
+      glDisable(GL_BLEND);
+    }
+  }
 }
 
 void Renderer::endScene() {
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
-  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
-  glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  std::array<int, 4> box{};
+  if (samples_ <= 1) {
+    replayCommands();  // straight into the window, over the ground
+  } else if (commandsBox(box)) {
+    // The solids multisampled in their box only: cleared to transparent, the ground's depth hides
+    // what is below it, then the resolve laid over the window's ground.
+    resizeTargets(width_, height_);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(box[0], box[1], box[2] - box[0], box[3] - box[1]);
+    glClearColor(0.0f, 0.0f, 0.0f, 0.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    drawGround(*ground_depth_shader_);
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    // Over transparent black the colour accumulates premultiplied by alpha (and, resolved, by coverage).
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    replayCommands();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_fbo_);
+    glBlitFramebuffer(box[0], box[1], box[2], box[3], box[0], box[1], box[2], box[3], GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDisable(GL_DEPTH_TEST);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, resolve_texture_);
+    composite_shader_->use();
+    glBindVertexArray(empty_vao_);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glDisable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDisable(GL_SCISSOR_TEST);
+  }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   glDisable(GL_DEPTH_TEST);
 }

@@ -1,7 +1,13 @@
 #pragma once
 // Draws one 3D view: sky, ground grid, lit solids (primitives and meshes),
-// arrows and lines, into a multisampled framebuffer resolved to the window.
+// arrows and lines. The sky and the ground go straight into the window's buffers
+// (their edges are smooth without multisampling: the grid lines are anti-aliased in
+// the shader, the ground fades into the horizon); the solids and lines are kept until
+// endScene, which draws them there too, or with multisampling into an offscreen target
+// cut to their box on screen, resolved and laid over the ground. A software rasteriser
+// (Mesa llvmpipe) pays per sample, so this keeps the samples where the edges are.
 // Stateless about physics: callers pass world transforms and colours.
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -29,7 +35,7 @@ class Renderer {
 
   int msaaSamples() const { return samples_; }
 
-  /// Binds the offscreen framebuffer (resized as needed), clears it and draws the sky and the ground.
+  /// Clears the window's depth and draws the sky and the ground into it.
   void beginScene(int width, int height, const OrbitCamera& camera);
   /// A solid: `mesh` placed by `model` (world from mesh, may scale), colour rgba.
   void drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
@@ -43,7 +49,7 @@ class Renderer {
   void drawFrame(const Eigen::Matrix4f& pose, float length);
   /// Line segments (pairs of points), drawn over everything when `on_top`.
   void drawLines(const std::vector<Eigen::Vector3f>& points, const Eigen::Vector4f& rgba, bool on_top);
-  /// Resolves the scene into the window's framebuffer (ImGui draws over it next).
+  /// Draws the solids and lines of the scene into the window's framebuffer (ImGui draws over it next).
   void endScene();
 
   const GpuMesh& box() const { return *box_; }
@@ -53,14 +59,33 @@ class Renderer {
   const GpuMesh& cone() const { return *cone_; }
 
  private:
+  // A solid or a run of line points, kept from its draw call until endScene.
+  struct Command {
+    const GpuMesh* mesh = nullptr;  // null: lines
+    Eigen::Matrix4f model;
+    Eigen::Vector4f color;
+    bool wireframe = false;
+    bool on_top = false;
+    std::size_t first = 0, count = 0;  // in line_points_
+  };
+
   void resizeTargets(int width, int height);
   void releaseTargets();
+  void drawGround(const ShaderProgram& shader);
+  /// The pixels the kept commands can touch (x0 y0 x1 y1, x1 and y1 past the end); false if none.
+  bool commandsBox(std::array<int, 4>& box) const;
+  void replayCommands();
 
   int samples_;
   int width_ = 0, height_ = 0;
-  unsigned fbo_ = 0, color_rb_ = 0, depth_rb_ = 0;
+  int target_width_ = 0, target_height_ = 0;
+  unsigned fbo_ = 0, color_rb_ = 0, depth_rb_ = 0;       // multisampled
+  unsigned resolve_fbo_ = 0, resolve_texture_ = 0;        // its resolve, laid over the window
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
-  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, sky_shader_, line_shader_;
+  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_depth_shader_, sky_shader_, line_shader_,
+      composite_shader_;
+  std::vector<Command> commands_;
+  std::vector<Eigen::Vector3f> line_points_;
   std::unique_ptr<GpuMesh> box_, cone_;
   std::unique_ptr<RoundMesh> sphere_, hemisphere_, cylinder_;
   Eigen::Matrix4f view_projection_ = Eigen::Matrix4f::Identity();

@@ -43,6 +43,7 @@ Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mous
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
   glfwWindowHint(GLFW_SAMPLES, 0);  // MSAA happens in the renderer's own framebuffer
+  glfwWindowHint(GLFW_DEPTH_BITS, 24);  // without MSAA the renderer draws into the window's buffers
   window_ = glfwCreateWindow(options.width, options.height, options.title.c_str(), nullptr, nullptr);
   if (window_ == nullptr) {
     const std::string why = lastGlfwError();
