@@ -636,6 +636,7 @@ void GuiApp::carryOutRequests() {
   GuiRequests requests = std::move(state_.requests);
   state_.requests = {};
   if (requests.screenshot) screenshot_pending_ = true;
+  if (requests.toggled) logEvent("rendering: " + *requests.toggled);
   if (requests.open) {
     open(*requests.open);
     logEvent((load_failed_ ? "cannot open " : "opened ") + *requests.open);

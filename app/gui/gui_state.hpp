@@ -34,6 +34,7 @@ struct GuiRequests {
   bool compare_from_here = false;     // ... from the state shown now (C)
   std::optional<std::pair<int, double>> set_joint;  // a joint slider (joint, position), while paused
   bool stop_comparison = false;
+  std::optional<std::string> toggled;  // a Rendering checkbox clicked, "LABEL on|off": already applied, only logged
 };
 
 struct GuiState {

@@ -42,9 +42,11 @@ void fileSection(GuiState& state, SimulationSession* session) {
           state.scene_index = k;
           state.requests.open = state.scene_files[static_cast<std::size_t>(k)];
         }
+        state.widgets.noteLastItem("scenes/" + name);
       }
-      ImGui::EndCombo();
+      ImGui::EndCombo();  // ends the popup, whose End() gives back the combo box as the last item
     }
+    state.widgets.noteLastItem("scenes/");
   }
   ImGui::SetNextItemWidth(-60.0f);
   const bool enter = inputText("##path", state.open_path);
@@ -268,13 +270,17 @@ void compareSection(GuiState& state, SimulationSession* session) {
 void renderingSection(GuiState& state) {
   if (!ImGui::CollapsingHeader("Rendering", ImGuiTreeNodeFlags_DefaultOpen)) return;
   OverlayToggles& t = state.toggles;
-  ImGui::Checkbox("body frames", &t.body_frames);
-  ImGui::Checkbox("centres of mass", &t.centers_of_mass);
-  ImGui::Checkbox("constraints + closure error", &t.constraint_frames);
-  ImGui::Checkbox("constraint forces (lambda)", &t.constraint_forces);
+  const auto checkbox = [&state](const char* label, bool& value) {
+    if (ImGui::Checkbox(label, &value)) state.requests.toggled = std::string(label) + (value ? " on" : " off");
+    state.widgets.noteLastItem(label);
+  };
+  checkbox("body frames", t.body_frames);
+  checkbox("centres of mass", t.centers_of_mass);
+  checkbox("constraints + closure error", t.constraint_frames);
+  checkbox("constraint forces (lambda)", t.constraint_forces);
   if (t.constraint_forces && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
-  ImGui::Checkbox("transparent", &t.transparent);
-  ImGui::Checkbox("wireframe", &t.wireframe);
+  checkbox("transparent", t.transparent);
+  checkbox("wireframe", t.wireframe);
   if (ImGui::Button("Reset view (Ctrl+A)")) state.requests.reset_camera = true;
 }
 

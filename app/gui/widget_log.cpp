@@ -66,11 +66,14 @@ void WidgetLog::endFrame() {
     } else if (noted.window->RootWindow->Hidden) {
       line = "hidden (panel not shown yet)";  // an auto-sized panel's first frame
     } else {
-      // Clickable: wholly inside its window's visible area, and that window is in front at its centre.
+      // Clickable: its window's visible area holds it from top to bottom and its centre (a
+      // Selectable's rectangle reaches past the clip rectangle's sides by half the item spacing),
+      // and that window is in front at its centre.
       const ImRect& clip = noted.window->InnerClipRect;
-      const bool inside = !noted.clipped || (noted.x0 >= clip.Min.x && noted.y0 >= clip.Min.y && noted.x1 <= clip.Max.x &&
+      const float cx = 0.5f * (noted.x0 + noted.x1), cy = 0.5f * (noted.y0 + noted.y1);
+      const bool inside = !noted.clipped || (cx >= clip.Min.x && noted.y0 >= clip.Min.y && cx <= clip.Max.x &&
                                              noted.y1 <= clip.Max.y);
-      const bool in_front = windowAt(0.5f * (noted.x0 + noted.x1), 0.5f * (noted.y0 + noted.y1)) == noted.window->RootWindow;
+      const bool in_front = windowAt(cx, cy) == noted.window->RootWindow;
       if (!inside) line = noted.y0 < clip.Min.y ? "hidden (scrolled out above)" : "hidden (scrolled out below)";
       else if (!in_front) line = "hidden (under a window)";
       else line = fmt::format("at {} {} {} {}{}", std::lround(noted.x0), std::lround(noted.y0), std::lround(noted.x1),
