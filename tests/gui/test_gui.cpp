@@ -1381,3 +1381,73 @@ TEST(Gui, ClickingTheComparisonButtonsStartsAndStopsAComparison) {
     ASSERT_NE(at, std::string::npos) << "missing, or out of order: " << line << "\n" << out.text;
   }
 }
+
+// The File panel's scenes/ combo, clicked open, and another scene's entry, clicked: the GUI
+// opens that scene in place of the first (the event, and the loaded model's name in the log).
+TEST(Gui, PickingASceneInTheFilePanelOpensIt) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  // belt_chain.yaml is among the first entries the list shows without scrolling it.
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
+                                 "click 'scenes/'; click 'scenes/belt_chain.yaml'; waitfor 'event: opened '");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const auto opened = out.text.find("event: opened ");
+  ASSERT_NE(opened, std::string::npos) << out.text;
+  const std::string path = out.text.substr(opened + 14, out.text.find('\n', opened) - opened - 14);
+  EXPECT_TRUE(fs::equivalent(path, scenePath("belt_chain.yaml"))) << path;
+  EXPECT_EQ(out.text.find("event: opened ", opened + 1), std::string::npos) << "one scene opened\n" << out.text;
+  // The session's model is the belt chain's (the name comes from the scene the GUI loaded).
+  EXPECT_NE(out.text.find("opened " + path + " (belt_chain, solver "), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("cannot open"), std::string::npos) << out.text;
+}
+
+namespace {
+
+// How many pixels of the image show one of `colours` (as hasModelColour tells), per colour.
+std::vector<long> colourCounts(const Image& image, const std::vector<std::array<double, 3>>& colours) {
+  std::vector<long> counts(colours.size(), 0);
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      for (std::size_t k = 0; k < colours.size(); ++k) counts[k] += hasModelColour(image.at(x, y), {colours[k]}) ? 1 : 0;
+    }
+  }
+  return counts;
+}
+
+// A screenshot (Ctrl+P, the panels hidden with Tab) after `actions` on the paused four-bar; the
+// image is read and its file removed.
+Image fourBarScreenshotAfter(const std::string& actions, std::string& log) {
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
+                                 actions + "\nxdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot '");
+  log = out.text;
+  const auto at = out.text.find("event: screenshot ");
+  if (out.exit_code != 0 || at == std::string::npos) return {};
+  const fs::path png = out.text.substr(at + 18, out.text.find('\n', at) - at - 18);
+  const Image image = readPng(png);
+  fs::remove(png);
+  return image;
+}
+
+}  // namespace
+
+// The Rendering section's "body frames" checkbox, clicked: the bodies' axes (green y and blue z
+// arrows) appear in the view; the same run without the click is the control. Measured on the
+// four-bar at 1024x768: about 840 and 820 such pixels ticked, none in the control.
+TEST(Gui, TickingBodyFramesInTheRenderingPanelDrawsTheAxes) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string ticked_log, control_log;
+  const Image ticked = fourBarScreenshotAfter("click 'body frames'; waitfor 'event: rendering: body frames on'", ticked_log);
+  const Image control = fourBarScreenshotAfter("", control_log);
+  ASSERT_EQ(ticked.width, 1024) << ticked_log;
+  ASSERT_EQ(control.width, 1024) << control_log;
+  EXPECT_EQ(control_log.find("event: rendering: "), std::string::npos) << control_log;
+  // Renderer::drawFrame's y and z axis colours; the x axes run along the links, inside them.
+  const std::vector<std::array<double, 3>> axes = {{0.2, 0.85, 0.25}, {0.25, 0.45, 1.0}};
+  const std::vector<long> with = colourCounts(ticked, axes), without = colourCounts(control, axes);
+  const char* names[] = {"green y", "blue z"};
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::printf("%s axis pixels: %ld ticked, %ld control\n", names[k], with[k], without[k]);
+    EXPECT_GT(with[k], without[k] + 300) << names[k] << " axes not drawn after the click\n" << ticked_log;
+  }
+}
