@@ -1384,6 +1384,7 @@ TEST(Gui, ClickingTheComparisonButtonsStartsAndStopsAComparison) {
 
 // The File panel's scenes/ combo, clicked open, and another scene's entry, clicked: the GUI
 // opens that scene in place of the first (the event, and the loaded model's name in the log).
+// Not a --frames run, whose summary prints the final q: that run ignores the mouse (scripted).
 TEST(Gui, PickingASceneInTheFilePanelOpensIt) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
