@@ -29,9 +29,7 @@ JointPlacementBasis placementBasis(const Matrix3& R, const Vector3& axis) {
   b.axis_in_parent = R * axis;
   b.axis_outer = b.axis_in_parent * axis.transpose();
   b.cos_part = R - b.axis_outer;
-  Matrix3 cross;
-  cross << 0.0, -axis.z(), axis.y(), axis.z(), 0.0, -axis.x(), -axis.y(), axis.x(), 0.0;
-  b.sin_part = R * cross;
+  b.sin_part = R * skew(axis);
   return b;
 }
 
