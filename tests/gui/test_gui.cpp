@@ -1624,32 +1624,65 @@ TEST(Gui, TypingBaumgarteTAndTickingProjectionInTheSettingsPanelApplyOnTheNextSt
   }
 }
 
-// The Rendering section's "centres of mass" checkbox, clicked: a yellow ball at each body's
-// centre of mass appears in the view. The control is a screenshot of the same run (and view)
-// just before the click, with the panels hidden (Tab) for both.
-TEST(Gui, TickingCentresOfMassInTheRenderingPanelDrawsThem) {
-  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
-  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+namespace {
+
+// Screenshots (Ctrl+P, the panels hidden with Tab) of the paused four-bar just before and just
+// after ticking the Rendering checkbox `label`, in one run; the images are read and their files
+// removed. Empty images when the run or a screenshot failed (the log says why).
+std::pair<Image, Image> fourBarScreenshotsAroundTicking(const std::string& label, std::string& log) {
   const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
                                  "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot '\n"
-                                 "xdotool key Tab; click 'centres of mass'; waitfor 'event: rendering: centres of mass on'\n"
+                                 "xdotool key Tab; click '" + label + "'; waitfor 'event: rendering: " + label + " on'\n"
                                  "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot ' 2");
-  ASSERT_EQ(out.exit_code, 0) << out.text;
+  log = out.text;
   std::vector<Image> shots;
   for (auto at = out.text.find("event: screenshot "); at != std::string::npos; at = out.text.find("event: screenshot ", at + 1)) {
     const fs::path png = out.text.substr(at + 18, out.text.find('\n', at) - at - 18);
     shots.push_back(readPng(png));
     fs::remove(png);
   }
-  ASSERT_EQ(shots.size(), 2u) << out.text;
-  const Image& control = shots[0];
-  const Image& ticked = shots[1];
-  ASSERT_EQ(ticked.width, 1024) << out.text;
-  ASSERT_EQ(control.width, 1024) << out.text;
-  const std::string& ticked_log = out.text;
+  if (out.exit_code != 0 || shots.size() != 2) return {};
+  return {shots[0], shots[1]};
+}
+
+}  // namespace
+
+// The Rendering section's "centres of mass" checkbox, clicked: a yellow ball at each body's
+// centre of mass appears in the view. The control is a screenshot of the same run (and view)
+// just before the click.
+TEST(Gui, TickingCentresOfMassInTheRenderingPanelDrawsThem) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string ticked_log;
+  const auto [control, ticked] = fourBarScreenshotsAroundTicking("centres of mass", ticked_log);
+  ASSERT_EQ(control.width, 1024) << ticked_log;
+  ASSERT_EQ(ticked.width, 1024) << ticked_log;
   // drawOverlays' centre-of-mass colour. Measured on the four-bar at 1024x768: 1638 such pixels
   // ticked, none before.
   const std::vector<long> with = colourCounts(ticked, {{1.0, 0.85, 0.1}}), without = colourCounts(control, {{1.0, 0.85, 0.1}});
   std::printf("[ measured ] yellow centre-of-mass pixels: %ld ticked, %ld control\n", with[0], without[0]);
   EXPECT_GT(with[0], without[0] + 500) << "no centres of mass drawn after the click\n" << ticked_log;
+}
+
+// The Rendering section's "wireframe" checkbox, clicked: the links are drawn as their triangles'
+// edges, so far fewer pixels show the links' colours than before the click, in the same run and
+// view, yet some still do (the mechanism is drawn, as lines). Measured on the four-bar at
+// 1024x768: 22056 such pixels solid, 6034 in wireframe.
+TEST(Gui, TickingWireframeInTheRenderingPanelDrawsTheEdgesOnly) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string log;
+  const auto [solid, wireframe] = fourBarScreenshotsAroundTicking("wireframe", log);
+  ASSERT_EQ(solid.width, 1024) << log;
+  ASSERT_EQ(wireframe.width, 1024) << log;
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  std::vector<std::array<double, 3>> colours;
+  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  ASSERT_FALSE(colours.empty());
+  long before = 0, after = 0;
+  for (const long n : colourCounts(solid, colours)) before += n;
+  for (const long n : colourCounts(wireframe, colours)) after += n;
+  std::printf("[ measured ] pixels in the links' colours: %ld solid, %ld wireframe\n", before, after);
+  EXPECT_LT(after, before / 2) << "still drawn solid after the click\n" << log;
+  EXPECT_GT(after, 0) << "the mechanism is not drawn at all\n" << log;
 }
