@@ -18,7 +18,7 @@
 // maximum over λ_R of eq. 49 taken one λ_j at a time (Fig. 5: each multiplier
 // is a node, its elimination couples its neighbours), which is a block
 // Cholesky of L_RR. The order is minimum degree over the couplings L_RR holds
-// (§IV-C "Elimination ordering", LCABA's heuristic), and the factor only has
+// (§IV-A "Elimination ordering", LCABA's heuristic), and the factor only has
 // the blocks that elimination couples (`below`). Where many loops close at one link without coupling each other
 // (Fig. 9's hub: each weld only meets its neighbours' in L), L_RR is block
 // tridiagonal and its factor costs O(|R_i|), not the O(|R_i|³) of a dense one.
