@@ -4,24 +4,6 @@
 
 namespace loopsim {
 
-namespace {
-
-// x ← G⁻¹ x and x ← G⁻ᵀ x for a lower-triangular diagonal block G.
-template <class Block, class Vector>
-void lowerSolve(const Block& G, Vector&& x) {
-  for (Eigen::Index i = 0; i < x.size(); ++i) x[i] = (x[i] - G.row(i).head(i).dot(x.head(i))) / G(i, i);
-}
-
-template <class Block, class Vector>
-void lowerTransposeSolve(const Block& G, Vector&& x) {
-  for (Eigen::Index i = x.size() - 1; i >= 0; --i) {
-    x[i] /= G(i, i);
-    x.head(i) -= x[i] * G.row(i).head(i).transpose();
-  }
-}
-
-}  // namespace
-
 bool factorRooted(const LinkMultipliers& link, Eigen::Ref<MatrixX> F) {
   const auto& blocks = link.rooted;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
@@ -51,31 +33,50 @@ bool factorRooted(const LinkMultipliers& link, Eigen::Ref<MatrixX> F) {
   return true;
 }
 
-void solveRooted(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Eigen::Ref<VectorX> x) {
+namespace {
+
+// X ← L_RR⁻¹ X for a vector or a few columns at once: one pass over the
+// factor's blocks (they are scattered over the r x r storage at a hub).
+template <class Columns>
+void solveBlocks(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Columns& X) {
   const auto& blocks = link.rooted;
   const int n = static_cast<int>(blocks.size());
-  for (int k = 0; k < n; ++k) {  // G y = x
+  for (int k = 0; k < n; ++k) {  // G Y = X
     const MultiplierBlock& bk = blocks[k];
-    auto x_k = x.segment(bk.row, bk.dim);
-    lowerSolve(F.block(bk.row, bk.row, bk.dim, bk.dim), x_k);
+    const auto G_kk = F.block(bk.row, bk.row, bk.dim, bk.dim);
+    auto X_k = X.middleRows(bk.row, bk.dim);
+    for (int r = 0; r < bk.dim; ++r) {
+      for (int t = 0; t < r; ++t) X_k.row(r) -= G_kk(r, t) * X_k.row(t);
+      X_k.row(r) /= G_kk(r, r);
+    }
     for (int i : link.below[k]) {
       const MultiplierBlock& bi = blocks[i];
-      x.segment(bi.row, bi.dim).noalias() -= F.block(bi.row, bk.row, bi.dim, bk.dim) * x_k;
+      X.middleRows(bi.row, bi.dim).noalias() -= F.block(bi.row, bk.row, bi.dim, bk.dim) * X_k;
     }
   }
-  for (int k = n - 1; k >= 0; --k) {  // Gᵀ x = y
+  for (int k = n - 1; k >= 0; --k) {  // Gᵀ X = Y
     const MultiplierBlock& bk = blocks[k];
-    auto x_k = x.segment(bk.row, bk.dim);
+    const auto G_kk = F.block(bk.row, bk.row, bk.dim, bk.dim);
+    auto X_k = X.middleRows(bk.row, bk.dim);
     for (int i : link.below[k]) {
       const MultiplierBlock& bi = blocks[i];
-      x_k.noalias() -= F.block(bi.row, bk.row, bi.dim, bk.dim).transpose() * x.segment(bi.row, bi.dim);
+      X_k.noalias() -= F.block(bi.row, bk.row, bi.dim, bk.dim).transpose() * X.middleRows(bi.row, bi.dim);
     }
-    lowerTransposeSolve(F.block(bk.row, bk.row, bk.dim, bk.dim), x_k);
+    for (int r = bk.dim - 1; r >= 0; --r) {
+      X_k.row(r) /= G_kk(r, r);
+      for (int t = 0; t < r; ++t) X_k.row(t) -= G_kk(r, t) * X_k.row(r);
+    }
   }
 }
 
+}  // namespace
+
+void solveRooted(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Eigen::Ref<VectorX> x) {
+  solveBlocks(link, F, x);
+}
+
 void solveRootedColumns(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Eigen::Ref<MatrixX> X) {
-  for (Eigen::Index c = 0; c < X.cols(); ++c) solveRooted(link, F, X.col(c));
+  solveBlocks(link, F, X);
 }
 
 }  // namespace loopsim
