@@ -18,13 +18,14 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
   Matrix6X& oS = data.oS;
   auto& oF = data.oF;
   for (int i = 1; i < model.nbodies(); ++i) {
-    data.oYcrb[i] = InertiaAtOrigin::from(model.body_inertias[i], data.oMi[i]);
+    data.oYcrb[i].assign(model.body_inertias[i], data.oMi[i]);
     const SE3& oMi = data.oMi[i];
     const int iv = model.idx_v[i];
     switch (model.joint_types[i]) {  // S_i's structure (writeMotionSubspace) spares the dense act
       case JointType::Revolute: {
         const Vector3 w = oMi.R * model.joint_axes[i];
-        oS.col(iv) << w, oMi.t.cross(w);
+        oS.col(iv).head<3>() = w;
+        oS.col(iv).tail<3>() = oMi.t.cross(w);
         break;
       }
       case JointType::Prismatic:
@@ -47,8 +48,12 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
     const int last = model.subtree_end[i] - 1;
     const int end = model.idx_v[last] + model.joint_nv[last];
     for (int l = iv; l < iv + nvi; ++l) {
-      const Force F = Yc * Motion(oS.col(l));
-      oF.col(l) << F.n, F.f;
+      // F = Ic S_l (InertiaAtOrigin's product), straight from and into the
+      // columns: through Motion and Force temporaries the compiler re-read
+      // its own narrow stores with wide loads (store-forwarding stalls).
+      const Vector3 w = oS.col(l).head<3>(), v = oS.col(l).tail<3>();
+      oF.col(l).head<3>() = Yc.I_o * w + Yc.h.cross(v);
+      oF.col(l).tail<3>() = Yc.mass * v + w.cross(Yc.h);
     }
     for (int l = iv; l < iv + nvi; ++l) {
       const auto s = oS.col(l);
