@@ -54,9 +54,12 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     return e;
   }
   e.oMb = data.oMi[c.body2] * c.placement2;
-  e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
-  e.nu_2a = e.aM2.act(data.v[c.body2]);
-  e.nu_b = e.bM2.act(data.v[c.body2]);
+  // Connects read body2 at B only (pointRows); welds and revolute loops read it at A.
+  if (c.kind != ConstraintKind::Connect) {
+    e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
+    e.nu_2a = e.aM2.act(data.v[c.body2]);
+  }
+  if (c.kind != ConstraintKind::Weld) e.nu_b = e.bM2.act(data.v[c.body2]);
   return e;
 }
 
