@@ -60,14 +60,17 @@ template <int NV>
 
 // Motion / Force as 6-vectors, forced inline: called per link and per
 // neighbour, the out-of-line toVector() call costs more than the copy.
+// (Block assignments: Eigen's comma initializer is itself kept out of line.)
 [[gnu::always_inline]] inline Vector6 vec(const Motion& m) {
   Vector6 out;
-  out << m.w, m.v;
+  out.head<3>() = m.w;
+  out.tail<3>() = m.v;
   return out;
 }
 [[gnu::always_inline]] inline Vector6 vec(const Force& f) {
   Vector6 out;
-  out << f.n, f.f;
+  out.head<3>() = f.n;
+  out.tail<3>() = f.f;
   return out;
 }
 
