@@ -390,8 +390,11 @@ void GuiApp::setJoint(int joint, double value) {
       spdlog::info("record {} ended at t = {} s (a joint was set)", options_.record, session_->simulation().time());
     }
     session_->setJointPosition(joint, value);
-    spdlog::info("joint '{}' set to {} at t = {} s; position violation {:.3e}", name, value, session_->simulation().time(),
-                 session_->simulation().positionViolation());
+    // The whole q as set: the slider's joint and the ones the loops made follow (full precision).
+    const VectorX& q = session_->simulation().q();
+    spdlog::info("joint '{}' set to {} at t = {} s; position violation {:.3e}; q = {:.17g}", name, value,
+                 session_->simulation().time(), session_->simulation().positionViolation(),
+                 fmt::join(q.data(), q.data() + q.size(), " "));
     state_.divergence.clear();
     divergence_reported_ = false;
   } catch (const std::exception& e) {

@@ -19,7 +19,9 @@ std::pair<double, double> jointSliderRange(const Model& model, int joint) {
 
 void jointSlidersSection(GuiState& state, SimulationSession* session) {
   if (session == nullptr || state.timeline || state.comparing) return;
-  if (!ImGui::CollapsingHeader("Joints")) return;
+  const bool open = ImGui::CollapsingHeader("Joints");
+  state.widgets.noteLastItem("Joints");
+  if (!open) return;
   const Simulation& sim = session->simulation();
   const Model& model = sim.model();
   const bool editable = !state.running && !session->viewingPast();
@@ -38,6 +40,7 @@ void jointSlidersSection(GuiState& state, SimulationSession* session) {
     if (ImGui::SliderFloat(model.joint_names[j].c_str(), &value, static_cast<float>(lower), static_cast<float>(upper), "%.4f")) {
       state.requests.set_joint = std::make_pair(joint, static_cast<double>(value));
     }
+    state.widgets.noteLastItem(model.joint_names[j]);
   }
   ImGui::EndDisabled();
 }

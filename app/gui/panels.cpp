@@ -179,11 +179,14 @@ void solverSection(GuiState& state, SimulationSession* session) {
 }
 
 void settingsSection(GuiState& state, SimulationSession* session) {
-  if (!ImGui::CollapsingHeader("Settings")) return;
+  const bool open = ImGui::CollapsingHeader("Settings");
+  state.widgets.noteLastItem("Settings");
+  if (!open) return;
   SolverSettings& s = state.settings;
   ImGui::BeginDisabled(s.mu_auto);
   ImGui::SetNextItemWidth(150.0f);
   ImGui::InputDouble("mu", &s.mu, 0.0, 0.0, "%.3g");
+  state.widgets.noteLastItem("mu");
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::Checkbox("auto##mu", &s.mu_auto);
@@ -199,12 +202,16 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   ImGui::Checkbox("warm start", &s.warm_start);
   ImGui::BeginDisabled(session == nullptr);
   if (ImGui::Button("Apply on next step")) state.requests.apply_settings = true;
+  state.widgets.noteLastItem("Apply on next step");
   ImGui::EndDisabled();
   ImGui::Separator();
   ImGui::InputDouble("Baumgarte T (s)", &state.time_constant, 0.0, 0.0, "%.3g");
+  state.widgets.noteLastItem("Baumgarte T (s)");
   ImGui::Checkbox("projection", &state.projection);
+  state.widgets.noteLastItem("projection");
   ImGui::BeginDisabled(session == nullptr);
   if (ImGui::Button("Apply on next step##stabilization")) state.requests.apply_stabilization = true;
+  state.widgets.noteLastItem("Apply on next step##stabilization");
   ImGui::SameLine();
   if (ImGui::Button("Apply and reset")) state.requests.reset = true;
   ImGui::EndDisabled();

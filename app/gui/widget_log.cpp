@@ -30,13 +30,16 @@ void WidgetLog::beginFrame() {
 void WidgetLog::noteLastItem(const std::string& label) {
   if (!enabled_) return;
   Noted& noted = widgets_[label];
-  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-  noted.x0 = lo.x;
-  noted.y0 = lo.y;
-  noted.x1 = hi.x;
-  noted.y1 = hi.y;
+  // The box a click acts on: a slider's or a text field's frame without the label beside it (which
+  // takes no click); a button's, checkbox's or header's whole rectangle (ImGui's item navigation box).
+  const ImRect& box = ImGui::GetCurrentContext()->LastItemData.NavRect;
+  noted.x0 = box.Min.x;
+  noted.y0 = box.Min.y;
+  noted.x1 = box.Max.x;
+  noted.y1 = box.Max.y;
   noted.window = ImGui::GetCurrentWindow();
   noted.disabled = (ImGui::GetCurrentContext()->LastItemData.InFlags & ImGuiItemFlags_Disabled) != 0;
+  noted.active = ImGui::IsItemActive();
   noted.clipped = true;
   noted.seen = true;
 }
@@ -52,6 +55,7 @@ void WidgetLog::noteTitleBar(const std::string& label) {
   noted.y1 = bar.Max.y;
   noted.window = window;
   noted.disabled = false;
+  noted.active = false;
   noted.clipped = false;
   noted.seen = true;
 }
@@ -77,7 +81,7 @@ void WidgetLog::endFrame() {
       if (!inside) line = noted.y0 < clip.Min.y ? "hidden (scrolled out above)" : "hidden (scrolled out below)";
       else if (!in_front) line = "hidden (under a window)";
       else line = fmt::format("at {} {} {} {}{}", std::lround(noted.x0), std::lround(noted.y0), std::lround(noted.x1),
-                              std::lround(noted.y1), noted.disabled ? " disabled" : "");
+                              std::lround(noted.y1), noted.disabled ? " disabled" : noted.active ? " active" : "");
     }
     if (line == noted.printed) continue;
     noted.printed = line == "gone" ? std::string() : line;

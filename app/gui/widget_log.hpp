@@ -4,8 +4,10 @@
 // (the GUI tests, driving the real window with xdotool) click what a user
 // clicks without guessing positions from fonts and window sizes.
 //
-//   widget: 'LABEL' at X0 Y0 X1 Y1     (window pixels; the whole widget can be clicked)
+//   widget: 'LABEL' at X0 Y0 X1 Y1     (window pixels; the box a click acts on: a slider's or a
+//                                       text field's frame, without its label)
 //   widget: 'LABEL' at X0 Y0 X1 Y1 disabled   (shown greyed: a click does nothing)
+//   widget: 'LABEL' at X0 Y0 X1 Y1 active     (held by the mouse, or a text field taking the keys)
 //   widget: 'LABEL' hidden (scrolled out below) (out of its panel's visible area: scroll the panel;
 //                                                likewise "above")
 //   widget: 'LABEL' hidden (under a window)     (another window is in front: click its panel's title bar)
@@ -37,6 +39,7 @@ class WidgetLog {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     ImGuiWindow* window = nullptr;
     bool disabled = false;
+    bool active = false;     // held by the mouse, or a text field being edited
     bool clipped = true;     // an item inside the window's scrolled area (not its title bar)
     bool seen = false;       // noted in this frame
     std::string printed;     // the last line printed for it

@@ -1,4 +1,5 @@
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/constraint_position_terms.hpp>
 
 #include <loopsim/algorithms/kinematics.hpp>
 
@@ -223,23 +224,42 @@ void addBodyJacobianRows(const Model& model, const Data& data, int body, const C
   }
 }
 
+// Constraint i's rows of J from its K¹, K² (evaluateOne) and the placements.
+void writeJacobianRows(const ConstraintSet& set, int i, const Data& data, ConstraintData& cd) {
+  const Model& model = set.model();
+  const Constraint& c = set[i];
+  if (c.kind == ConstraintKind::Coupling) {
+    const int row = set.rowOffset(i);
+    cd.J.row(row).setZero();
+    for (std::size_t k = 0; k < c.coupling_joints.size(); ++k) {
+      cd.J(row, model.idx_v[c.coupling_joints[k]]) += c.coupling_coefficients[k];
+    }
+    return;
+  }
+  auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
+  // Only the columns on the two bodies' paths to the root are ever
+  // written (the rest stay zero from construction): clear just those.
+  clearBodyJacobianColumns(model, c.body1, c.dimension(), rows);
+  clearBodyJacobianColumns(model, c.body2, c.dimension(), rows);
+  addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), rows);
+  addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), rows);
+}
+
 }  // namespace
 
 void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
                          const Eigen::Ref<const VectorX>& v, ConstraintData& cd, unsigned terms) {
-  const Model& model = set.model();
   for (int i = 0; i < set.size(); ++i) {
     evaluateOne(set, i, data, q, v.data(), cd, terms);
-    const Constraint& c = set[i];
-    if ((terms & kConstraintJacobian) && c.kind != ConstraintKind::Coupling) {
-      auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
-      // Only the columns on the two bodies' paths to the root are ever
-      // written (the rest stay zero from construction): clear just those.
-      clearBodyJacobianColumns(model, c.body1, c.dimension(), rows);
-      clearBodyJacobianColumns(model, c.body2, c.dimension(), rows);
-      addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), rows);
-      addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), rows);
-    }
+    if ((terms & kConstraintJacobian) && set[i].kind != ConstraintKind::Coupling) writeJacobianRows(set, i, data, cd);
+  }
+}
+
+void evaluatePositionTerms(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                           ConstraintData& cd) {
+  for (int i = 0; i < set.size(); ++i) {
+    evaluateOne(set, i, data, q, nullptr, cd, 0u);
+    writeJacobianRows(set, i, data, cd);
   }
 }
 

@@ -18,6 +18,10 @@ namespace loopsim {
 
 namespace {
 constexpr int kVelocityRefinementPasses = 3;
+// Smallest pivot over the largest diagonal entry above which the Gram matrix
+// is factored undamped: a condition number below ~1e8, where the undamped
+// solve loses at most ~1e-8 of the (small) correction to round-off.
+constexpr double kUndampedPivotRatio = 1e-8;
 
 // True when every row of r = J v is within the round-off of computing it:
 // |r_i| <= 8 ε Σ_k |J_ik v_k|.
@@ -70,8 +74,17 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
 
 ConstraintProjector::~ConstraintProjector() = default;
 
-void ConstraintProjector::shareTerms(JointSpaceTerms* terms) {
+void ConstraintProjector::shareTerms(ProjectionTerms* terms) {
   if (own_terms_) terms_ = terms != nullptr ? terms : own_terms_.get();
+}
+
+void ConstraintProjector::setMetricDiagonal(const VectorX* d) {
+  if (d != nullptr && d->size() != set_.model().nv) {
+    throw ModelError(set_.model().source_file, "projection metric",
+                     "diagonal of size " + std::to_string(d->size()) + ", expected nv = " +
+                         std::to_string(set_.model().nv));
+  }
+  metric_diagonal_ = d != nullptr ? d : &zero_nv_;
 }
 
 double ConstraintProjector::positionErrorNorm(const Eigen::Ref<const VectorX>& q) {
@@ -91,6 +104,14 @@ double ConstraintProjector::damping(const MatrixX& gram) const {
 }
 
 void ConstraintProjector::factorGram() {
+  // Undamped while the pivots stay well away from collapse: then one solve
+  // leaves J v (or φ's linearisation) at round-off and the refinement below
+  // stops after its first pass. The damping is for redundant and
+  // near-redundant sets only, whose pivots collapse.
+  if (gram_cholesky_.factorize(gram_) > kUndampedPivotRatio) {
+    gram_pivoted_ = false;
+    return;
+  }
   const double mu = damping(gram_);
   gram_pivoted_ = !(gram_cholesky_.factorize(gram_, mu) > 0.0);
   if (gram_pivoted_) {
@@ -151,9 +172,9 @@ ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const V
   result.converged = true;
   if (set_.dimension() == 0) return result;
   if (has_held_) return projectVelocitiesHolding(q, v, result);
-  // W = M: Λ = J M⁻¹ Jᵀ through M's LTDL factors and the constraints'
+  // Λ = J W⁻¹ Jᵀ through M's LTDL factors and the constraints'
   // supports (the joint-space solvers' terms), never a dense M⁻¹ Jᵀ.
-  terms_->evaluateDelassus(q, v, zero_nv_);  // W = M
+  terms_->evaluateDelassus(q, v, *metric_diagonal_);  // W = M + diag(d)
   return projectVelocitiesAtTerms(v, result);
 }
 
@@ -218,7 +239,7 @@ ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<
     // The velocity projection's kinematics at q give φ(q) too: when q needs
     // no correction (the common case after a stabilised step), one pass
     // serves both projections.
-    terms_->evaluateDelassus(q, v, zero_nv_);  // W = M
+    terms_->evaluateDelassus(q, v, *metric_diagonal_);  // W = M + diag(d)
     const double error_inf = terms_->constraintData().phi.lpNorm<Eigen::Infinity>();
     if (error_inf <= settings_.position_tolerance) {
       ProjectionResult result;

@@ -5,9 +5,15 @@
 //   δq = -J_fᵀ (J_f J_fᵀ + μ I)⁻¹ φ,   q ← q ⊕ δq   (configuration integrate: quaternions stay unit),
 // with a backtracking line search on ‖φ‖. J_f is J with the held joints' columns
 // zeroed. The damping μ (relative to the scale of J J_fᵀ) keeps rank-deficient
-// (redundant) sets solvable: the step stays minimum-norm.
+// (redundant) sets solvable: the step stays minimum-norm. It is applied only
+// when the Gram matrix's pivots approach collapse; a well-conditioned set is
+// factored undamped (exact Gauss-Newton, and one pass of the velocity solve).
 // Velocities: the M-norm projection over the free dofs,
-//   v ← v - W⁻¹ J_fᵀ (J_f W⁻¹ J_fᵀ + μ I)⁻¹ J v,   W = M on free dofs (held dofs keep their velocity).
+//   v ← v - W⁻¹ J_fᵀ (J_f W⁻¹ J_fᵀ + μ I)⁻¹ J v,   W = M + diag(d) on free dofs (held dofs keep
+// their velocity), d the metric diagonal: zero unless set (setMetricDiagonal). A simulation
+// sets the step's own added inertia dt·D of implicit damping: the correction is then the
+// velocity change a constraint impulse makes in the implicit step (M + dt·D) Δv = Jᵀ p, and
+// the solver's next solve at the projected q finds M + dt·D already factored.
 //
 // Two uses: the consistent start of a simulation (makeConsistent: many
 // iterations, refuses when it does not converge) and the optional post-step
@@ -24,6 +30,7 @@
 namespace loopsim {
 
 class JointSpaceTerms;
+class ProjectionTerms;
 
 struct ProjectionSettings {
   int max_iterations = 50;            // Gauss-Newton iterations on q
@@ -50,10 +57,16 @@ class ConstraintProjector {
 
   /// Project velocities on a joint-space solver's terms (same constraint set),
   /// so that the solver's next evaluate at the projected q keeps the
-  /// placements, M and J (it refactors M with its own added diagonal; the
-  /// projection's metric stays W = M). nullptr: our own terms. The terms
-  /// must outlive this projector or be unshared first.
-  void shareTerms(JointSpaceTerms* terms);
+  /// placements, M and J, and also M's factors and Λ when the metric
+  /// diagonal (setMetricDiagonal) is its added diagonal (otherwise it
+  /// refactors). nullptr: our own terms. The terms must outlive this
+  /// projector or be unshared first.
+  void shareTerms(ProjectionTerms* terms);
+
+  /// W = M + diag(*d) for the velocity projection without held joints; null:
+  /// W = M. *d (size nv) is read at every projection and must outlive this
+  /// projector or be reset first.
+  void setMetricDiagonal(const VectorX* d);
 
   /// Gauss-Newton on φ(q) = 0, at most max_iterations (<= 0: settings'). No allocation.
   ProjectionResult projectPositions(Eigen::Ref<VectorX> q, int max_iterations = 0);
@@ -104,10 +117,11 @@ class ConstraintProjector {
   VectorX q_start_, q_trial_;
   VectorX displacement_;   // q_out ⊖ q_in, size nv
   VectorX zero_nv_;
+  const VectorX* metric_diagonal_ = &zero_nv_;  // W = M + diag(*metric_diagonal_)
   // Λ = J M⁻¹ Jᵀ over the constraints' supports (the joint-space solvers' terms),
   // for the velocity projection without held joints: our own or a solver's (shareTerms).
   std::unique_ptr<JointSpaceTerms> own_terms_;
-  JointSpaceTerms* terms_ = nullptr;
+  ProjectionTerms* terms_ = nullptr;
 };
 
 /// Consistent start: projects (q, v) in place with the given held joints,

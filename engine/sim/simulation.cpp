@@ -242,7 +242,12 @@ void Simulation::wireProjector() {
   if (!projector_) return;
   // Projecting on a joint-space solver's terms leaves its next solve (at the
   // projected q) the placements, M and J already computed.
-  projector_->shareTerms(solver_ ? solver_->sharedJointSpaceTerms() : nullptr);
+  projector_->shareTerms(solver_ ? solver_->sharedProjectionTerms() : nullptr);
+  // The velocity metric is the step's own inertia M + dt·D (implicit damping;
+  // M when damping is explicit or absent): the correction is then the impulse
+  // the implicit step itself would take, (M + dt·D) Δv = Jᵀp with J(v + Δv) = 0,
+  // and with the solver's terms shared its next solve keeps M's factors and Λ.
+  projector_->setMetricDiagonal(solver_ ? &solver_->addedInertia() : nullptr);
 }
 
 void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {

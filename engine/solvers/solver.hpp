@@ -18,7 +18,7 @@
 namespace loopsim {
 
 struct ConstraintData;
-class JointSpaceTerms;
+class ProjectionTerms;
 
 struct SolverCapabilities {
   bool world_constraints = true;  // constraints between a body and the world
@@ -102,7 +102,7 @@ class ConstrainedSolver {
   /// The joint-space terms (M's factors, J, Λ) this solver evaluates, for a
   /// velocity projection that leaves them to the next solve at the same q
   /// (ConstraintProjector::shareTerms); null for solvers without them.
-  virtual JointSpaceTerms* sharedJointSpaceTerms() { return nullptr; }
+  virtual ProjectionTerms* sharedProjectionTerms() { return nullptr; }
 
   /// A per-step diagonal added to the joint-space inertia: every solve then
   /// solves (M + diag(d)) v̇ + h = τ + Jᵀλ. Implicit damping sets d = dt·D

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -1174,13 +1175,19 @@ namespace {
 //   waitfor TEXT [N]   wait until the log holds N (default 1) lines with TEXT;
 //   click LABEL        click the centre of the panel widget LABEL where the GUI's --log-widgets lines
 //                      put it: once it is shown and enabled, after scrolling its panel (the mouse
-//                      wheel) or clicking the panel's title bar when another window covers it.
+//                      wheel) or clicking the panel's title bar when another window covers it;
+//   press LABEL P      press the left button on LABEL (shown as for click) P % of its width from its
+//                      left edge, at mid-height, and wait until the GUI reports it active (held);
+//   moveto LABEL P     move the (held) mouse to P % of LABEL's width;
+//   release LABEL      release the left button and wait until LABEL is no longer active;
+//   focus LABEL        click the text field LABEL and wait until it takes the keys (active).
 // Every click waits for the GUI to report the widget, never for a fixed time, so a loaded
 // machine only slows the test down.
 Output guiClicking(const std::string& arguments, const std::string& actions) {
   const fs::path script = freshPath("clicks.sh"), log = freshPath("clicks.log");
   std::ofstream(script) << "log=" + log.string() + "\n" + R"SH(
-fail() { echo "timed out waiting for $1"; xdotool key ctrl+q; wait $gui; cat $log; exit 1; }
+# (Ctrl+Q does nothing while a text field takes the keys: the GUI is killed after 3 s.)
+fail() { echo "timed out waiting for $1"; xdotool key ctrl+q; (sleep 3; kill $gui 2>/dev/null) & wait $gui; cat $log; exit 1; }
 waitfor() { i=0; while [ "$(grep -cF -- "$1" $log)" -lt "${2:-1}" ]; do sleep 0.05; i=$((i+1)); [ $i -gt 1200 ] && fail "$1"; done; }
 widget() { grep -F "widget: '$1' " $log | tail -n 1 | sed "s/.*widget: '[^']*' //"; }
 lines() { grep -cF "widget: " $log; }
@@ -1194,7 +1201,8 @@ panel() {
   xdotool mousemove --window $window $(( ($2 + $4) / 2 )) $(( $5 + dy )) click $button
   i=0; while [ "$(lines)" -le $n ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i+1)); done
 }
-click() {
+# shown LABEL: wait until LABEL is shown and enabled (scrolling or raising its panel); its line in $w.
+shown() {
   i=0
   while :; do
     w=$(widget "$1")
@@ -1208,9 +1216,26 @@ click() {
     esac
     i=$((i+1)); [ $i -gt 1200 ] && fail "widget $1 ($w)"
   done
+}
+# active LABEL yes|no: wait until LABEL's last line says it is (not) active.
+active() {
+  i=0
+  while :; do
+    case "$(widget "$1")" in *" active") [ "$2" = yes ] && break ;; *) [ "$2" = no ] && break ;; esac
+    sleep 0.05; i=$((i+1)); [ $i -gt 100 ] && fail "widget $1 active: $2"
+  done
+}
+click() {
+  shown "$1"
   set -- $w
   xdotool mousemove --window $window $(( ($2 + $4) / 2 )) $(( ($3 + $5) / 2 )) click 1
 }
+# x and y of P % of LABEL's width at mid-height (LABEL shown), in $x $y.
+at_percent() { shown "$1"; p=$2; set -- $w; x=$(( $2 + ($4 - $2) * p / 100 )); y=$(( ($3 + $5) / 2 )); }
+press() { at_percent "$1" $2; xdotool mousemove --window $window $x $y mousedown 1; active "$1" yes; }
+moveto() { at_percent "$1" $2; xdotool mousemove --window $window $x $y; }
+release() { xdotool mouseup 1; active "$1" no; }
+focus() { click "$1"; active "$1" yes; }
 )SH" + std::string(LOOPSIM_BINARY) + " gui " + arguments +
                                " --log-events --log-widgets --size 1024x768 --msaa 0 > $log 2>&1 &\n"
                                "gui=$!\n"
@@ -1451,4 +1476,213 @@ TEST(Gui, TickingBodyFramesInTheRenderingPanelDrawsTheAxes) {
     std::printf("%s axis pixels: %ld ticked, %ld control\n", names[k], with[k], without[k]);
     EXPECT_GT(with[k], without[k] + 300) << names[k] << " axes not drawn after the click\n" << ticked_log;
   }
+}
+
+namespace {
+
+// The GUI's "joint 'NAME' set to V at t = T s; position violation E; q = ..." lines, in order.
+struct JointSet {
+  double value = 0.0, time = 0.0, violation = 0.0;
+  std::vector<double> q;
+};
+
+std::vector<JointSet> jointSets(const std::string& text, const std::string& joint) {
+  std::vector<JointSet> sets;
+  const std::string marker = "joint '" + joint + "' set to ";
+  for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    JointSet set;
+    set.value = numberAfter(line, marker);
+    set.time = numberAfter(line, " at t = ");
+    set.violation = numberAfter(line, "; position violation ");
+    const auto q_at = line.find("; q = ");
+    if (q_at != std::string::npos) {
+      std::istringstream in(line.substr(q_at + 6));
+      for (double x; in >> x;) set.q.push_back(x);
+    }
+    sets.push_back(set);
+  }
+  return sets;
+}
+
+// The last "widget: 'LABEL' at X0 Y0 X1 Y1" rectangle of a --log-widgets log.
+bool widgetBox(const std::string& text, const std::string& label, std::array<int, 4>& box) {
+  const std::string marker = "widget: '" + label + "' at ";
+  const auto at = text.rfind(marker);
+  if (at == std::string::npos) return false;
+  std::istringstream in(text.substr(at + marker.size()));
+  return static_cast<bool>(in >> box[0] >> box[1] >> box[2] >> box[3]);
+}
+
+}  // namespace
+
+// The Joints section's slider, dragged with the mouse (press, move, release) while paused: the
+// joint takes the value under the mouse, so it moves by the dragged distance in the slider's
+// scale, the simulation does not step, and the other joints follow so that the loop stays closed
+// at every value the drag set (the GUI's own line per value: the q as set and the closure error).
+TEST(Gui, DraggingAJointSliderWithTheMouseSetsTheJointAndTheLoopStaysClosed) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const std::string set = "waitfor \"joint 'crank_joint' set to\" ";
+  // The crank starts at 1 rad, near 66 % of its ±pi slider; each move sets a new value (a line).
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
+                                 "click Joints\n"
+                                 "press crank_joint 66; " + set + "1\n"
+                                 "moveto crank_joint 70; " + set + "2\n"
+                                 "moveto crank_joint 75; " + set + "3\n"
+                                 "moveto crank_joint 80; " + set + "4\n"
+                                 "release crank_joint");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  const loopsim::Model& model = *scene.model;
+  const int joint = model.jointId("crank_joint");
+  const auto crank = static_cast<std::size_t>(model.idx_q[static_cast<std::size_t>(joint)]);
+  const std::vector<JointSet> sets = jointSets(out.text, "crank_joint");
+  ASSERT_EQ(sets.size(), 4u) << "one value at the press and one per move\n" << out.text;
+  for (const JointSet& s : sets) {
+    EXPECT_EQ(s.time, 0.0) << "paused: no step";
+    ASSERT_EQ(s.q.size(), static_cast<std::size_t>(model.nq)) << out.text;
+    EXPECT_EQ(s.q[crank], s.value) << "the slider's joint keeps the value set";
+    EXPECT_LT(s.violation, 1e-10) << "the loop is closed at " << s.value;
+  }
+  // ImGui maps a float slider's frame, less 2 px of padding each side and its 10 px grab, onto
+  // the range: the drag from 66 % to 80 % of the frame moves the crank by that fraction of it.
+  std::array<int, 4> frame{};
+  ASSERT_TRUE(widgetBox(out.text, "crank_joint", frame)) << out.text;
+  const int width = frame[2] - frame[0];
+  const int pressed_x = frame[0] + width * 66 / 100, released_x = frame[0] + width * 80 / 100;
+  const auto iq = static_cast<Eigen::Index>(crank);
+  ASSERT_FALSE(std::isfinite(model.lower_position_limit[iq]) && std::isfinite(model.upper_position_limit[iq]));
+  const double lower = -std::numbers::pi, upper = std::numbers::pi;  // no position limits: ±pi (jointSliderRange)
+  const double per_pixel = (upper - lower) / (width - 4 - 10);
+  const double dragged = sets.back().value - sets.front().value;
+  std::printf("[ measured ] slider %d px: dragged %d px, crank %.4f -> %.4f rad (%.4f, expected %.4f), closure <= %.1e\n",
+              width, released_x - pressed_x, sets.front().value, sets.back().value, dragged,
+              (released_x - pressed_x) * per_pixel, std::max({sets[0].violation, sets[1].violation, sets[2].violation, sets[3].violation}));
+  EXPECT_NEAR(dragged, (released_x - pressed_x) * per_pixel, 1.5 * per_pixel) << out.text;
+  EXPECT_NEAR(sets.back().value, lower + (released_x - (frame[0] + 2 + 5)) * per_pixel, 1.5 * per_pixel) << "the value under the mouse";
+  double followed = 0.0;
+  for (std::size_t i = 0; i < sets.back().q.size(); ++i) {
+    if (i != crank) followed = std::max(followed, std::abs(sets.back().q[i] - sets.front().q[i]));
+  }
+  EXPECT_GT(followed, 0.05) << "the coupler and rocker followed the crank\n" << out.text;
+}
+
+// The Settings section's Baumgarte T, typed in (a click, which selects the field's text as
+// ImGui's number fields do, the new value, Enter), and its projection checkbox, clicked, then
+// "Apply on next step": the steps after it are those of the scripted --set-stabilization at that
+// step bit for bit, and not those of the unchanged run. Enter is held until the field lets go:
+// ImGui 1.86 reads keys as held or not once per frame, and misses a press shorter than a frame.
+TEST(Gui, TypingBaumgarteTAndTickingProjectionInTheSettingsPanelApplyOnTheNextStep) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const fs::path clicked = freshPath("clicked_stabilization.csv"), scripted = freshPath("scripted_stabilization.csv"),
+                 plain = freshPath("plain_stabilization.csv");
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused --record " + clicked.string(),
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.001 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.002 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.003 s'\n"
+                                 "click Settings\n"
+                                 "focus 'Baumgarte T (s)'; xdotool type 0.02\n"
+                                 "xdotool keydown Return; active 'Baumgarte T (s)' no; xdotool keyup Return\n"
+                                 "click projection\n"
+                                 "click 'Apply on next step##stabilization'; waitfor 'stabilization: T = '\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.004 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.005 s'");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("stabilization: T = 0.02 s, projection on from t = 0.003 s (step 3)"), std::string::npos) << out.text;
+  const Output script = runGui(scenePath("four_bar.yaml") + " --set-stabilization 0.003:0.02:on --frames 1 --size 160x120 --msaa 0 "
+                                                            "--hide-ui --record " + scripted.string());
+  ASSERT_EQ(script.exit_code, 0) << script.text;
+  ASSERT_EQ(runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.005 --quiet --record " + plain.string()).exit_code, 0);
+  const loopsim::CsvTable c = loopsim::readCsv(clicked), s = loopsim::readCsv(scripted), u = loopsim::readCsv(plain);
+  ASSERT_EQ(c.columns, s.columns);
+  ASSERT_EQ(c.columns, u.columns);
+  ASSERT_EQ(c.rows.size(), 6u) << "t = 0 to 5 ms";
+  ASSERT_GT(s.rows.size(), 6u);
+  ASSERT_EQ(u.rows.size(), 6u);
+  bool changed = false;  // the unchanged run's q or v differs after the change
+  for (std::size_t k = 0; k < c.rows.size(); ++k) {
+    const bool last = k + 1 == c.rows.size();  // the final state: no step taken from it
+    for (std::size_t col = 0; col < c.columns.size(); ++col) {
+      const std::string& column = c.columns[col];
+      if (column.rfind("timing:", 0) == 0) continue;
+      const bool state = column == "t" || column.rfind("q:", 0) == 0 || column.rfind("v:", 0) == 0;
+      if (last && !state) continue;
+      const double a = c.rows[k][col], b = s.rows[k][col];
+      EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << column << " at row " << k << ": " << a << " vs " << b;
+      if (state && k <= 3) {
+        EXPECT_EQ(a, u.rows[k][col]) << column << " at row " << k << ": the same run up to the change";
+      }
+      if (state && k > 3 && a != u.rows[k][col]) changed = true;
+    }
+  }
+  EXPECT_TRUE(changed) << "the steps after the change are not the unchanged run's";
+  for (const fs::path& p : {clicked, scripted, plain}) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+namespace {
+
+// Screenshots (Ctrl+P, the panels hidden with Tab) of the paused four-bar just before and just
+// after ticking the Rendering checkbox `label`, in one run; the images are read and their files
+// removed. Empty images when the run or a screenshot failed (the log says why).
+std::pair<Image, Image> fourBarScreenshotsAroundTicking(const std::string& label, std::string& log) {
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
+                                 "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot '\n"
+                                 "xdotool key Tab; click '" + label + "'; waitfor 'event: rendering: " + label + " on'\n"
+                                 "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot ' 2");
+  log = out.text;
+  std::vector<Image> shots;
+  for (auto at = out.text.find("event: screenshot "); at != std::string::npos; at = out.text.find("event: screenshot ", at + 1)) {
+    const fs::path png = out.text.substr(at + 18, out.text.find('\n', at) - at - 18);
+    shots.push_back(readPng(png));
+    fs::remove(png);
+  }
+  if (out.exit_code != 0 || shots.size() != 2) return {};
+  return {shots[0], shots[1]};
+}
+
+}  // namespace
+
+// The Rendering section's "centres of mass" checkbox, clicked: a yellow ball at each body's
+// centre of mass appears in the view. The control is a screenshot of the same run (and view)
+// just before the click.
+TEST(Gui, TickingCentresOfMassInTheRenderingPanelDrawsThem) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string ticked_log;
+  const auto [control, ticked] = fourBarScreenshotsAroundTicking("centres of mass", ticked_log);
+  ASSERT_EQ(control.width, 1024) << ticked_log;
+  ASSERT_EQ(ticked.width, 1024) << ticked_log;
+  // drawOverlays' centre-of-mass colour. Measured on the four-bar at 1024x768: 1638 such pixels
+  // ticked, none before.
+  const std::vector<long> with = colourCounts(ticked, {{1.0, 0.85, 0.1}}), without = colourCounts(control, {{1.0, 0.85, 0.1}});
+  std::printf("[ measured ] yellow centre-of-mass pixels: %ld ticked, %ld control\n", with[0], without[0]);
+  EXPECT_GT(with[0], without[0] + 500) << "no centres of mass drawn after the click\n" << ticked_log;
+}
+
+// The Rendering section's "wireframe" checkbox, clicked: the links are drawn as their triangles'
+// edges, so far fewer pixels show the links' colours than before the click, in the same run and
+// view, yet some still do (the mechanism is drawn, as lines). Measured on the four-bar at
+// 1024x768: 22056 such pixels solid, 6034 in wireframe.
+TEST(Gui, TickingWireframeInTheRenderingPanelDrawsTheEdgesOnly) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string log;
+  const auto [solid, wireframe] = fourBarScreenshotsAroundTicking("wireframe", log);
+  ASSERT_EQ(solid.width, 1024) << log;
+  ASSERT_EQ(wireframe.width, 1024) << log;
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  std::vector<std::array<double, 3>> colours;
+  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  ASSERT_FALSE(colours.empty());
+  long before = 0, after = 0;
+  for (const long n : colourCounts(solid, colours)) before += n;
+  for (const long n : colourCounts(wireframe, colours)) after += n;
+  std::printf("[ measured ] pixels in the links' colours: %ld solid, %ld wireframe\n", before, after);
+  EXPECT_LT(after, before / 2) << "still drawn solid after the click\n" << log;
+  EXPECT_GT(after, 0) << "the mechanism is not drawn at all\n" << log;
 }

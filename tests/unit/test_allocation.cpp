@@ -194,11 +194,12 @@ TEST(Allocation, AlgorithmsDoNotAllocateAfterDataConstruction) {
 // lcaba and prox-bbo (paper 001 Alg. 1-6) preallocate their elimination
 // graphs, coupling blocks, factors and sweeps at bind time: the first solve
 // and the reduced sweeps touch no heap, on internal loops (one and two
-// Digits, the worst-case coupling) and on world constraints.
+// Digits, the worst-case coupling, several loops rooted at one hub) and on
+// world constraints.
 TEST(Allocation, LoopSolversDoNotAllocate) {
   const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
-  for (const char* file : {"four_bar.yaml", "coupled_worst_case.yaml", "digit_standing.yaml", "two_digits_box.yaml",
-                           "atlas_standing.yaml"}) {
+  for (const char* file : {"four_bar.yaml", "coupled_worst_case.yaml", "favourable_branching.yaml",
+                           "digit_standing.yaml", "two_digits_box.yaml", "atlas_standing.yaml"}) {
     const Scene scene = loadScene(scenes / file);
     const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
     SolverSettings settings;

@@ -8,7 +8,8 @@
 //     Each compared sample must have constraints that matter (ABA without them
 //     differs from kkt), so a solver that ignored them would fail.
 //   - lcaba's minimum-degree ordering and prox-bbo's loop roots on paper 001's
-//     Fig. 4 mechanism.
+//     Fig. 4 mechanism; prox-bbo's factor of the multipliers rooted at one
+//     link (Fig. 9's hub, and a ring of loops that fills in).
 //   - Redundant sets: both reach prox-ltl's v̇ and Jᵀλ.
 //   - lcaba on loops through prismatic and spherical joints (no scene has them).
 //   - Warm start, the iteration cap, bad settings, couplings refused.
@@ -28,6 +29,7 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/model/model_builder.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/sim/simulation.hpp>
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>
 #include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
@@ -271,6 +273,110 @@ TEST(LoopSolvers, MinimumDegreeOrderingOnPaperFigure4) {
     for (int b : order) std::printf(" %d", b);
     std::printf("\n");
     EXPECT_LE(worst, 1e-7) << name;
+  }
+}
+
+// ----------------------------------------- prox-bbo's rooted multipliers
+
+namespace {
+
+// A hub (links 1-2) with four branches of three links; Connects between the
+// branch tips in a ring, 1-2, 2-3, 3-4, 4-1: all four loops are rooted at the
+// hub and L_RR couples them in a cycle, so eliminating them one at a time
+// fills in one block.
+GeneratedMechanism ringOfBranches() {
+  ModelBuilder builder("ring_of_branches");
+  const Inertia link(1.0, Vector3(0.0, 0.0, 0.15), 0.01 * Matrix3::Identity());
+  int index = 0;
+  auto add = [&](int parent, const Vector3& offset) {
+    ++index;
+    JointSpec j;
+    j.axis = index % 3 == 0 ? Vector3::UnitZ() : (index % 2 == 0 ? Vector3::UnitX() : Vector3::UnitY());
+    return builder.addBody(parent, "joint_" + std::to_string(index), j, SE3(Matrix3::Identity(), offset), link,
+                           "link_" + std::to_string(index));
+  };
+  const int hub = add(add(0, Vector3::Zero()), Vector3(0.0, 0.0, 0.3));
+  std::vector<int> tips;
+  for (int b = 0; b < 4; ++b) {
+    const Vector3 out(std::cos(1.57 * b), std::sin(1.57 * b), 0.0);
+    tips.push_back(add(add(add(hub, Vector3(0.0, 0.0, 0.3) + 0.1 * out), 0.3 * out), Vector3(0.0, 0.0, 0.3) - 0.05 * out));
+  }
+  GeneratedMechanism mech;
+  mech.model = std::move(builder).build();
+  mech.q0 = VectorX::Zero(mech.model.nq);
+  Data data(mech.model);
+  forwardKinematics(mech.model, data, mech.q0);
+  for (int b = 0; b < 4; ++b) {
+    Constraint c;
+    c.name = "ring_" + std::to_string(b);
+    c.kind = ConstraintKind::Connect;
+    c.body1 = tips[b];
+    c.placement1 = SE3(Matrix3::Identity(), Vector3(0.0, 0.0, 0.3));
+    c.body2 = tips[(b + 1) % 4];
+    c.placement2 = data.oMi[c.body2].inverse() * data.oMi[c.body1] * c.placement1;
+    mech.constraints.push_back(c);
+  }
+  return mech;
+}
+
+// Blocks of L_RR's factor at a link: the diagonal and every `below` entry.
+int factorBlocks(const LinkMultipliers& link) {
+  int blocks = static_cast<int>(link.rooted.size());
+  for (const auto& below : link.below) blocks += static_cast<int>(below.size());
+  return blocks;
+}
+
+}  // namespace
+
+TEST(LoopSolvers, ProxBboFactorsRootedMultipliersOverTheirCouplings) {
+  // Paper 001 Fig. 9: the m_b - 1 welds all close at the hub, each coupled in
+  // L_RR only to its neighbours' (they share a branch): one multiplier at a
+  // time in minimum degree order, the factor has 2(m_b - 1) - 1 blocks, not
+  // (m_b - 1)², and no fill.
+  const GeneratedMechanism fav = favourableBranching({12, 6, 1, {}});
+  const MultiplierElimination fav_graph(ConstraintSet(fav.model, fav.constraints));
+  const LinkMultipliers& hub = fav_graph.link(1);
+  ASSERT_EQ(hub.rooted.size(), 11u);
+  EXPECT_EQ(factorBlocks(hub), 2 * 11 - 1);
+  for (const auto& below : hub.below) EXPECT_LE(below.size(), 1u);
+  EXPECT_EQ(fav_graph.coupledPairs().size(), 11u + 10u);  // L_jj and the neighbours
+
+  // A ring of four loops at one hub: minimum degree takes one (all have two
+  // neighbours), which couples the two next to it: one fill block, 4 + 4 + 1.
+  const GeneratedMechanism ring = ringOfBranches();
+  const MultiplierElimination ring_graph(ConstraintSet(ring.model, ring.constraints));
+  const LinkMultipliers& ring_hub = ring_graph.link(2);
+  ASSERT_EQ(ring_hub.rooted.size(), 4u);
+  EXPECT_EQ(factorBlocks(ring_hub), 9);
+  EXPECT_EQ(ring_hub.below[0].size(), 2u);
+
+  // Both solve like kkt (the fill must be right for the ring).
+  for (const GeneratedMechanism* mech : {&fav, &ring}) {
+    std::mt19937 rng(1212);
+    double worst_vdot = 0.0, worst_force = 0.0;
+    for (int sample = 0; sample < 5; ++sample) {
+      const TreeCase c{mech->model.name, mech->model, mech->constraints, mech->q0, 0.2, {}};
+      int redrawn = 0;
+      const QuietLog quiet;
+      const TreeState s = sampleConsistent(c, rng, redrawn);
+      const ConstraintSet set(mech->model, s.constraints);
+      KktSolver kkt(set, {});
+      ProxBboSolver bbo(set, tightSettings(agreementMu("prox-bbo")));
+      const int nv = mech->model.nv, m = set.dimension();
+      VectorX vdot_ref(nv), vdot(nv), lambda_ref(m), lambda(m);
+      kkt.solve(s.q, s.v, s.tau, s.fext, vdot_ref, lambda_ref);
+      const SolveStats stats = bbo.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+      const MatrixX& J = kkt.constraintData().J;
+      const std::string where = mech->model.name + ", sample " + std::to_string(sample);
+      ASSERT_GT(lambda_ref.lpNorm<Eigen::Infinity>(), 1e-3) << where;
+      EXPECT_TRUE(stats.converged) << where;
+      worst_vdot = std::max(worst_vdot, relativeError(vdot, vdot_ref));
+      worst_force = std::max(worst_force, relativeError(J.transpose() * lambda, J.transpose() * lambda_ref));
+    }
+    std::printf("[prox-bbo vs kkt, %s] max rel. error v̇ %.3g, Jᵀλ %.3g\n", mech->model.name.c_str(), worst_vdot,
+                worst_force);
+    EXPECT_LE(worst_vdot, 1e-7) << mech->model.name;
+    EXPECT_LE(worst_force, 1e-6) << mech->model.name;
   }
 }
 

@@ -157,23 +157,27 @@ TEST(Projection, BadHeldJointIsNamed) {
 }
 
 TEST(Projection, OnASolversTermsTheNextSolveEqualsAFreshSolveBitForBit) {
-  // A step projects v at q on the solver's own terms (W = M); the next solve
-  // at that q keeps the placements, M and J and refactors M + dt·D. It must
-  // give what a solver that never saw the projection gives, to the bit.
+  // A step projects v at q on the solver's own terms; the next solve at that
+  // q keeps the placements, M and J, and M's factors and Λ as well when the
+  // projection's metric is the solver's M + dt·D (otherwise it refactors). It
+  // must give what a solver that never saw the projection gives, to the bit.
   GeneratedMechanism mech = humanoidTree();
   const ConstraintSet set(mech.model, mech.constraints);
   const Model& model = mech.model;
   std::mt19937 rng(11);
-  for (const std::string name : {"ltl", "prox-ltl", "soft-ltl"}) {
+  for (const std::string name : {"kkt", "ltl", "prox-ltl", "soft-ltl"}) {
     auto shared = makeSolver(name, set, {});
     auto fresh = makeSolver(name, set, {});
-    ASSERT_NE(shared->sharedJointSpaceTerms(), nullptr) << name;
+    ASSERT_NE(shared->sharedProjectionTerms(), nullptr) << name;
     ConstraintProjector projector(set);
-    projector.shareTerms(shared->sharedJointSpaceTerms());
-    for (int sample = 0; sample < 4; ++sample) {
+    projector.shareTerms(shared->sharedProjectionTerms());
+    for (int sample = 0; sample < 8; ++sample) {
       const VectorX added = (sample % 2 == 0 ? 0.0 : 0.5) * VectorX::Ones(model.nv);  // dt·D, or none
       shared->setAddedInertia(added);
       fresh->setAddedInertia(added);
+      // W = M + dt·D (the simulation's metric: factors kept) or W = M.
+      const bool step_metric = sample % 4 < 2;
+      projector.setMetricDiagonal(step_metric ? &shared->addedInertia() : nullptr);
       VectorX q = perturbed(model, mech.q0, rng, 0.01);
       VectorX v = randomVector(rng, model.nv, 1.0);
       projector.project(q, v);
@@ -190,5 +194,38 @@ TEST(Projection, OnASolversTermsTheNextSolveEqualsAFreshSolveBitForBit) {
       fresh->solve(q, v2, tau, {}, vdot_fresh, lambda_fresh);
       EXPECT_TRUE(vdot_shared == vdot_fresh) << name << " sample " << sample << " (second v)";
     }
+  }
+}
+
+TEST(Projection, TheStepMetricProjectsInTheImplicitStepsInertia) {
+  // With W = M + diag(d) the correction is Δv = -W⁻¹ Jᵀ p for some p, and
+  // J v = 0 after: check both against a dense solve of the same problem.
+  GeneratedMechanism mech = humanoidTree();
+  const ConstraintSet set(mech.model, mech.constraints);
+  const Model& model = mech.model;
+  std::mt19937 rng(5);
+  const VectorX d = VectorX::LinSpaced(model.nv, 0.1, 2.0);
+  for (const bool with_metric : {false, true}) {
+    ConstraintProjector projector(set);
+    if (with_metric) projector.setMetricDiagonal(&d);
+    VectorX q = mech.q0;
+    ConstraintProjector(set).projectPositions(q);
+    VectorX v = randomVector(rng, model.nv, 1.0);
+    const VectorX v_in = v;
+    projector.projectVelocities(q, v);
+    Data data(model);
+    ConstraintData cdata(set);
+    computeConstraintTerms(set, data, q, v_in, cdata, kConstraintErrors | kConstraintJacobian);
+    crba(model, data, q);
+    MatrixX W = data.M;
+    if (with_metric) W.diagonal() += d;
+    const MatrixX& J = cdata.J;
+    // Dense expected: v_in - W⁻¹Jᵀ (J W⁻¹ Jᵀ)⁻¹ J v_in.
+    const MatrixX winv_jt = W.llt().solve(J.transpose());
+    const VectorX p = (J * winv_jt).llt().solve(J * v_in);
+    const VectorX expected = v_in - winv_jt * p;
+    EXPECT_LT((v - expected).lpNorm<Eigen::Infinity>(), 1e-10 * (1.0 + v_in.lpNorm<Eigen::Infinity>()))
+        << (with_metric ? "W = M + diag(d)" : "W = M");
+    EXPECT_LT((J * v).lpNorm<Eigen::Infinity>(), 1e-10);
   }
 }

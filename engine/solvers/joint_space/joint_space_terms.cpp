@@ -10,6 +10,7 @@
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/constraints/constraint_position_terms.hpp>
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
@@ -166,10 +167,21 @@ void JointSpaceTerms::updateRhs() {
 
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const VectorX& added) {
-  forwardKinematics(set_.model(), data_, q, v, cdata_.zero_nv);
+  // Placements only: a projection needs φ, J and J v, not the velocity
+  // products (the next solve at q computes those at its own v).
+  forwardKinematics(set_.model(), data_, q);
   factorizeMass(added);
   if (set_.dimension() > 0) {
-    evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
+    evaluatePositionTerms(set_, data_, q, cdata_);
+    for (int c = 0; c < set_.size(); ++c) {  // φ̇ = J v over the supports
+      const std::span<const int> dofs = support(c);
+      const int offset = set_.rowOffset(c);
+      for (int r = offset; r < offset + set_[c].dimension(); ++r) {
+        double jv = 0.0;
+        for (int i : dofs) jv += cdata_.J(r, i) * v[i];
+        cdata_.phidot[r] = jv;
+      }
+    }
     reduceJacobian();
     assembleDelassus();
   }

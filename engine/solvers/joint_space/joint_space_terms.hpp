@@ -24,10 +24,11 @@
 
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/solvers/joint_space/ltl_factorization.hpp>
+#include <loopsim/solvers/joint_space/projection_terms.hpp>
 
 namespace loopsim {
 
-class JointSpaceTerms {
+class JointSpaceTerms final : public ProjectionTerms {
  public:
   /// `added_inertia` (size nv, owned by the solver and read at every evaluate)
   /// is added to M's diagonal: see ConstrainedSolver::setAddedInertia.
@@ -42,25 +43,26 @@ class JointSpaceTerms {
   void evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
 
-  /// The half of evaluate a velocity projection needs: kinematics at (q, v),
-  /// the LTDL of M + diag(added) (the projection's metric, not necessarily
-  /// the solver's added diagonal), φ, J v, J, Y and Λ; not h, v̇_free or b.
+  /// The half of evaluate a velocity projection needs: placements at q, the
+  /// LTDL of M + diag(added) (the projection's metric, not necessarily the
+  /// solver's added diagonal), φ, J, φ̇ = J v (from J), Y and Λ; not the
+  /// velocity products, h, k, v̇_free or b.
   /// No allocation.
   void evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
-                        const VectorX& added);
+                        const VectorX& added) override;
 
   /// v̇ = v̇_free + M⁻¹ Jᵀ λ = v̇_free + L⁻¹ D⁻¹ (Y λ). No allocation.
   void acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot);
   /// out = M⁻¹ Jᵀ λ through the factors and Y's supports. No allocation.
-  void inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const;
+  void inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const override;
   /// ‖J v̇ - k‖∞ over the supports. No allocation.
   double residual(const Eigen::Ref<const VectorX>& vdot) const;
 
   int dimension() const { return set_.dimension(); }
-  const MatrixX& delassus() const { return delassus_; }       // Λ, full symmetric
+  const MatrixX& delassus() const override { return delassus_; }  // Λ, full symmetric
   const VectorX& freeAcceleration() const { return vdot_free_; }
   const VectorX& rhs() const { return rhs_; }                  // b = k - J v̇_free
-  const ConstraintData& constraintData() const { return cdata_; }
+  const ConstraintData& constraintData() const override { return cdata_; }
   const LtlFactorization& factorization() const { return ltl_; }
   /// Increasing, ancestor-closed dofs on which constraint c's rows may be nonzero.
   std::span<const int> support(int c) const;

@@ -1,10 +1,13 @@
 #pragma once
 // `kkt`: the dense reference. CRBA, Cholesky of M, dense J, the Delassus
 // matrix Λ = J M⁻¹ Jᵀ and its Cholesky (range-space / Schur-complement form
-// of the KKT system [M -Jᵀ; J 0]).
+// of the KKT system [M -Jᵀ; J 0]). Its position terms (the Cholesky of M,
+// J, M⁻¹ Jᵀ, Λ) live in DenseJointSpaceTerms, which a post-step velocity
+// projection evaluates at the projected q and the next solve then keeps.
 #include <Eigen/Cholesky>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/joint_space/dense_joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
@@ -22,20 +25,16 @@ class KktSolver final : public ConstrainedSolver {
                    Eigen::Ref<VectorX> lambda) override;
 
   /// The Delassus matrix of the last solve (for tests and the Delassus benchmarks).
-  const MatrixX& delassus() const { return delassus_; }
-  const ConstraintData& constraintData() const { return cdata_; }
-  const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
+  const MatrixX& delassus() const { return terms_.delassus(); }
+  const ConstraintData& constraintData() const { return terms_.constraintData(); }
+  const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
+  ProjectionTerms* sharedProjectionTerms() override { return &terms_; }
 
  private:
-  Data data_;
-  ConstraintData cdata_;
-  Eigen::LLT<MatrixX> mass_llt_;
+  DenseJointSpaceTerms terms_;
   Eigen::LLT<MatrixX> delassus_llt_;
-  MatrixX minv_jt_;   // M⁻¹ Jᵀ
-  MatrixX delassus_;  // J M⁻¹ Jᵀ
   VectorX vdot_free_;
   VectorX rhs_;
-  VectorX external_;  // Σ Jᵀ f_ext as a generalised force
 };
 
 }  // namespace loopsim

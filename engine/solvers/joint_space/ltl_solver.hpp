@@ -26,7 +26,7 @@ class LtlSolver final : public ConstrainedSolver {
   /// The factors and the Delassus matrix of the last solve.
   const JointSpaceTerms& terms() const { return terms_; }
   const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
-  JointSpaceTerms* sharedJointSpaceTerms() override { return &terms_; }
+  ProjectionTerms* sharedProjectionTerms() override { return &terms_; }
 
  private:
   JointSpaceTerms terms_;

@@ -42,7 +42,7 @@ class ProxLtlSolver final : public ConstrainedSolver {
 
   const JointSpaceTerms& terms() const { return terms_; }
   const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
-  JointSpaceTerms* sharedJointSpaceTerms() override { return &terms_; }
+  ProjectionTerms* sharedProjectionTerms() override { return &terms_; }
 
  private:
   JointSpaceTerms terms_;

@@ -40,7 +40,7 @@ class SoftLtlSolver final : public ConstrainedSolver {
   const VectorX& rowCompliance() const { return compliance_; }
   const JointSpaceTerms& terms() const { return terms_; }
   const ConstraintData* solvedConstraintTerms() const override { return &terms_.constraintData(); }
-  JointSpaceTerms* sharedJointSpaceTerms() override { return &terms_; }
+  ProjectionTerms* sharedProjectionTerms() override { return &terms_; }
 
  private:
   JointSpaceTerms terms_;

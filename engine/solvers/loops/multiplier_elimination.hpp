@@ -13,6 +13,16 @@
 // Each link's constraint rows K̄_{i,N_i} are stacked in one row block, R_i's
 // first, then U_i's; `parent_row` says where a carried constraint's rows land
 // in the parent's block (eq. 46c adds there).
+//
+// The multipliers rooted at one link are eliminated one after another: the
+// maximum over λ_R of eq. 49 taken one λ_j at a time (Fig. 5: each multiplier
+// is a node, its elimination couples its neighbours), which is a block
+// Cholesky of L_RR. The order is minimum degree over the couplings L_RR holds
+// (§IV-A "Elimination ordering", LCABA's heuristic), and the factor only has
+// the blocks that elimination couples (`below`). Where many loops close at one link without coupling each other
+// (Fig. 9's hub: each weld only meets its neighbours' in L), L_RR is block
+// tridiagonal and its factor costs O(|R_i|), not the O(|R_i|³) of a dense one.
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -29,7 +39,11 @@ struct MultiplierBlock {
 
 struct LinkMultipliers {
   int rows_begin = 0;                   // first row of the link's block in the stacked storage
-  std::vector<MultiplierBlock> rooted;  // R_i, rows [0, rooted_rows)
+  std::vector<MultiplierBlock> rooted;  // R_i in elimination order, rows [0, rooted_rows)
+  // Per rooted block k: the later rooted blocks (indices into `rooted`,
+  // ascending) its elimination couples, fill included: the block column k of
+  // L_RR's Cholesky factor below the diagonal.
+  std::vector<std::vector<int>> below;
   std::vector<MultiplierBlock> carried;  // U_i, rows [rooted_rows, rooted_rows + carried_rows)
   int rooted_rows = 0, carried_rows = 0;
 };
@@ -42,17 +56,23 @@ class MultiplierElimination {
   /// Constraints solved at the world, with their rows' offsets in the world block.
   const std::vector<MultiplierBlock>& world() const { return world_; }
   int worldRows() const { return world_rows_; }
-  /// Pairs (j, j'), j <= j', whose L block the sweeps touch (zeroed per solve).
+  /// Pairs (j, j'), j <= j', whose L block the sweeps write (zeroed per solve):
+  /// j = j' and the pairs carried together (eqs. 46d, 52 update L_UU only).
+  /// Every other block of L stays zero.
   const std::vector<std::pair<int, int>>& coupledPairs() const { return coupled_pairs_; }
   int stackedRows() const { return stacked_rows_; }
   int maxRootedRows() const { return max_rooted_rows_; }
   /// m_b: the most constraints a link supports (paper 001 eq. 53).
   int maxSupported() const { return max_supported_; }
+  /// Where constraint j's rows start in the stacked storage at body1 ([0]) and
+  /// body2 ([1]; -1 when body2 is the world).
+  const std::array<int, 2>& endRows(int j) const { return end_rows_[j]; }
 
  private:
   std::vector<LinkMultipliers> links_;
   std::vector<MultiplierBlock> world_;
   std::vector<std::pair<int, int>> coupled_pairs_;
+  std::vector<std::array<int, 2>> end_rows_;
   int world_rows_ = 0, stacked_rows_ = 0, max_rooted_rows_ = 0, max_supported_ = 0;
 };
 

@@ -7,6 +7,7 @@
 
 #include <loopsim/algorithms/joint_motion.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/solvers/loops/rooted_factor.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 
 // Frames and signs as lcaba_solver.cpp: link quantities in the link's frame,
@@ -16,15 +17,6 @@
 // tree_recursion.hpp, where λ = -L⁻¹(l + K a) at the root).
 
 namespace loopsim {
-
-namespace {
-
-// x ← F⁻¹ x column by column (F from choleskyInPlace).
-void solveColumns(const MatrixX& F, Eigen::Ref<MatrixX> X) {
-  for (Eigen::Index c = 0; c < X.cols(); ++c) choleskySolveInPlace(F, X.col(c));
-}
-
-}  // namespace
 
 ProxBboSolver::ProxBboSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
@@ -91,15 +83,6 @@ void ProxBboSolver::initialiseConstraints() {
     L_.block(constraints_.rowOffset(k), constraints_.rowOffset(j), dk, dj).setZero();
   }
   const Motion& a0 = data_.a_gf[0];
-  auto rowsAt = [&](int body, int j) {
-    const LinkMultipliers& link = graph_.link(body);
-    for (const auto* list : {&link.rooted, &link.carried}) {
-      for (const MultiplierBlock& b : *list) {
-        if (b.constraint == j) return link.rows_begin + b.row;
-      }
-    }
-    return -1;  // unreachable: every end is supported by its link
-  };
   for (int j = 0; j < constraints_.size(); ++j) {
     const Constraint& c = constraints_[j];
     const int dim = c.dimension(), row = constraints_.rowOffset(j);
@@ -112,8 +95,9 @@ void ProxBboSolver::initialiseConstraints() {
       l_[row + r] = -target_[row + r] - mu_inv * lambda_prev_[row + r];
     }
     L_.block(row, row, dim, dim).diagonal().array() += mu_inv;
-    Kbar_.middleRows(rowsAt(c.body1, j), dim) += K1.topRows(dim);
-    if (c.body2 != 0) Kbar_.middleRows(rowsAt(c.body2, j), dim) += K2.topRows(dim);
+    const auto& rows = graph_.endRows(j);
+    Kbar_.middleRows(rows[0], dim) += K1.topRows(dim);
+    if (c.body2 != 0) Kbar_.middleRows(rows[1], dim) += K2.topRows(dim);
   }
 }
 
@@ -121,21 +105,24 @@ void ProxBboSolver::eliminateRooted(int i) {
   const LinkMultipliers& link = graph_.link(i);
   const int r = link.rooted_rows, u = link.carried_rows, rb = link.rows_begin;
   if (r == 0) return;
-  // Eq. 51's factor: L_RR (positive definite: μ⁻¹I plus PSD terms).
+  // Eq. 51's factor: L_RR (positive definite: μ⁻¹I plus PSD terms), its
+  // pattern blocks only (fill blocks read L's zeros: coupledPairs()).
   MatrixX& F = factor_[i];
-  for (const MultiplierBlock& a : link.rooted) {
-    for (const MultiplierBlock& b : link.rooted) {
-      F.block(a.row, b.row, a.dim, b.dim) =
-          L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
-    }
+  auto copyBlock = [&](const MultiplierBlock& a, const MultiplierBlock& b) {
+    F.block(a.row, b.row, a.dim, b.dim) =
+        L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
+  };
+  for (std::size_t k = 0; k < link.rooted.size(); ++k) {
+    copyBlock(link.rooted[k], link.rooted[k]);
+    for (int below : link.below[k]) copyBlock(link.rooted[below], link.rooted[k]);
   }
-  if (!(choleskyInPlace(F) > 0.0)) {
+  if (!factorRooted(link, F)) {
     throw ModelError(model().source_file, "solver 'prox-bbo'", "L_RR is not positive definite (non-finite state?)");
   }
   const auto K_R = Kbar_.middleRows(rb, r);
   auto YK = YK_.middleRows(rb, r);
   YK = K_R;
-  solveColumns(F, YK);
+  solveRootedColumns(link, F, YK);
   auto l_R = rooted_l_.head(r);
   for (const MultiplierBlock& a : link.rooted) l_R.segment(a.row, a.dim) = l_.segment(constraints_.rowOffset(a.constraint), a.dim);
   if (u > 0) {
@@ -150,7 +137,7 @@ void ProxBboSolver::eliminateRooted(int i) {
     }
     MatrixX& YU = YU_[i];
     YU = L_RU;
-    solveColumns(F, YU);
+    solveRootedColumns(link, F, YU);
     Kbar_.middleRows(rb + r, u).noalias() -= YU.transpose() * K_R;
     for (const MultiplierBlock& b : link.carried) {
       l_.segment(constraints_.rowOffset(b.constraint), b.dim).noalias() -=
@@ -163,7 +150,7 @@ void ProxBboSolver::eliminateRooted(int i) {
   // Eq. 52: H_ii += K̄_Rᵀ L_RR⁻¹ K̄_R, f_i += K̄_Rᵀ L_RR⁻¹ k̄_R (p_i += K̄_Rᵀ L_RR⁻¹ l_R).
   auto y = yl_.segment(rb, r);
   y = l_R;
-  choleskySolveInPlace(F, y);
+  solveRooted(link, F, y);
   data_.Ia[i].noalias() += K_R.transpose() * YK;
   data_.pa[i] = Force(data_.pa[i].toVector() + K_R.transpose() * y);
 }
@@ -300,7 +287,7 @@ void ProxBboSolver::reducedBackward(int i) {
       dl_.segment(constraints_.rowOffset(b.constraint), b.dim).noalias() -=
           YU_[i].middleCols(b.row - r, b.dim).transpose() * dl_R;
     }
-    choleskySolveInPlace(factor_[i], dl_R);
+    solveRooted(link, factor_[i], dl_R);
     delta_force_[i] = Force(delta_force_[i].toVector() + Kbar_.middleRows(rb, r).transpose() * dl_R);
   }
   detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {

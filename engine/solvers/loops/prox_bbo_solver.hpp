@@ -12,10 +12,11 @@
 // ABA's step, plus PV's transport of the supported rows K̄_{i,N_i} to the
 // parent (eqs. 46c-46e; L accumulates (K̄S)D⁻¹(K̄S)ᵀ, the dual Hessian). At a
 // loop's root τ_j both ends' rows have met and λ_j is eliminated early
-// (eqs. 49-52): a Cholesky of L_RR, whose solves fold μ⁻¹-regularised
-// stiffness K̄ᵀL⁻¹K̄ into the link's inertia. Constraints that reach the world
-// are solved there (§IV-A: a_0 is known). The roll-out gives v̇ (eq. 45) and
-// the eliminated λ (eq. 51).
+// (eqs. 49-52): a Cholesky of L_RR one multiplier block at a time, over
+// the blocks that elimination couples (rooted_factor.hpp), whose solves
+// fold μ⁻¹-regularised stiffness K̄ᵀL⁻¹K̄ into the link's inertia.
+// Constraints that reach the world are solved there (§IV-A: a_0 is known).
+// The roll-out gives v̇ (eq. 45) and the eliminated λ (eq. 51).
 //
 // Only l depends on λᵏ, so iterations after the first run Alg. 5's reduced
 // two-sweep on Δl = -μ⁻¹(λᵏ - λᵏ⁻¹), reusing every factorisation. Stopping
@@ -71,9 +72,9 @@ class ProxBboSolver final : public ConstrainedSolver {
   MatrixX KS_;                     // K̄_{i,U_i} S_i at the U_i rows (first nv_i columns)
   MatrixX YK_;                     // L_RR⁻¹ K̄_{i,R_i} at the R_i rows
   VectorX yl_, dyl_;               // L_RR⁻¹ l_R (and Δl_R) at the R_i rows
-  std::vector<MatrixX> factor_;    // Cholesky of L_RR per link
+  std::vector<MatrixX> factor_;    // Cholesky of L_RR per link (its pattern blocks only)
   std::vector<MatrixX> YU_;        // L_RR⁻¹ L_RU per link
-  MatrixX L_;                      // m x m dual Hessian (blocks of coupledPairs() used)
+  MatrixX L_;                      // m x m dual Hessian (only coupledPairs() blocks nonzero)
   VectorX l_, dl_;                 // per row; Δl for the reduced sweeps
   MatrixX world_factor_;           // Cholesky of L_WW
   VectorX world_rhs_;
