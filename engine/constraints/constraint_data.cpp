@@ -55,19 +55,26 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     return e;
   }
   e.oMb = data.oMi[c.body2] * c.placement2;
-  e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
-  e.nu_2a = e.aM2.act(data.v[c.body2]);
-  e.nu_b = e.bM2.act(data.v[c.body2]);
+  // Connects read body2 at B only (pointRows); welds and revolute loops read it at A.
+  if (c.kind != ConstraintKind::Connect) {
+    e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
+    e.nu_2a = e.aM2.act(data.v[c.body2]);
+  }
+  if (c.kind != ConstraintKind::Weld) e.nu_b = e.bM2.act(data.v[c.body2]);
   return e;
 }
 
 // Linear rows of X_{A←1} (point A on body1) and -R_Aᵀ R_B X_{B←2} (point B on body2).
 void pointRows(const Ends& e, FullRows& rows) {
-  const Matrix6 X1 = e.aM1.actionMatrix();
-  const Matrix6 X2 = e.bM2.actionMatrix();
+  // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
+  // order of operations as the full products (a rod's spin column must
+  // cancel to round-off the same way).
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
-  rows.K1.topRows<3>() = X1.bottomRows<3>();
-  rows.K2.topRows<3>() = -RaRb * X2.bottomRows<3>();
+  rows.K1.block<3, 3>(0, 0).noalias() = skew(e.aM1.t) * e.aM1.R;
+  rows.K1.block<3, 3>(0, 3) = e.aM1.R;
+  const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
+  rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
+  rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
   rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
   // d/dt [R_Aᵀ(ṗ_A - ṗ_B)]: classical point accelerations add ω × v; the
   // rotating axes of A add -ω_A × (relative velocity).
@@ -148,22 +155,29 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   const FullRows full = fullRows(c, e);
   cd.oMa[i] = e.oMa;
   cd.oMb[i] = e.oMb;
-  for (int r = 0; r < dim; ++r) {
-    const int fr = c.fullRow(r);
-    cd.phi[offset + r] = full.phi[fr];
-    cd.K1[i].row(r) = full.K1.row(fr);
-    cd.K2[i].row(r) = full.K2.row(fr);
+  if (c.row_mask.empty()) {
+    // The full rows in place; the rows past dim are zero in both.
+    cd.K1[i] = full.K1;
+    cd.K2[i] = full.K2;
+  } else {
+    for (int r = 0; r < dim; ++r) {
+      cd.K1[i].row(r) = full.K1.row(c.fullRow(r));
+      cd.K2[i].row(r) = full.K2.row(c.fullRow(r));
+    }
   }
+  for (int r = 0; r < dim; ++r) cd.phi[offset + r] = full.phi[c.fullRow(r)];
   if (!velocity_terms) return;
-  const Vector6 nu1 = data.v[c.body1].toVector();
-  const Vector6 nu2 = data.v[c.body2].toVector();
-  const Vector6 a1 = data.a[c.body1].toVector();
-  const Vector6 a2 = data.a[c.body2].toVector();
+  // All full rows at once (two 6 x 6 products each), then the kept ones.
+  Vector6 phidot = full.K1 * data.v[c.body1].toVector();
+  phidot.noalias() += full.K2 * data.v[c.body2].toVector();
+  Vector6 bias = full.offset;
+  bias.noalias() += full.K1 * data.a[c.body1].toVector();
+  bias.noalias() += full.K2 * data.a[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int fr = c.fullRow(r);
     const int row = offset + r;
-    cd.phidot[row] = full.K1.row(fr).dot(nu1) + full.K2.row(fr).dot(nu2);
-    cd.bias[row] = full.K1.row(fr).dot(a1) + full.K2.row(fr).dot(a2) + full.offset[fr];
+    cd.phidot[row] = phidot[fr];
+    cd.bias[row] = bias[fr];
     // Baumgarte (paper 001 §VI-A): φ̈ + Kd φ̇ + Kp φ = 0.
     cd.k[row] = -cd.bias[row] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
     cd.k_link[row] = -full.offset[fr] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];

@@ -11,6 +11,7 @@
 //     Fig. 4 mechanism; prox-bbo's factor of the multipliers rooted at one
 //     link (Fig. 9's hub, and a ring of loops that fills in).
 //   - Redundant sets: both reach prox-ltl's v̇ and Jᵀλ.
+//   - lcaba on loops through prismatic and spherical joints (no scene has them).
 //   - Warm start, the iteration cap, bad settings, couplings refused.
 //   - (No allocation inside solve(): test_allocation.cpp.)
 //   - Every scene they accept runs a second under the simulation without
@@ -504,6 +505,55 @@ TEST(LoopSolvers, WarmStartIterationCapAndSettings) {
         EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
       }
     }
+  }
+}
+
+TEST(LoopSolvers, LoopThroughPrismaticAndSphericalJointsAgreesWithKkt) {
+  // No loop scene has a prismatic joint: close two loops through the
+  // branching tree's sliders and balls (tip_a, on a slider under a ball under
+  // the trunk's slider, and tip_b both to tip_side on a ball), so lcaba's
+  // couplings H_{j,i} S_i (paper 001 eq. 30d) pass through prismatic,
+  // spherical and revolute subspaces, stored as H_{i,j} and as H_{j,i}.
+  const QuietLog quiet;
+  const Model tree = branchingTree();
+  std::mt19937 rng(41);
+  const VectorX q0 = randomConfiguration(tree, rng);
+  Data data(tree);
+  forwardKinematics(tree, data, q0);
+  const Frame& side = tree.frames[tree.existingFrame("tip_side")];
+  std::vector<Constraint> loops;
+  for (const char* tip : {"tip_a", "tip_b"}) {
+    Constraint loop = worldConstraint(tree, std::string(tip) + "_to_side", ConstraintKind::Connect, tip);
+    loop.body2 = side.body;
+    loop.placement2 = data.oMi[side.body].inverse() * data.oMi[loop.body1] * loop.placement1;
+    loops.push_back(loop);
+  }
+  const ConstraintSet set(tree, loops);
+  // The test covers what it says: prismatic links are eliminated with a
+  // neighbour of higher and of lower index (the two storage orders).
+  bool prismatic_before_neighbour = false, prismatic_after_neighbour = false;
+  const EliminationOrdering ordering(set);
+  for (const EliminationStep& step : ordering.steps()) {
+    if (tree.joint_types[step.body] != JointType::Prismatic) continue;
+    for (const CouplingRef& ref : step.neighbours) {
+      (ref.body > step.body ? prismatic_before_neighbour : prismatic_after_neighbour) = true;
+    }
+  }
+  ASSERT_TRUE(prismatic_before_neighbour);
+  ASSERT_TRUE(prismatic_after_neighbour);
+  LcabaSolver lcaba(set, tightSettings(1e2));
+  KktSolver kkt(set, tightSettings(1e2));
+  const int nv = tree.nv, m = set.dimension();
+  for (int sample = 0; sample < 5; ++sample) {
+    VectorX q(tree.nq);
+    integrate(tree, q0, randomVector(rng, nv, 0.1), 1.0, q);
+    const VectorX v = randomVector(rng, nv, 1.0), tau = randomVector(rng, nv, 1.0);
+    VectorX vdot(nv), lambda(m), vdot_ref(nv), lambda_ref(m);
+    const SolveStats stats = lcaba.solve(q, v, tau, {}, vdot, lambda);
+    kkt.solve(q, v, tau, {}, vdot_ref, lambda_ref);
+    EXPECT_TRUE(stats.converged) << sample;
+    EXPECT_GT(lambda_ref.lpNorm<Eigen::Infinity>(), 1e-3) << sample << ": the loop must carry a force";
+    EXPECT_LE(relativeError(vdot, vdot_ref), 1e-9) << sample << ", " << stats.iterations << " iterations";
   }
 }
 

@@ -29,6 +29,64 @@ Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
   return out;
 }
 
+// M S_i and Mᵀ S_i through S_i's structure (detail::writeMotionSubspace:
+// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I)
+// instead of a dense 6 x 6 times 6 x nv product.
+template <int NV>
+[[gnu::always_inline]] inline Eigen::Matrix<double, 6, NV> timesSubspace(const Model& m, int i, const Matrix6& M) {
+  if constexpr (NV == 1) {
+    const Vector3& axis = m.joint_axes[i];
+    return m.joint_types[i] == JointType::Revolute ? Vector6(M.leftCols<3>() * axis) : Vector6(M.rightCols<3>() * axis);
+  } else if constexpr (NV == 3) {
+    return M.leftCols<3>();
+  } else {
+    return M;
+  }
+}
+
+template <int NV>
+[[gnu::always_inline]] inline Eigen::Matrix<double, 6, NV> transposeTimesSubspace(const Model& m, int i,
+                                                                                  const Matrix6& M) {
+  if constexpr (NV == 1) {
+    const Vector3& axis = m.joint_axes[i];
+    return m.joint_types[i] == JointType::Revolute ? Vector6(M.topRows<3>().transpose() * axis)
+                                                   : Vector6(M.bottomRows<3>().transpose() * axis);
+  } else if constexpr (NV == 3) {
+    return M.topRows<3>().transpose();
+  } else {
+    return M.transpose();
+  }
+}
+
+// Motion / Force as 6-vectors, forced inline: called per link and per
+// neighbour, the out-of-line toVector() call costs more than the copy.
+// (Block assignments: Eigen's comma initializer is itself kept out of line.)
+[[gnu::always_inline]] inline Vector6 vec(const Motion& m) {
+  Vector6 out;
+  out.head<3>() = m.w;
+  out.tail<3>() = m.v;
+  return out;
+}
+[[gnu::always_inline]] inline Vector6 vec(const Force& f) {
+  Vector6 out;
+  out.head<3>() = f.n;
+  out.tail<3>() = f.f;
+  return out;
+}
+
+// Calls f(std::integral_constant<int, R>{}) with R = 3 for 3-row constraints
+// (connects) and R = 6 otherwise: K¹ and K² are 6 x 6 with the rows past
+// dimension() zero, so the fixed 3-row blocks halve a connect's products and
+// the padding keeps 5-row (revolute loop) and 6-row ones exact.
+template <class F>
+inline void withConstraintRows(int dim, F&& f) {
+  if (dim == 3) {
+    f(std::integral_constant<int, 3>{});
+  } else {
+    f(std::integral_constant<int, 6>{});
+  }
+}
+
 }  // namespace
 
 LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
@@ -46,6 +104,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       delta_a_(constraints.model().nbodies(), Motion(Vector6::Zero())),
       delta_u_(VectorX::Zero(constraints.model().nv)) {
   requireProximalSettings(constraints, settings, "lcaba");
+  const Model& m = constraints.model();
+  acceleration_needed_.assign(m.nbodies(), false);
   for (int c = 0; c < constraints.size(); ++c) {
     const Constraint& con = constraints[c];
     if (con.kind == ConstraintKind::Coupling) {
@@ -56,37 +116,57 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     if (con.body2 != 0) {
       constraint_coupling_[c] = {con.body2, ordering_.slotOf(con.body1, con.body2), con.body1 > con.body2};
     }
+    // The constraint terms read data.a (v̇ = 0) of both ends, built root to leaf.
+    for (int b : {con.body1, con.body2}) {
+      for (int j = b; j > 0 && !acceleration_needed_[j]; j = m.parent[j]) acceleration_needed_[j] = true;
+    }
+  }
+  // Constant per body (articulatedFirstPass's bind-time inputs): the rigid
+  // inertias and S_i, so the first pass copies instead of recomputing them.
+  rigid_inertias_.assign(m.nbodies(), Matrix6::Zero());
+  for (int i = 1; i < m.nbodies(); ++i) {
+    rigid_inertias_[i] = m.body_inertias[i].matrix();
+    detail::writeMotionSubspace(m, i, data_.S);
   }
 }
 
 // K¹ and K² are 6 x 6 with the constraint's rows on top and zeros below
-// (ConstraintData never writes past dimension()), so the products below run
-// on fixed 6-vectors whose padding rows stay zero.
+// (ConstraintData never writes past dimension()); withConstraintRows picks
+// fixed R-row blocks whose padding rows, if any, stay zero.
 void LcabaSolver::addConstraintTerms() {
   const double mu = settings_.mu;
   const Motion& a0 = data_.a_gf[0];
   for (int c = 0; c < constraints_.size(); ++c) {
     const Constraint& con = constraints_[c];
-    const int dim = con.dimension(), row = constraints_.rowOffset(c);
-    const ConstraintRows& K1 = cdata_.K1[c];
-    const ConstraintRows& K2 = cdata_.K2[c];
-    const int b1 = con.body1, b2 = con.body2;
-    // The target on a_gf: K¹a₁ + K²a₂ = k_link with a = a_gf - X a_gf,0
-    // (for a world end a₂ = 0: eq. 35's -μ K a_0 lands here).
-    Vector6 gravity_terms = K1 * data_.oMi[b1].actInv(a0).toVector();
-    if (b2 != 0) gravity_terms.noalias() += K2 * data_.oMi[b2].actInv(a0).toVector();
-    Vector6 g = Vector6::Zero();  // μ k - λ_paper = μ t + λ
-    for (int r = 0; r < dim; ++r) {
-      target_[row + r] = cdata_.k_link[row + r] + gravity_terms[r];
-      g[r] = mu * target_[row + r] + lambda_[row + r];
-    }
-    // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
-    data_.Ia[b1].noalias() += mu * K1.transpose() * K1;
-    data_.pa[b1] = Force(data_.pa[b1].toVector() - K1.transpose() * g);
-    if (b2 == 0) continue;  // §IV-A: the world is no neighbour
-    data_.Ia[b2].noalias() += mu * K2.transpose() * K2;
-    data_.pa[b2] = Force(data_.pa[b2].toVector() - K2.transpose() * g);
-    addCoupling(constraint_coupling_[c], mu * K1.transpose() * K2);  // line 9: H₁₂ += μK¹ᵀK²
+    withConstraintRows(con.dimension(), [&](auto rows_tag) {
+      constexpr int R = decltype(rows_tag)::value;
+      using VectorR = Eigen::Matrix<double, R, 1>;
+      const int dim = con.dimension(), row = constraints_.rowOffset(c);
+      const auto K1 = cdata_.K1[c].topRows<R>();
+      const auto K2 = cdata_.K2[c].topRows<R>();
+      const int b1 = con.body1, b2 = con.body2;
+      // The target on a_gf: K¹a₁ + K²a₂ = k_link with a = a_gf - X a_gf,0
+      // (for a world end a₂ = 0: eq. 35's -μ K a_0 lands here).
+      // a_gf,0 = (0, -g): in body b's frame (0, R_bᵀ(-g)), so only K's linear columns act.
+      VectorR gravity_terms = K1.template rightCols<3>() * (data_.oMi[b1].R.transpose() * a0.v);
+      if (b2 != 0) gravity_terms.noalias() += K2.template rightCols<3>() * (data_.oMi[b2].R.transpose() * a0.v);
+      VectorR g = VectorR::Zero();  // μ k - λ_paper = μ t + λ
+      for (int r = 0; r < dim; ++r) {
+        target_[row + r] = cdata_.k_link[row + r] + gravity_terms[r];
+        g[r] = mu * target_[row + r] + lambda_[row + r];
+      }
+      // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
+      // (K¹ᵀ, μK¹ᵀ as contiguous 6 x R copies: the products then run on columns.)
+      const Eigen::Matrix<double, 6, R> K1t = K1.transpose();
+      const Eigen::Matrix<double, 6, R> muK1t = mu * K1t;
+      data_.Ia[b1].noalias() += muK1t * K1t.transpose();
+      data_.pa[b1] = Force(vec(data_.pa[b1]) - K1t * g);
+      if (b2 == 0) return;  // §IV-A: the world is no neighbour
+      const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
+      data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
+      data_.pa[b2] = Force(vec(data_.pa[b2]) - K2t * g);
+      addCoupling(constraint_coupling_[c], muK1t * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
+    });
   }
 }
 
@@ -99,19 +179,21 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     const int iv = m.idx_v[i];
     // Line 12 (§IV-C2): U_i = H_{i,i} S_i, D_i⁻¹ (armature and added inertia in D_i), u_i = τ_i + S_iᵀ f_i.
     factorJoint<NV>(m, data_, i, &added_inertia_);
-    const auto S = data_.S.middleCols<NV>(iv);
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data_.u.segment<NV>(iv);
-    u.noalias() -= S.transpose() * data_.pa[i].toVector();
+    u -= detail::subspaceTransposeTimes<NV>(m, i, vec(data_.pa[i]));
     const MatrixG UDinv = U * Dinv;
     const SE3& liMi = data_.liMi[i];
 
     // Lines 13-19, eq. 30d: H_{j,k} -= (H_{j,i} S_i) D_i⁻¹ (H_{k,i} S_i)ᵀ over j, k ∈ N_i.
+    // The stored block of the pair {i, j} is H_{i,j} when i < j, else H_{j,i}.
     const int n = static_cast<int>(step.neighbours.size());
     for (int a = 0; a < n; ++a) {
+      const CouplingRef& ref = step.neighbours[a];
       auto G = neighbour_S_.middleCols<NV>(step.column + a * NV);
-      G.noalias() = coupling(step.neighbours[a]).transpose() * S;
+      G = ref.transposed ? timesSubspace<NV>(m, i, coupling_[ref.slot])
+                         : transposeTimesSubspace<NV>(m, i, coupling_[ref.slot]);
       neighbour_SDinv_.middleCols<NV>(a * NV).noalias() = G * Dinv;
     }
     for (int a = 0, pair = 0; a < n; ++a) {
@@ -128,12 +210,19 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known (-g) and
     // joins a_b,i, as in §IV-A.
     const Vector6 a_known =
-        p == 0 ? (liMi.actInv(data_.a_gf[0]) + data_.c[i]).toVector() : data_.c[i].toVector();
+        p == 0 ? vec(detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i]) : vec(data_.c[i]);
     for (int a = 0; a < n; ++a) {
-      const int j = step.neighbours[a].body;
+      const CouplingRef& ref = step.neighbours[a];
+      const int j = ref.body;
       const auto G_a = neighbour_S_.middleCols<NV>(step.column + a * NV);
-      const Matrix6 PH = coupling(step.neighbours[a]) - UDinv * G_a.transpose();
-      data_.pa[j] = Force(data_.pa[j].toVector() + PH.transpose() * a_known +
+      Matrix6 PH;  // P_i H_{i,j}
+      if (ref.transposed) {
+        PH = coupling_[ref.slot].transpose();
+      } else {
+        PH = coupling_[ref.slot];
+      }
+      PH.noalias() -= UDinv * G_a.transpose();
+      data_.pa[j] = Force(vec(data_.pa[j]) + PH.transpose() * a_known +
                           neighbour_SDinv_.middleCols<NV>(a * NV) * u);
       if (p == 0) continue;
       const Matrix6 B = forcesToParent(liMi, PH);
@@ -147,8 +236,8 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
     data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
-    const Vector6 pa_art = data_.pa[i].toVector() + Ia_art * data_.c[i].toVector() + UDinv * u;
-    data_.pa[p] += liMi.act(Force(pa_art));
+    const Vector6 pa_art = vec(data_.pa[i]) + Ia_art * vec(data_.c[i]) + UDinv * u;
+    data_.pa[p] += detail::toParentFrame(liMi, pa_art);
   });
 }
 
@@ -159,16 +248,16 @@ void LcabaSolver::rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot)
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = m.idx_v[i];
     // Line 25: u_i -= (H̄_{i,N_i} S_i)ᵀ ā_{N_i}; line 26 (§IV-C4): v̇_i, a_i.
-    const Motion a_pre = data_.liMi[i].actInv(data_.a_gf[step.parent]) + data_.c[i];
+    const Motion a_pre = detail::toChildFrame(data_.liMi[i], data_.a_gf[step.parent]) + data_.c[i];
     Eigen::Matrix<double, NV, 1> rhs =
-        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * vec(a_pre);
     for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
       rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                       data_.a_gf[step.neighbours[a].body].toVector();
+                       vec(data_.a_gf[step.neighbours[a].body]);
     }
-    auto qdd = vdot.segment<NV>(iv);
-    qdd.noalias() = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
-    data_.a_gf[i] = a_pre + Motion(data_.S.middleCols<NV>(iv) * qdd);
+    const Eigen::Matrix<double, NV, 1> qdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
+    vdot.segment<NV>(iv) = qdd;
+    data_.a_gf[i] = a_pre + Motion(detail::subspaceTimes<NV>(m, i, qdd));
   });
 }
 
@@ -177,21 +266,27 @@ double LcabaSolver::updateMultipliers() {
   double residual = 0.0;
   for (int c = 0; c < constraints_.size(); ++c) {
     const Constraint& con = constraints_[c];
-    const int dim = con.dimension(), row = constraints_.rowOffset(c);
-    const ConstraintRows& K1 = cdata_.K1[c];
-    const ConstraintRows& K2 = cdata_.K2[c];
-    // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-    Vector6 error = K1 * data_.a_gf[con.body1].toVector();
-    if (con.body2 != 0) error.noalias() += K2 * data_.a_gf[con.body2].toVector();
-    for (int r = 0; r < dim; ++r) {
-      error[r] -= target_[row + r];
-      residual = std::max(residual, std::abs(error[r]));
-      lambda_[row + r] -= mu * error[r];  // line 8 (eq. 33): λ_paper += μΔk
-    }
-    // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
-    const Vector6 g = mu * error;
-    delta_force_[con.body1] = Force(delta_force_[con.body1].toVector() + K1.transpose() * g);
-    if (con.body2 != 0) delta_force_[con.body2] = Force(delta_force_[con.body2].toVector() + K2.transpose() * g);
+    withConstraintRows(con.dimension(), [&](auto rows_tag) {
+      constexpr int R = decltype(rows_tag)::value;
+      using VectorR = Eigen::Matrix<double, R, 1>;
+      const int dim = con.dimension(), row = constraints_.rowOffset(c);
+      const auto K1 = cdata_.K1[c].topRows<R>();
+      const auto K2 = cdata_.K2[c].topRows<R>();
+      // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
+      VectorR error = K1 * vec(data_.a_gf[con.body1]);
+      if (con.body2 != 0) error.noalias() += K2 * vec(data_.a_gf[con.body2]);
+      for (int r = 0; r < dim; ++r) {
+        error[r] -= target_[row + r];
+        residual = std::max(residual, std::abs(error[r]));
+        lambda_[row + r] -= mu * error[r];  // line 8 (eq. 33): λ_paper += μΔk
+      }
+      // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
+      const VectorR g = mu * error;
+      delta_force_[con.body1] = Force(vec(delta_force_[con.body1]) + K1.transpose() * g);
+      if (con.body2 != 0) {
+        delta_force_[con.body2] = Force(vec(delta_force_[con.body2]) + K2.transpose() * g);
+      }
+    });
   }
   return residual;
 }
@@ -211,15 +306,17 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
         du.setZero();
         return;
       }
-      const Vector6 dp = delta_force_[i].toVector();
-      du.noalias() = -(data_.S.middleCols<NV>(iv).transpose() * dp);
+      const Vector6 dp = vec(delta_force_[i]);
+      du = -detail::subspaceTransposeTimes<NV>(m, i, dp);
       const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         const int j = step.neighbours[a].body;
         delta_force_[j] =
-            Force(delta_force_[j].toVector() + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
+            Force(vec(delta_force_[j]) + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
       }
-      if (p != 0) delta_force_[p] += data_.liMi[i].act(Force(Vector6(dp + data_.U.middleCols<NV>(iv) * Dinv_du)));
+      if (p != 0) {
+        delta_force_[p] += detail::toParentFrame(data_.liMi[i], Vector6(dp + data_.U.middleCols<NV>(iv) * Dinv_du));
+      }
       delta_force_[i] = Force(Vector6::Zero());
     });
   }
@@ -232,18 +329,18 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
     detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = m.idx_v[i];
-      const Motion da_pre = data_.liMi[i].actInv(delta_a_[step.parent]);
+      const Motion da_pre = detail::toChildFrame(data_.liMi[i], delta_a_[step.parent]);
       Eigen::Matrix<double, NV, 1> rhs =
-          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * da_pre.toVector();
+          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * vec(da_pre);
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                         delta_a_[step.neighbours[a].body].toVector();
+                         vec(delta_a_[step.neighbours[a].body]);
       }
       const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
       vdot.segment<NV>(iv) += dqdd;
       step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
-      delta_a_[i] = da_pre + Motion(data_.S.middleCols<NV>(iv) * dqdd);
-      data_.a_gf[i] = data_.a_gf[i] + delta_a_[i];
+      delta_a_[i] = da_pre + Motion(detail::subspaceTimes<NV>(m, i, dqdd));
+      data_.a_gf[i] += delta_a_[i];
     });
   }
   return step_norm;
@@ -257,7 +354,7 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
 
   // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
   // constraint terms (lines 4-10); the neighbour sets are the bind-time ordering's.
-  articulatedFirstPass(model(), data_, q, v, tau, fext);
+  articulatedFirstPass(model(), data_, q, v, tau, fext, &acceleration_needed_, &rigid_inertias_);
   evaluateConstraints(constraints_, data_, q, v, cdata_);
   for (Matrix6& h : coupling_) h.setZero();
   addConstraintTerms();

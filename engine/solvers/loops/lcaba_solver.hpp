@@ -55,9 +55,6 @@ class LcabaSolver final : public ConstrainedSolver {
   double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
   double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2; returns ‖Δv̇‖∞
 
-  Matrix6 coupling(const CouplingRef& ref) const {
-    return ref.transposed ? Matrix6(coupling_[ref.slot].transpose()) : coupling_[ref.slot];
-  }
   void addCoupling(const CouplingRef& ref, const Matrix6& h) {
     if (ref.transposed) {
       coupling_[ref.slot] += h.transpose();
@@ -67,6 +64,8 @@ class LcabaSolver final : public ConstrainedSolver {
   }
 
   EliminationOrdering ordering_;
+  std::vector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
+  std::vector<bool> acceleration_needed_;  // constrained links and their ancestors (data.a)
   Data data_;            // kinematics, Ia = H_{i,i}, pa = -f_i (ABA's sign), U, D⁻¹, u, a_gf
   ConstraintData cdata_;  // K¹, K², k_link
   std::vector<Matrix6> coupling_;   // H_{j,k}, one per slot of the ordering
