@@ -14,15 +14,13 @@ DenseJointSpaceTerms::DenseJointSpaceTerms(const ConstraintSet& set, const Vecto
       mass_llt_(set.model().nv),
       minv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
-      mass_diagonal_(VectorX::Zero(set.model().nv)),
-      positions_q_(VectorX::Zero(set.model().nq)),
-      positions_added_(VectorX::Zero(set.model().nv)) {}
+      held_(set.model().nq, set.model().nv) {}
 
 void DenseJointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                     std::span<const Force> fext) {
   const Model& model = set_.model();
-  const bool same_q = positions_valid_ && q == positions_q_;
-  const bool same_factors = same_q && added_inertia_ == positions_added_;
+  const bool same_q = held_.sameQ(q);
+  const bool same_factors = held_.sameFactors(q, added_inertia_);
   if (same_q) {
     forwardVelocitiesAtPlacements(model, data_, v, cdata_.zero_nv);
   } else {
@@ -39,7 +37,7 @@ void DenseJointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Ei
   evaluateConstraints(set_, data_, q, v, cdata_, same_q ? kConstraintErrors : kConstraintErrors | kConstraintJacobian);
   if (!same_factors) {
     reduceJacobian();
-    holdPositions(q, added_inertia_);
+    held_.hold(q, added_inertia_);
   }
 }
 
@@ -52,7 +50,7 @@ void DenseJointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, 
   evaluatePositionTerms(set_, data_, q, cdata_);
   cdata_.phidot.noalias() = cdata_.J * v;
   reduceJacobian();
-  holdPositions(q, added);
+  held_.hold(q, added);
 }
 
 void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
@@ -61,13 +59,12 @@ void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& l
 
 void DenseJointSpaceTerms::factorizeMass(const VectorX& added) {
   crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
-  mass_diagonal_ = data_.M.diagonal();
-  data_.M.diagonal() += added;  // implicit damping: M + dt·D
+  held_.addToDiagonal(data_.M, added);
   mass_llt_.compute(data_.M);
 }
 
 void DenseJointSpaceTerms::refactorMass(const VectorX& added) {
-  data_.M.diagonal() = mass_diagonal_ + added;  // the same bits as CRBA's M + added
+  held_.replaceDiagonal(data_.M, added);
   mass_llt_.compute(data_.M);
 }
 
@@ -76,12 +73,6 @@ void DenseJointSpaceTerms::reduceJacobian() {
   minv_jt_ = cdata_.J.transpose();
   mass_llt_.solveInPlace(minv_jt_);
   delassus_.noalias() = cdata_.J * minv_jt_;
-}
-
-void DenseJointSpaceTerms::holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
-  positions_q_ = q;
-  positions_added_ = added;
-  positions_valid_ = true;
 }
 
 }  // namespace loopsim

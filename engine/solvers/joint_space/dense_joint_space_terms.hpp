@@ -8,6 +8,7 @@
 #include <span>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/joint_space/held_position_terms.hpp>
 #include <loopsim/solvers/joint_space/projection_terms.hpp>
 
 namespace loopsim {
@@ -39,7 +40,6 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   void factorizeMass(const VectorX& added);  // CRBA on the current kinematics, + diag(added), Cholesky
   void refactorMass(const VectorX& added);   // the same M with another added diagonal
   void reduceJacobian();                     // M⁻¹ Jᵀ and Λ
-  void holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added);
 
   const ConstraintSet& set_;
   const VectorX& added_inertia_;
@@ -48,9 +48,7 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   Eigen::LLT<MatrixX> mass_llt_;
   MatrixX minv_jt_;   // M⁻¹ Jᵀ
   MatrixX delassus_;  // J M⁻¹ Jᵀ
-  VectorX mass_diagonal_;  // CRBA's diagonal of M, before the added diagonal
-  VectorX positions_q_, positions_added_;
-  bool positions_valid_ = false;
+  HeldPositionTerms held_;  // the q and added diagonal of the position terms
 };
 
 }  // namespace loopsim

@@ -54,9 +54,7 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
       vdot_free_(VectorX::Zero(set.model().nv)),
       rhs_(VectorX::Zero(set.dimension())),
       force_(VectorX::Zero(set.model().nv)),
-      positions_q_(VectorX::Zero(set.model().nq)),
-      positions_added_(VectorX::Zero(set.model().nv)),
-      mass_diagonal_(VectorX::Zero(set.model().nv)) {
+      held_(set.model().nq, set.model().nv) {
   const Model& model = set.model();
   const int nc = set.size();
   std::vector<std::vector<char>> masks(nc, std::vector<char>(model.nv, 0));
@@ -117,8 +115,8 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // hold: a step's velocity projection leaves the placements, M and J to the
   // next solve at its q, and M's factors, Y and Λ too when the added diagonal
   // is the same as well.
-  const bool same_q = positions_valid_ && q == positions_q_;
-  const bool same_factors = same_q && added_inertia_ == positions_added_;
+  const bool same_q = held_.sameQ(q);
+  const bool same_factors = held_.sameFactors(q, added_inertia_);
   if (same_q) {
     forwardVelocitiesAtPlacements(model, data_, v, cdata_.zero_nv);
   } else {
@@ -134,7 +132,7 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   } else if (!same_factors) {
     refactorMass(added_inertia_);
   }
-  if (!same_factors) holdPositions(q, added_inertia_);
+  if (!same_factors) held_.hold(q, added_inertia_);
   ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
   if (set_.dimension() == 0) return;
   // k at the new v; J only at a new q.
@@ -144,12 +142,6 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
     assembleDelassus();
   }
   updateRhs();
-}
-
-void JointSpaceTerms::holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
-  positions_q_ = q;
-  positions_added_ = added;
-  positions_valid_ = true;
 }
 
 void JointSpaceTerms::updateRhs() {
@@ -185,20 +177,19 @@ void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const
     reduceJacobian();
     assembleDelassus();
   }
-  holdPositions(q, added);
+  held_.hold(q, added);
 }
 
 void JointSpaceTerms::factorizeMass(const VectorX& added) {
   // data_.M is ours: only the lower triangle of its pattern is ever written,
   // and the LTDL factorisation reads nothing else.
   crbaAtKinematics(set_.model(), data_, MassMatrixFill::LowerTriangle);
-  mass_diagonal_ = data_.M.diagonal();
-  data_.M.diagonal() += added;            // implicit damping: M + dt·D
+  held_.addToDiagonal(data_.M, added);
   ltl_.factorize(data_.M);
 }
 
 void JointSpaceTerms::refactorMass(const VectorX& added) {
-  data_.M.diagonal() = mass_diagonal_ + added;  // the same bits as CRBA's M + added
+  held_.replaceDiagonal(data_.M, added);
   ltl_.factorize(data_.M);
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/solvers/joint_space/held_position_terms.hpp>
 #include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 #include <loopsim/solvers/joint_space/projection_terms.hpp>
 
@@ -72,8 +73,6 @@ class JointSpaceTerms final : public ProjectionTerms {
   [[noreturn]] void throwRankDeficient(std::string_view solver) const;
 
  private:
-  // The position terms now belong to q, the factors to M + diag(added).
-  void holdPositions(const Eigen::Ref<const VectorX>& q, const VectorX& added);
   void updateRhs();                           // b = k - J v̇_free over the supports
   void factorizeMass(const VectorX& added);   // CRBA on the current kinematics, + diag(added), LTDL
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
@@ -109,10 +108,7 @@ class JointSpaceTerms final : public ProjectionTerms {
   VectorX rhs_;       // b
   VectorX force_;     // joint-space workspace (nv)
 
-  // The q and added diagonal the position terms were computed at.
-  VectorX positions_q_, positions_added_;
-  bool positions_valid_ = false;
-  VectorX mass_diagonal_;  // CRBA's diagonal of M, before the added diagonal
+  HeldPositionTerms held_;  // the q and added diagonal of the position terms
 };
 
 /// True when an LLT of a symmetric positive semi-definite matrix A failed or a
