@@ -35,7 +35,8 @@ struct RodParams {
 /// default solver, one step, on the shared 2-core machine at a load of 9
 /// (Release), over shapes from many short branches to one long stem or rail:
 /// 2,000 links start in 1.4-23 s at 0.28-0.68 GB, a step takes 0.9 ms (lcaba)
-/// to 3.5 s (prox-bbo on favourable_branching's 200 branches); 5,000 links take
+/// to 3.5 s (prox-bbo on favourable_branching's 200 branches; 0.5 s since its
+/// rooted elimination, nearly all of it the post-step projection); 5,000 links take
 /// 31-75 s to start at 1.9-2.4 GB. README, "Size".
 inline constexpr int kMaxMechanismLinks = 2000;
 

@@ -44,6 +44,23 @@ TEST(AppRun, PrintsTheSummaryBlock) {
   EXPECT_FALSE(contains(out.text, "[####")) << "no progress bar when stdout is not a terminal";
 }
 
+TEST(AppRun, TheSolveMedianSaysWhenTheProjectionEvaluatedItsTerms) {
+  // With projection on, a joint-space solver's solve at the projected q keeps
+  // M, J and the Delassus matrix: the summary must say why it looks cheap.
+  const char* note = "Median solve       : ";
+  const char* shared = "(M, J and the Delassus matrix from the previous step's projection)";
+  Output out = runLoopsim("run " + scenePath("cycle.yaml") + " --duration 0.05 --solver kkt --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, note) && contains(out.text, shared)) << out.text;
+  out = runLoopsim("run " + scenePath("cycle.yaml") + " --duration 0.05 --solver prox-bbo --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, note) && !contains(out.text, shared)) << "prox-bbo evaluates its own terms:\n"
+                                                                      << out.text;
+  out = runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.05 --solver kkt --quiet");  // projection off
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, note) && !contains(out.text, shared)) << out.text;
+}
+
 TEST(AppRun, OverridesDtAndSolverAndRejectsBadValues) {
   Output out = runLoopsim("run " + scenePath("four_bar.yaml") + " --duration 0.1 --dt 0.002 --solver kkt --quiet");
   ASSERT_EQ(out.exit_code, 0) << out.text;
