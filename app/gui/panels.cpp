@@ -343,6 +343,18 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::Text("time       %.3f s %s", session->shownTime(), session->viewingPast() ? "(history)" : state.running ? "" : "(paused)");
   ImGui::Text("solver     %s%s", sim.scene().solver.c_str(), sim.solverBinding().selection ? " (auto)" : "");
   ImGui::Text("solve      %.1f us (median, last 1 s)", session->recentMedianSolveUs());
+  if (sim.scene().projection && sim.constraints().dimension() > 0 &&
+      session->simulation().solver().sharedProjectionTerms() != nullptr) {
+    // The projection evaluated this solver's M, J and Λ at the new q: the
+    // solve median alone would flatter joint-space solvers against the others.
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("With projection on, each step's projection evaluates M, J and the Delassus\n"
+                        "matrix at the new q and this solver's next solve keeps them: the solve\n"
+                        "time leaves them out (the step time includes them).");
+    }
+  }
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
   ImGui::Text("violation  %.2e m|rad, %.2e /s", sim.positionViolation(), sim.velocityViolation());
   ImGui::Text("energy bal %.3e J", sim.energy().balance());
