@@ -48,9 +48,9 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
     const int last = model.subtree_end[i] - 1;
     const int end = model.idx_v[last] + model.joint_nv[last];
     for (int l = iv; l < iv + nvi; ++l) {
-      // F = Ic S_l (InertiaAtOrigin's product), straight from and into the
-      // columns: through Motion and Force temporaries the compiler re-read
-      // its own narrow stores with wide loads (store-forwarding stalls).
+      // F = Ic S_l: n = I_o w + h × v, f = m v + w × h, straight from and
+      // into the columns (through Motion and Force temporaries the compiler
+      // re-read its own narrow stores with wide loads: store-forwarding stalls).
       const Vector3 w = oS.col(l).head<3>(), v = oS.col(l).tail<3>();
       oF.col(l).head<3>() = Yc.I_o * w + Yc.h.cross(v);
       oF.col(l).tail<3>() = Yc.mass * v + w.cross(Yc.h);

@@ -87,8 +87,6 @@ struct InertiaAtOrigin {
     I_o += o.I_o;
     return *this;
   }
-  /// Momentum: n = I_o w + h × v, f = m v + w × h (= m (v + w × c)).
-  Force operator*(const Motion& m) const { return {I_o * m.w + h.cross(m.v), mass * m.v + m.w.cross(h)}; }
 };
 
 }  // namespace loopsim

@@ -17,9 +17,12 @@ struct Motion {
   explicit Motion(const Vector6& m) : w(m.head<3>()), v(m.tail<3>()) {}
   static Motion Zero() { return {}; }
 
+  // Block assignments, not Eigen's comma initializer: the latter stays an
+  // out-of-line call in the recursions' inner loops.
   Vector6 toVector() const {
     Vector6 out;
-    out << w, v;
+    out.head<3>() = w;
+    out.tail<3>() = v;
     return out;
   }
   Motion operator+(const Motion& o) const { return {w + o.w, v + o.v}; }
@@ -56,9 +59,10 @@ struct Force {
   explicit Force(const Vector6& x) : n(x.head<3>()), f(x.tail<3>()) {}
   static Force Zero() { return {}; }
 
-  Vector6 toVector() const {
+  Vector6 toVector() const {  // block assignments, as Motion::toVector
     Vector6 out;
-    out << n, f;
+    out.head<3>() = n;
+    out.tail<3>() = f;
     return out;
   }
   Force operator+(const Force& o) const { return {n + o.n, f + o.f}; }

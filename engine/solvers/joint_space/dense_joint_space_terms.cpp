@@ -19,14 +19,9 @@ DenseJointSpaceTerms::DenseJointSpaceTerms(const ConstraintSet& set, const Vecto
 void DenseJointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                     std::span<const Force> fext) {
   const Model& model = set_.model();
-  const bool same_q = held_.sameQ(q);
   const bool same_factors = held_.sameFactors(q, added_inertia_);
-  if (same_q) {
-    forwardVelocitiesAtPlacements(model, data_, v, cdata_.zero_nv);
-  } else {
-    // One kinematics pass shared by RNEA, CRBA and the constraint terms.
-    forwardKinematics(model, data_, q, v, cdata_.zero_nv);
-  }
+  // One kinematics pass shared by RNEA, CRBA and the constraint terms.
+  const bool same_q = held_.kinematicsAt(model, data_, q, v, cdata_.zero_nv);
   biasForcesAtKinematics(model, data_, fext);
   if (!same_q) {
     factorizeMass(added_inertia_);

@@ -4,6 +4,8 @@
 // (placements, M, J, M's factors, Λ) belong to, and CRBA's diagonal of M, so
 // that another added diagonal at the same q gives M + diag(added) to the same
 // bits as CRBA's M + added, without a new CRBA.
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/model/data.hpp>
 #include <loopsim/spatial/types.hpp>
 
 namespace loopsim {
@@ -17,6 +19,19 @@ class HeldPositionTerms {
   /// M's factors (and what depends on them) are those of M(q) + diag(added) too.
   bool sameFactors(const Eigen::Ref<const VectorX>& q, const VectorX& added) const {
     return sameQ(q) && added == added_;
+  }
+  /// An evaluate's kinematics at (q, v) with v̇ = 0: only the velocity half
+  /// when the placements held are q's (the same bits as a full pass).
+  /// Returns sameQ(q).
+  bool kinematicsAt(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
+                    const Eigen::Ref<const VectorX>& v, const VectorX& zero_nv) const {
+    const bool same_q = sameQ(q);
+    if (same_q) {
+      forwardVelocitiesAtPlacements(model, data, v, zero_nv);
+    } else {
+      forwardKinematics(model, data, q, v, zero_nv);
+    }
+    return same_q;
   }
   void hold(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
     q_ = q;

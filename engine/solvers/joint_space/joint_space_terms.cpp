@@ -115,15 +115,10 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // hold: a step's velocity projection leaves the placements, M and J to the
   // next solve at its q, and M's factors, Y and Λ too when the added diagonal
   // is the same as well.
-  const bool same_q = held_.sameQ(q);
   const bool same_factors = held_.sameFactors(q, added_inertia_);
-  if (same_q) {
-    forwardVelocitiesAtPlacements(model, data_, v, cdata_.zero_nv);
-  } else {
-    // One kinematics pass (joint transforms, placements, velocities, bias
-    // accelerations) shared by RNEA, CRBA and the constraint terms.
-    forwardKinematics(model, data_, q, v, cdata_.zero_nv);
-  }
+  // One kinematics pass (joint transforms, placements, velocities, bias
+  // accelerations) shared by RNEA, CRBA and the constraint terms.
+  const bool same_q = held_.kinematicsAt(model, data_, q, v, cdata_.zero_nv);
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
   biasForcesAtKinematics(model, data_, fext);
   vdot_free_ = tau - data_.tau;

@@ -58,22 +58,6 @@ template <int NV>
   }
 }
 
-// Motion / Force as 6-vectors, forced inline: called per link and per
-// neighbour, the out-of-line toVector() call costs more than the copy.
-// (Block assignments: Eigen's comma initializer is itself kept out of line.)
-[[gnu::always_inline]] inline Vector6 vec(const Motion& m) {
-  Vector6 out;
-  out.head<3>() = m.w;
-  out.tail<3>() = m.v;
-  return out;
-}
-[[gnu::always_inline]] inline Vector6 vec(const Force& f) {
-  Vector6 out;
-  out.head<3>() = f.n;
-  out.tail<3>() = f.f;
-  return out;
-}
-
 // Calls f(std::integral_constant<int, R>{}) with R = 3 for 3-row constraints
 // (connects) and R = 6 otherwise: K¹ and K² are 6 x 6 with the rows past
 // dimension() zero, so the fixed 3-row blocks halve a connect's products and
@@ -160,11 +144,11 @@ void LcabaSolver::addConstraintTerms() {
       const Eigen::Matrix<double, 6, R> K1t = K1.transpose();
       const Eigen::Matrix<double, 6, R> muK1t = mu * K1t;
       data_.Ia[b1].noalias() += muK1t * K1t.transpose();
-      data_.pa[b1] = Force(vec(data_.pa[b1]) - K1t * g);
+      data_.pa[b1] = Force(data_.pa[b1].toVector() - K1t * g);
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
       data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
-      data_.pa[b2] = Force(vec(data_.pa[b2]) - K2t * g);
+      data_.pa[b2] = Force(data_.pa[b2].toVector() - K2t * g);
       addCoupling(constraint_coupling_[c], muK1t * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
     });
   }
@@ -182,7 +166,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data_.u.segment<NV>(iv);
-    u -= detail::subspaceTransposeTimes<NV>(m, i, vec(data_.pa[i]));
+    u -= detail::subspaceTransposeTimes<NV>(m, i, data_.pa[i].toVector());
     const MatrixG UDinv = U * Dinv;
     const SE3& liMi = data_.liMi[i];
 
@@ -210,7 +194,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known (-g) and
     // joins a_b,i, as in §IV-A.
     const Vector6 a_known =
-        p == 0 ? vec(detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i]) : vec(data_.c[i]);
+        p == 0 ? (detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i]).toVector() : data_.c[i].toVector();
     for (int a = 0; a < n; ++a) {
       const CouplingRef& ref = step.neighbours[a];
       const int j = ref.body;
@@ -222,7 +206,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
         PH = coupling_[ref.slot];
       }
       PH.noalias() -= UDinv * G_a.transpose();
-      data_.pa[j] = Force(vec(data_.pa[j]) + PH.transpose() * a_known +
+      data_.pa[j] = Force(data_.pa[j].toVector() + PH.transpose() * a_known +
                           neighbour_SDinv_.middleCols<NV>(a * NV) * u);
       if (p == 0) continue;
       const Matrix6 B = forcesToParent(liMi, PH);
@@ -236,7 +220,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
     data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
-    const Vector6 pa_art = vec(data_.pa[i]) + Ia_art * vec(data_.c[i]) + UDinv * u;
+    const Vector6 pa_art = data_.pa[i].toVector() + Ia_art * data_.c[i].toVector() + UDinv * u;
     data_.pa[p] += detail::toParentFrame(liMi, pa_art);
   });
 }
@@ -250,10 +234,10 @@ void LcabaSolver::rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot)
     // Line 25: u_i -= (H̄_{i,N_i} S_i)ᵀ ā_{N_i}; line 26 (§IV-C4): v̇_i, a_i.
     const Motion a_pre = detail::toChildFrame(data_.liMi[i], data_.a_gf[step.parent]) + data_.c[i];
     Eigen::Matrix<double, NV, 1> rhs =
-        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * vec(a_pre);
+        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
     for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
       rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                       vec(data_.a_gf[step.neighbours[a].body]);
+                       data_.a_gf[step.neighbours[a].body].toVector();
     }
     const Eigen::Matrix<double, NV, 1> qdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
     vdot.segment<NV>(iv) = qdd;
@@ -273,8 +257,8 @@ double LcabaSolver::updateMultipliers() {
       const auto K1 = cdata_.K1[c].topRows<R>();
       const auto K2 = cdata_.K2[c].topRows<R>();
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-      VectorR error = K1 * vec(data_.a_gf[con.body1]);
-      if (con.body2 != 0) error.noalias() += K2 * vec(data_.a_gf[con.body2]);
+      VectorR error = K1 * data_.a_gf[con.body1].toVector();
+      if (con.body2 != 0) error.noalias() += K2 * data_.a_gf[con.body2].toVector();
       for (int r = 0; r < dim; ++r) {
         error[r] -= target_[row + r];
         residual = std::max(residual, std::abs(error[r]));
@@ -282,9 +266,9 @@ double LcabaSolver::updateMultipliers() {
       }
       // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
       const VectorR g = mu * error;
-      delta_force_[con.body1] = Force(vec(delta_force_[con.body1]) + K1.transpose() * g);
+      delta_force_[con.body1] = Force(delta_force_[con.body1].toVector() + K1.transpose() * g);
       if (con.body2 != 0) {
-        delta_force_[con.body2] = Force(vec(delta_force_[con.body2]) + K2.transpose() * g);
+        delta_force_[con.body2] = Force(delta_force_[con.body2].toVector() + K2.transpose() * g);
       }
     });
   }
@@ -306,13 +290,13 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
         du.setZero();
         return;
       }
-      const Vector6 dp = vec(delta_force_[i]);
+      const Vector6 dp = delta_force_[i].toVector();
       du = -detail::subspaceTransposeTimes<NV>(m, i, dp);
       const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         const int j = step.neighbours[a].body;
         delta_force_[j] =
-            Force(vec(delta_force_[j]) + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
+            Force(delta_force_[j].toVector() + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
       }
       if (p != 0) {
         delta_force_[p] += detail::toParentFrame(data_.liMi[i], Vector6(dp + data_.U.middleCols<NV>(iv) * Dinv_du));
@@ -331,10 +315,10 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
       const int iv = m.idx_v[i];
       const Motion da_pre = detail::toChildFrame(data_.liMi[i], delta_a_[step.parent]);
       Eigen::Matrix<double, NV, 1> rhs =
-          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * vec(da_pre);
+          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * da_pre.toVector();
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                         vec(delta_a_[step.neighbours[a].body]);
+                         delta_a_[step.neighbours[a].body].toVector();
       }
       const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
       vdot.segment<NV>(iv) += dqdd;

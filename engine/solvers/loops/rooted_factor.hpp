@@ -19,7 +19,7 @@ bool factorRooted(const LinkMultipliers& link, Eigen::Ref<MatrixX> F);
 /// x ← L_RR⁻¹ x with F from factorRooted.
 void solveRooted(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Eigen::Ref<VectorX> x);
 
-/// X ← L_RR⁻¹ X column by column.
+/// X ← L_RR⁻¹ X, all columns in one pass over the factor's blocks.
 void solveRootedColumns(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Eigen::Ref<MatrixX> X);
 
 }  // namespace loopsim
