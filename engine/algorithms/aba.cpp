@@ -22,9 +22,11 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
   // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.
   data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
+  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < nb; ++i) {
     const int p = model.parent[i];
-    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
+    detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
+    const SE3& liMi = data.liMi[i];
     data.oMi[i] = data.oMi[p] * liMi;
     detail::writeMotionSubspace(model, i, data.S);  // for callers that read data.S after ABA
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {

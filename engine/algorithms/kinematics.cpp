@@ -15,10 +15,11 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
   data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
   data.a[0].setZero();
+  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i];
     if (q != nullptr) {
-      data.liMi[i] = detail::jointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq));
+      detail::setJointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq), data.liMi[i], &trig);
       data.oMi[i] = data.oMi[p] * data.liMi[i];
       detail::writeMotionSubspace(model, i, data.S);
     }

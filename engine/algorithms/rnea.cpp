@@ -39,10 +39,12 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
   data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
 
   // Forward: velocities, accelerations, body forces f_i = I a + v x* I v - fext.
+  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i];
     // Body frames only: RNEA needs no world placement (data.oMi is not written).
-    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
+    detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
+    const SE3& liMi = data.liMi[i];
     detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;

@@ -147,9 +147,11 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
   data.oMi[0] = SE3::Identity();
   data.v[0].setZero();
   data.a[0].setZero();
+  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < nb; ++i) {
     const int p = model.parent[i];
-    const SE3& liMi = data.liMi[i] = detail::jointPlacement(model, i, q);
+    detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
+    const SE3& liMi = data.liMi[i];
     data.oMi[i] = data.oMi[p] * liMi;
     if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
@@ -193,9 +195,10 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
 void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
   const int nb = model_.nbodies();
   data.oMi[0] = SE3::Identity();
+  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < nb; ++i) {
     const int p = model_.parent[i];
-    data.liMi[i] = detail::jointPlacement(model_, i, q);
+    detail::setJointPlacement(model_, i, q, data.liMi[i], &trig);
     data.oMi[i] = data.oMi[p] * data.liMi[i];
     data.Ia[i] = rigid_inertias_[i];
   }
