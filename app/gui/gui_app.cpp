@@ -745,7 +745,14 @@ void GuiApp::carryOutRequests() {
       session_->setSolver(*solver, state_.settings);
       state_.say("solver " + *solver + " from t = " + std::to_string(session_->simulation().time()) + " s");
       window_.setTitle("loopsim - " + session_->simulation().scene().name + " (" + *solver + ")");
-      logEvent((requests.solver ? "solver " : "settings applied: solver ") + *solver + " from " + whereNow());
+      if (requests.solver) {
+        logEvent("solver " + *solver + " from " + whereNow());
+      } else {
+        // The μ the new solver runs with (resolved when auto), at full precision: a script can pass it to `run --mu`.
+        const SolverBinding& bound = session_->simulation().solverBinding();
+        logEvent(fmt::format("settings applied: solver {} from {}, mu {}{}", *solver, whereNow(), bound.settings.mu,
+                             bound.auto_mu ? " (" + bound.muLine() + ")" : ""));
+      }
     } catch (const std::exception& e) {
       state_.error = "Cannot switch to " + *solver + ":\n" + e.what();
       logEvent("cannot switch to " + *solver + ": " + e.what());

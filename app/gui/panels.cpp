@@ -190,6 +190,7 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::Checkbox("auto##mu", &s.mu_auto);
+  state.widgets.noteLastItem("auto##mu");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("at the current state (paper 001 VI-D): mu = %.0e x lambda_max(M) for the proximal "
                       "solvers; %.0e x the constraint-space inertia's largest eigenvalue for lcaba and constrained-aba",
                       kAutoMuFactorProximal, kAutoMuFactorConstraintInertia);

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -1627,11 +1628,13 @@ TEST(Gui, TypingBaumgarteTAndTickingProjectionInTheSettingsPanelApplyOnTheNextSt
 namespace {
 
 // Screenshots (Ctrl+P, the panels hidden with Tab) of the paused four-bar just before and just
-// after ticking the Rendering checkbox `label`, in one run; the images are read and their files
-// removed. Empty images when the run or a screenshot failed (the log says why).
-std::pair<Image, Image> fourBarScreenshotsAroundTicking(const std::string& label, std::string& log) {
+// after ticking the Rendering checkbox `label`, in one run, after the actions `setup`; the images
+// are read and their files removed. Empty images when the run or a screenshot failed (the log
+// says why).
+std::pair<Image, Image> fourBarScreenshotsAroundTicking(const std::string& label, std::string& log,
+                                                        const std::string& setup = "") {
   const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused",
-                                 "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot '\n"
+                                 setup + "\nxdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot '\n"
                                  "xdotool key Tab; click '" + label + "'; waitfor 'event: rendering: " + label + " on'\n"
                                  "xdotool key Tab; xdotool key ctrl+p; waitfor 'event: screenshot ' 2");
   log = out.text;
@@ -1685,4 +1688,221 @@ TEST(Gui, TickingWireframeInTheRenderingPanelDrawsTheEdgesOnly) {
   std::printf("[ measured ] pixels in the links' colours: %ld solid, %ld wireframe\n", before, after);
   EXPECT_LT(after, before / 2) << "still drawn solid after the click\n" << log;
   EXPECT_GT(after, 0) << "the mechanism is not drawn at all\n" << log;
+}
+
+namespace {
+
+// The record `clicked` of a GUI run equals the record `scripted` bit for bit (NaN as NaN) over
+// `clicked`'s rows, but for the timings and, in `clicked`'s last row (its final state: no step
+// was taken from it), the columns of a step.
+void expectSameRecordedSteps(const loopsim::CsvTable& clicked, const loopsim::CsvTable& scripted) {
+  ASSERT_EQ(clicked.columns, scripted.columns);
+  ASSERT_LE(clicked.rows.size(), scripted.rows.size());
+  for (std::size_t k = 0; k < clicked.rows.size(); ++k) {
+    const bool last = k + 1 == clicked.rows.size();
+    for (std::size_t col = 0; col < clicked.columns.size(); ++col) {
+      const std::string& column = clicked.columns[col];
+      if (column.rfind("timing:", 0) == 0) continue;
+      if (last && column != "t" && column.rfind("q:", 0) != 0 && column.rfind("v:", 0) != 0) continue;
+      const double a = clicked.rows[k][col], b = scripted.rows[k][col];
+      EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << column << " at row " << k << ": " << a << " vs " << b;
+    }
+  }
+}
+
+// The last "widget: 'LABEL' ..." line of a --log-widgets log, after the label.
+std::string lastWidgetLine(const std::string& text, const std::string& label) {
+  const std::string marker = "widget: '" + label + "' ";
+  const auto at = text.rfind(marker);
+  if (at == std::string::npos) return {};
+  return text.substr(at + marker.size(), text.find('\n', at) - at - marker.size());
+}
+
+void removeRecords(std::initializer_list<fs::path> records) {
+  for (const fs::path& p : records) {
+    fs::remove(p);
+    fs::remove(fs::path(p).replace_extension(".json"));
+  }
+}
+
+}  // namespace
+
+// The Settings section's mu, typed in (a click, which selects the field's text, the new value,
+// Enter held until the field lets go, as for Baumgarte T), then "Apply on next step" before the
+// first step: prox-ltl runs with that mu, bit for bit as `loopsim run --mu` with it, and not as
+// with the scene's (1e8, where it converges in 2 iterations; 6 or 7 at mu = 50). The event
+// reports the mu the solver runs with.
+TEST(Gui, TypingMuInTheSettingsPanelAppliesItOnTheNextStep) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const fs::path clicked = freshPath("clicked_mu.csv"), scripted = freshPath("scripted_mu.csv"), plain = freshPath("plain_mu.csv");
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --solver prox-ltl --paused --record " + clicked.string(),
+                                 "click Settings\n"
+                                 "focus mu; xdotool type 50\n"
+                                 "xdotool keydown Return; active mu no; xdotool keyup Return\n"
+                                 "click 'Apply on next step'; waitfor 'event: settings applied'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.001 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.002 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.003 s'");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("event: settings applied: solver prox-ltl from t = 0 s (step 0), mu 50\n"), std::string::npos) << out.text;
+  const std::string run = "run " + scenePath("four_bar.yaml") + " --solver prox-ltl --duration 0.003 --quiet --record ";
+  ASSERT_EQ(runLoopsim(run + scripted.string() + " --mu 50").exit_code, 0);
+  ASSERT_EQ(runLoopsim(run + plain.string()).exit_code, 0);
+  const loopsim::CsvTable c = loopsim::readCsv(clicked), s = loopsim::readCsv(scripted), u = loopsim::readCsv(plain);
+  ASSERT_EQ(c.rows.size(), 4u) << "t = 0 to 3 ms";
+  {
+    SCOPED_TRACE("the clicked run against run --mu 50");
+    expectSameRecordedSteps(c, s);
+  }
+  const auto iterations = static_cast<std::size_t>(c.requireColumn("iterations"));
+  std::printf("[ measured ] prox-ltl iterations at step 0: %g at mu 50 (clicked), %g at the scene's mu\n", c.rows[0][iterations],
+              u.rows[0][iterations]);
+  EXPECT_NE(c.rows[0][iterations], u.rows[0][iterations]) << "the first step ran with the scene's mu";
+  removeRecords({clicked, scripted, plain});
+}
+
+// The "auto" checkbox beside mu, ticked, then "Apply on next step" before the first step: the mu
+// field is greyed, and prox-ltl runs with mu resolved at the state (paper 001 VI-D), bit for bit as
+// `loopsim run --mu auto`; the event reports the resolved mu at full precision, which given to
+// `run --mu` gives that run too.
+TEST(Gui, TickingAutoBesideMuInTheSettingsPanelResolvesMuAtTheState) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  const fs::path clicked = freshPath("clicked_auto_mu.csv"), scripted = freshPath("scripted_auto_mu.csv"),
+                 logged = freshPath("logged_auto_mu.csv"), plain = freshPath("plain_auto_mu.csv");
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --solver prox-ltl --paused --record " + clicked.string(),
+                                 "click Settings\n"
+                                 "click 'auto##mu'\n"
+                                 "click 'Apply on next step'; waitfor 'event: settings applied'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.001 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.002 s'\n"
+                                 "click 'Step (Right)'; waitfor 'event: step to t = 0.003 s'");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(lastWidgetLine(out.text, "mu").ends_with(" disabled")) << "the mu field is greyed under auto\n" << out.text;
+  const std::string marker = "event: settings applied: solver prox-ltl from t = 0 s (step 0), mu ";
+  const auto at = out.text.find(marker);
+  ASSERT_NE(at, std::string::npos) << out.text;
+  const std::string mu = out.text.substr(at + marker.size(), out.text.find_first_of(" \n", at + marker.size()) - at - marker.size());
+  EXPECT_NE(out.text.find(marker + mu + " (\u03bc auto: "), std::string::npos) << "the estimate's line follows the mu\n" << out.text;
+  std::printf("[ measured ] mu auto resolved to %s\n", mu.c_str());
+  const std::string run = "run " + scenePath("four_bar.yaml") + " --solver prox-ltl --duration 0.003 --quiet --record ";
+  ASSERT_EQ(runLoopsim(run + scripted.string() + " --mu auto").exit_code, 0);
+  ASSERT_EQ(runLoopsim(run + logged.string() + " --mu " + mu).exit_code, 0) << mu;
+  ASSERT_EQ(runLoopsim(run + plain.string()).exit_code, 0);
+  const loopsim::CsvTable c = loopsim::readCsv(clicked), s = loopsim::readCsv(scripted), l = loopsim::readCsv(logged),
+                          u = loopsim::readCsv(plain);
+  ASSERT_EQ(c.rows.size(), 4u) << "t = 0 to 3 ms";
+  {
+    SCOPED_TRACE("the clicked run against run --mu auto");
+    expectSameRecordedSteps(c, s);
+  }
+  {
+    SCOPED_TRACE("the clicked run against run --mu " + mu);
+    expectSameRecordedSteps(c, l);
+  }
+  // The scene's mu (1e8) is another: the steps differ from those under auto.
+  bool differs = false;
+  for (std::size_t k = 0; k + 1 < c.rows.size(); ++k) {
+    for (std::size_t col = 0; col < c.columns.size(); ++col) {
+      if (c.columns[col].rfind("timing:", 0) != 0 && c.rows[k][col] != u.rows[k][col]) differs = true;
+    }
+  }
+  EXPECT_TRUE(differs) << "the steps are those of the scene's mu";
+  removeRecords({clicked, scripted, logged, plain});
+}
+
+// The Rendering section's "transparent" checkbox, clicked: the links are blended over the ground,
+// in the same run and view as just before the click. Nearly every pixel in a link's colour before
+// changes, and lies between the link's solid colour and the ground beside it on its row (the
+// nearest changed pixels' unchanged neighbours left and right, under 40 px apart): the median
+// opacity along that segment is that of a translucent solid, neither 1 (unchanged) nor 0 (not
+// drawn). Measured on the four-bar at 1024x768: all 22056 link-coloured pixels changed; median
+// opacity 0.58, two faces of 0.35 each (1 - 0.65^2).
+TEST(Gui, TickingTransparentInTheRenderingPanelBlendsTheLinksOverTheGround) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string log;
+  const auto [solid, clear] = fourBarScreenshotsAroundTicking("transparent", log);
+  ASSERT_EQ(solid.width, 1024) << log;
+  ASSERT_EQ(clear.width, 1024) << log;
+  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
+  std::vector<std::array<double, 3>> colours;
+  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  const auto changed = [&](int x, int y) { return solid.at(x, y) != clear.at(x, y); };
+  long links = 0, changed_links = 0;
+  std::vector<double> opacities;
+  for (int y = 0; y < solid.height; ++y) {
+    for (int x = 0; x < solid.width; ++x) {
+      if (!hasModelColour(solid.at(x, y), colours)) continue;
+      ++links;
+      if (!changed(x, y)) continue;
+      ++changed_links;
+      int left = x, right = x;
+      while (left >= 0 && changed(left, y)) --left;
+      while (right < solid.width && changed(right, y)) ++right;
+      if (left < 0 || right >= solid.width || right - left > 40) continue;
+      const auto s = solid.at(x, y), t = clear.at(x, y), l = solid.at(left, y), r = solid.at(right, y);
+      double along = 0.0, length = 0.0;  // (after - ground) projected on (solid - ground)
+      for (std::size_t k = 0; k < 3; ++k) {
+        const double ground = 0.5 * (l[k] + r[k]);
+        along += (t[k] - ground) * (s[k] - ground);
+        length += (s[k] - ground) * (s[k] - ground);
+      }
+      if (length > 900.0) opacities.push_back(along / length);  // the link stands out from the ground there
+    }
+  }
+  ASSERT_GT(links, 5000) << "the links are not in view\n" << log;
+  ASSERT_GT(opacities.size(), 1000u) << changed_links << " of " << links << " link pixels changed\n" << log;
+  std::nth_element(opacities.begin(), opacities.begin() + static_cast<std::ptrdiff_t>(opacities.size() / 2), opacities.end());
+  const double median = opacities[opacities.size() / 2];
+  std::printf("[ measured ] %ld of %ld link-coloured pixels changed; median opacity %.3f over %zu of them\n", changed_links, links,
+              median, opacities.size());
+  EXPECT_GT(changed_links, links * 9 / 10) << log;
+  EXPECT_GT(median, 0.3) << "the links are hardly drawn after the click\n" << log;
+  EXPECT_LT(median, 0.8) << "the links are still opaque after the click\n" << log;
+}
+
+// The Rendering section's "constraints + closure error" checkbox, clicked on the four-bar paused
+// after running a little (Space, 0.3 s, Space): the loop's two frames (green y and blue z axes) and
+// the magenta closure-error line (its length grows with the log of the error: 2 cm at 1e-6 m) appear,
+// against a screenshot of the same run just before the click. Measured at 1024x768, paused at
+// t = 0.42 s: 202 green, 147 blue and 32 magenta pixels ticked, none before.
+TEST(Gui, TickingConstraintsInTheRenderingPanelDrawsTheLoopFramesAndItsClosureError) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string log;
+  const auto [control, ticked] = fourBarScreenshotsAroundTicking(
+      "constraints + closure error", log, "xdotool key space; waitfor 'event: run from'; sleep 0.3; xdotool key space; waitfor 'event: pause at'");
+  ASSERT_EQ(control.width, 1024) << log;
+  ASSERT_EQ(ticked.width, 1024) << log;
+  // The closure error grows from 0 at t = 0 (1e-6 m by 20 ms, 6e-5 m by 0.5 s): the line needs some.
+  const double paused = numberAfter(log, "event: pause at t = ");
+  ASSERT_GE(paused, 0.02) << "too short a run for a visible closure error\n" << log;
+  // Renderer::drawFrame's y and z axis colours and drawOverlays' closure-error colour.
+  const std::vector<std::array<double, 3>> colours = {{0.2, 0.85, 0.25}, {0.25, 0.45, 1.0}, {1.0, 0.35, 0.9}};
+  const std::vector<long> with = colourCounts(ticked, colours), without = colourCounts(control, colours);
+  std::printf("[ measured ] paused at t = %g s: green %ld, blue %ld, magenta %ld pixels ticked; %ld, %ld, %ld before\n", paused,
+              with[0], with[1], with[2], without[0], without[1], without[2]);
+  EXPECT_GT(with[0], without[0] + 50) << "no frame's y axis drawn after the click\n" << log;
+  EXPECT_GT(with[1], without[1] + 50) << "no frame's z axis drawn after the click\n" << log;
+  EXPECT_GT(with[2], without[2] + 5) << "no closure-error line drawn after the click\n" << log;
+}
+
+// The Rendering section's "constraint forces (lambda)" checkbox, clicked on the four-bar paused
+// after one step under gravity (lambda of the loop is not zero): the pink arrow appears (the
+// largest force is drawn 0.4 model lengths long, whatever its size), against a screenshot of the
+// same run just before the click. Measured at 1024x768: 3545 pink pixels ticked, none before.
+TEST(Gui, TickingConstraintForcesInTheRenderingPanelDrawsTheArrows) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
+  std::string log;
+  const auto [control, ticked] = fourBarScreenshotsAroundTicking("constraint forces (lambda)", log,
+                                                                 "xdotool key Right; waitfor 'event: step to t = 0.001 s'");
+  ASSERT_EQ(control.width, 1024) << log;
+  ASSERT_EQ(ticked.width, 1024) << log;
+  // drawOverlays' arrow colour.
+  const std::vector<long> with = colourCounts(ticked, {{0.95, 0.3, 0.6}}), without = colourCounts(control, {{0.95, 0.3, 0.6}});
+  std::printf("[ measured ] pink force-arrow pixels: %ld ticked, %ld before\n", with[0], without[0]);
+  EXPECT_GT(with[0], without[0] + 500) << "no constraint force drawn after the click\n" << log;
 }
