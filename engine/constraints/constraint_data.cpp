@@ -49,7 +49,7 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     // The world (oMi[0] = identity, v = 0): the same values without the
     // products by the identity and by zero.
     e.oMb = c.placement2;
-    e.aM2 = e.oMa.inverse();
+    if (c.kind != ConstraintKind::Connect) e.aM2 = e.oMa.inverse();  // connects read body2 at B only
     e.nu_2a = Motion(Vector6::Zero());
     e.nu_b = Motion(Vector6::Zero());
     return e;
@@ -169,10 +169,12 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   if (!velocity_terms) return;
   // All full rows at once (two 6 x 6 products each), then the kept ones.
   Vector6 phidot = full.K1 * data.v[c.body1].toVector();
-  phidot.noalias() += full.K2 * data.v[c.body2].toVector();
   Vector6 bias = full.offset;
   bias.noalias() += full.K1 * data.a[c.body1].toVector();
-  bias.noalias() += full.K2 * data.a[c.body2].toVector();
+  if (c.body2 != 0) {  // the world's v and a are zero
+    phidot.noalias() += full.K2 * data.v[c.body2].toVector();
+    bias.noalias() += full.K2 * data.a[c.body2].toVector();
+  }
   for (int r = 0; r < dim; ++r) {
     const int fr = c.fullRow(r);
     const int row = offset + r;
@@ -202,13 +204,13 @@ void clearBodyJacobianColumns(const Model& model, int body, int dim, Eigen::Ref<
 // before the cross product, so a column that vanishes (a rod's spin about its
 // own axis) rounds at the lever's scale, not at the body's distance from the
 // world origin.
-void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
-                         Eigen::Ref<MatrixX> J_rows) {
-  if (body == 0) return;
+template <int R>
+void addBodyJacobianRowsFixed(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
+                              Eigen::Ref<MatrixX> J_rows) {
   const SE3& oMb = data.oMi[body];
-  ConstraintRows K_world_axes;  // K blockdiag(R_bᵀ, R_bᵀ); rows past dim stay zero
-  K_world_axes.leftCols<3>().noalias() = K.leftCols<3>() * oMb.R.transpose();
-  K_world_axes.rightCols<3>().noalias() = K.rightCols<3>() * oMb.R.transpose();
+  Eigen::Matrix<double, R, 6> K_world_axes;  // K blockdiag(R_bᵀ, R_bᵀ); rows past dim stay zero
+  K_world_axes.template leftCols<3>().noalias() = K.topRows<R>().template leftCols<3>() * oMb.R.transpose();
+  K_world_axes.template rightCols<3>().noalias() = K.topRows<R>().template rightCols<3>() * oMb.R.transpose();
   for (int j = body; j > 0; j = model.parent[j]) {
     const SE3& oMj = data.oMi[j];
     const Vector3 lever = oMj.t - oMb.t;
@@ -218,9 +220,20 @@ void addBodyJacobianRows(const Model& model, const Data& data, int body, const C
       x.head<3>().noalias() = oMj.R * data.S.col(k).head<3>();
       x.tail<3>().noalias() = oMj.R * data.S.col(k).tail<3>();
       x.tail<3>() += lever.cross(Vector3(x.head<3>()));
-      const Vector6 rows = K_world_axes * x;
+      const Eigen::Matrix<double, R, 1> rows = K_world_axes * x;
       for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];  // not rows.head(dim): GCC 12 -Warray-bounds under AVX-512
     }
+  }
+}
+
+// Three rows (connects, the common contact) or up to six.
+void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
+                         Eigen::Ref<MatrixX> J_rows) {
+  if (body == 0) return;
+  if (dim <= 3) {
+    addBodyJacobianRowsFixed<3>(model, data, body, K, dim, J_rows);
+  } else {
+    addBodyJacobianRowsFixed<6>(model, data, body, K, dim, J_rows);
   }
 }
 
