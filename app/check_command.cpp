@@ -170,12 +170,16 @@ int checkScene(const std::filesystem::path& file) {
   if (scene.controller.feedforward == ControllerSpec::Feedforward::Hold) describeHoldingForces(scene, set, q, std::cout);
 
   std::cout << "\nsolver:       " << scene.solver << " (supports this scene)\n";
-  if (scene.solver == "auto" || scene.solver_settings.mu_auto) {
-    // Resolved as `run` would: bound at the consistent start (timing probe, power iteration).
+  const SolverInfo* chosen = findSolver(scene.solver);
+  if (scene.solver == "auto" || scene.solver_settings.mu_auto ||
+      (chosen != nullptr && chosen->capabilities.penalty_in_inertia)) {
+    // Resolved as `run` would: bound at the consistent start (timing probe,
+    // power iteration; a penalty solver's default μ is auto, an explicit one is compared with it).
     const Simulation sim(scene);
     const SolverBinding& binding = sim.solverBinding();
     if (binding.selection) std::cout << "  " << binding.solverLine() << '\n';
     if (binding.auto_mu) std::cout << "  " << binding.muLine() << '\n';
+    if (!binding.mu_warning.empty()) spdlog::warn("{}", binding.mu_warning);
   }
   std::cout << "other solvers able to run it:";
   int able = 0;

@@ -228,6 +228,7 @@ int runScene(RunOptions o) {
                     o.duration ? "--duration" : "duration");
 
   Simulation sim(scene);
+  if (!sim.solverBinding().mu_warning.empty()) spdlog::warn("{}", sim.solverBinding().mu_warning);
   std::unique_ptr<SimulationRecorder> recorder;
   const long steps = runStepCount(scene.dt, scene.duration);
   if (!o.record.empty()) {

@@ -235,6 +235,8 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     const Simulation& sim = session_->simulation();
     state_.settings = sim.scene().solver_settings;  // μ resolved; the checkbox keeps asking for auto
     state_.settings.mu_auto = sim.solverBinding().mu_auto;
+    if (sim.solverBinding().mu_default) state_.settings.mu.reset();  // each solver's default again on a switch
+    if (!sim.solverBinding().mu_warning.empty()) spdlog::warn("{}", sim.solverBinding().mu_warning);
     state_.time_constant = sim.scene().time_constant;
     state_.projection = sim.scene().projection;
     state_.history_seconds = session_->historySeconds();
@@ -743,6 +745,8 @@ void GuiApp::carryOutRequests() {
   if (solver) {
     try {
       session_->setSolver(*solver, state_.settings);
+      const std::string& mu_warning = session_->simulation().solverBinding().mu_warning;
+      if (!mu_warning.empty()) spdlog::warn("{}", mu_warning);
       state_.say("solver " + *solver + " from t = " + std::to_string(session_->simulation().time()) + " s");
       window_.setTitle("loopsim - " + session_->simulation().scene().name + " (" + *solver + ")");
       if (requests.solver) {
@@ -750,7 +754,7 @@ void GuiApp::carryOutRequests() {
       } else {
         // The μ the new solver runs with (resolved when auto), at full precision: a script can pass it to `run --mu`.
         const SolverBinding& bound = session_->simulation().solverBinding();
-        logEvent(fmt::format("settings applied: solver {} from {}, mu {}{}", *solver, whereNow(), bound.settings.mu,
+        logEvent(fmt::format("settings applied: solver {} from {}, mu {}{}", *solver, whereNow(), bound.settings.muValue(),
                              bound.auto_mu ? " (" + bound.muLine() + ")" : ""));
       }
     } catch (const std::exception& e) {
@@ -790,7 +794,10 @@ void GuiApp::stepWithSwitches(long target_steps, std::optional<Clock::time_point
     try {
       SolverSettings settings = session_->simulation().scene().solver_settings;
       settings.mu_auto = session_->simulation().solverBinding().mu_auto;  // mu: auto resolves for the new solver
+      if (session_->simulation().solverBinding().mu_default) settings.mu.reset();  // and so does the default μ
       session_->setSolver(name, settings);
+      const std::string& mu_warning = session_->simulation().solverBinding().mu_warning;
+      if (!mu_warning.empty()) spdlog::warn("{}", mu_warning);
       spdlog::info("solver {} from t = {} s (step {})", name, session_->simulation().time(), at);
       state_.say("solver " + name + " from t = " + std::to_string(session_->simulation().time()) + " s");
     } catch (const std::exception& e) {

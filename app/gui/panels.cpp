@@ -185,7 +185,10 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   SolverSettings& s = state.settings;
   ImGui::BeginDisabled(s.mu_auto);
   ImGui::SetNextItemWidth(150.0f);
-  ImGui::InputDouble("mu", &s.mu, 0.0, 0.0, "%.3g");
+  // Unset: the field shows the μ in use (a penalty solver's default is auto); typing one sets it.
+  const bool bound = session != nullptr;
+  double mu = s.mu ? *s.mu : bound ? session->simulation().scene().solver_settings.muValue() : kDefaultMu;
+  if (ImGui::InputDouble("mu", &mu, 0.0, 0.0, "%.3g")) s.mu = mu;
   state.widgets.noteLastItem("mu");
   ImGui::EndDisabled();
   ImGui::SameLine();
@@ -196,6 +199,12 @@ void settingsSection(GuiState& state, SimulationSession* session) {
                       kAutoMuFactorProximal, kAutoMuFactorConstraintInertia);
   if (session != nullptr && session->simulation().solverBinding().auto_mu) {
     ImGui::TextColored(kDimColour, "%s", asciiText(session->simulation().solverBinding().muLine()).c_str());
+  }
+  if (session != nullptr && !session->simulation().solverBinding().mu_warning.empty()) {
+    ImGui::PushTextWrapPos(0.0f);  // the window's right edge
+    ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.3f, 1.0f), "%s",
+                       asciiText(session->simulation().solverBinding().mu_warning).c_str());
+    ImGui::PopTextWrapPos();
   }
   ImGui::InputDouble("tolerance", &s.tolerance, 0.0, 0.0, "%.3g");
   ImGui::InputInt("max iterations", &s.max_iterations);

@@ -95,7 +95,7 @@ std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& option
         iterations.push_back(stats.iterations);
         if (!stats.converged) ++row.unconverged;
         errors.push_back((vdot - reference[i]).norm() / std::max(reference[i].norm(), 1e-300));
-        mus.push_back(settings.mu);
+        mus.push_back(settings.muValue());
       }
       row.median_mu = percentile(mus, 0.5);
       row.median_iterations = percentile(iterations, 0.5);

@@ -165,7 +165,9 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
       SolverSettings settings;
     };
     std::vector<Mode> modes;
-    // mu: auto at the scene's q0, as a simulation started there would use.
+    // μ resolved at the scene's q0 as a simulation started there would bind it
+    // (mu: auto, and the penalty solvers' default auto): a ratio is timed at
+    // the accuracy the solver runs with.
     const SolverSettings base = resolveAutoMu(scene.solver_settings, info.capabilities, set,
                                               scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
     if (info.capabilities.iterative) {
@@ -188,6 +190,7 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     }
     for (const Mode& mode : modes) {
       BenchResult result{case_name, info.name, mode.name, 0, 0, static_cast<int>(states.size()), 0, -1, ""};
+      if (info.capabilities.iterative) result.mu = mode.settings.muValue();
       try {
         std::vector<std::shared_ptr<SolverEvaluator>> evaluators;
         for (std::size_t k = 0; k < threads; ++k) {
@@ -254,8 +257,16 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
         n += std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " x%.2f+-%.2f", r.ratio_to_aba,
                            r.ratio_to_aba_spread);
       }
-      if (r.mode.rfind("tol", 0) == 0) {
+      // Iterative solvers: the accuracy the time bought (e = the v̇ error vs kkt, below).
+      const bool to_tolerance = r.mode.rfind("tol", 0) == 0;
+      const bool fixed = r.mode.size() > 5 && r.mode.compare(r.mode.size() - 5, 5, " iter") == 0;
+      if (to_tolerance && r.max_vdot_deviation >= 0.0) {
+        std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " (%.1f it, e %.0e)", r.mean_iterations,
+                      r.max_vdot_deviation);
+      } else if (to_tolerance) {
         std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " (%.1f it)", r.mean_iterations);
+      } else if (fixed && r.max_vdot_deviation >= 0.0) {
+        std::snprintf(cell + n, sizeof cell - static_cast<std::size_t>(n), " (e %.0e)", r.max_vdot_deviation);
       }
     }
     grid.set(r.case_name, column, cell);
@@ -263,7 +274,24 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
   std::string out = grid.format();
   out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms (τ includes the\n"
          "passive joint forces, added before timing); xR+-S = median\n"
-         "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n";
+         "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n"
+         "iterative solvers start cold (λ⁰ = 0; a simulation warm-starts from the previous step's λ): to the tolerance\n"
+         "(it = mean iterations) and at fixed iterations; e = max over the states of |v̇ - v̇_kkt|∞ / max(1, |v̇_kkt|∞)\n";
+  // The μ each iterative solver ran with, per case (the penalty solvers' default is mu: auto).
+  std::string mus, case_name;
+  for (const auto& r : results) {
+    if (r.mu <= 0.0 || r.mode.rfind("tol", 0) != 0) continue;
+    if (r.case_name != case_name) {
+      mus += (mus.empty() ? "  " : "\n  ") + r.case_name + ":";
+      case_name = r.case_name;
+    } else {
+      mus += ",";
+    }
+    char item[96];
+    std::snprintf(item, sizeof item, " %s %.2g", r.solver.c_str(), r.mu);
+    mus += item;
+  }
+  if (!mus.empty()) out += "μ as run:\n" + mus + "\n";
   const int threads = results.empty() ? 1 : std::max_element(results.begin(), results.end(), [](const auto& a, const auto& b) {
                                               return a.threads < b.threads;
                                             })->threads;
@@ -278,12 +306,12 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
 std::string formatBenchCsv(const std::vector<BenchResult>& results) {
   std::string out =
       "case,solver,mode,median_us,iqr_us,ratio_to_aba,ratio_to_aba_iqr,ratio_to_ltl,samples,mean_iterations,"
-      "max_vdot_deviation,note,threads\n";
+      "max_vdot_deviation,note,threads,mu\n";
   char line[512];
   for (const auto& r : results) {
-    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,\"%s\",%d\n", r.case_name.c_str(),
+    std::snprintf(line, sizeof line, "%s,%s,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%d,%.6g,%.6g,\"%s\",%d,%.6g\n", r.case_name.c_str(),
                   r.solver.c_str(), r.mode.c_str(), r.median_us, r.spread_us, r.ratio_to_aba, r.ratio_to_aba_spread,
-                  r.ratio_to_ltl, r.samples, r.mean_iterations, r.max_vdot_deviation, r.note.c_str(), r.threads);
+                  r.ratio_to_ltl, r.samples, r.mean_iterations, r.max_vdot_deviation, r.note.c_str(), r.threads, r.mu);
     out += line;
   }
   return out;
@@ -299,6 +327,7 @@ std::string formatBenchJson(const std::vector<BenchResult>& results) {
                      {"ratio_to_aba_iqr", r.ratio_to_aba_spread}, {"ratio_to_ltl", r.ratio_to_ltl},
                      {"threads", r.threads}};
     j["max_vdot_deviation_from_kkt"] = r.max_vdot_deviation >= 0 ? nlohmann::json(r.max_vdot_deviation) : nlohmann::json();
+    if (r.mu > 0.0) j["mu"] = r.mu;
     if (!r.note.empty()) j["skipped"] = r.note;
     all.push_back(j);
   }

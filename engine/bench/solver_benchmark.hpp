@@ -8,7 +8,9 @@
 // options.threads > 1 every pass is split over that many threads (each with
 // its own solver and workspace) and timed as a whole. Iterative solvers are timed
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
-// Table II; options.fixed_iterations).
+// Table II; options.fixed_iterations), at the μ a simulation would bind
+// (resolveAutoMu: mu: auto for lcaba and constrained-aba unless the scene
+// gives μ), each cell with its v̇ error against kkt.
 #include <string>
 #include <vector>
 
@@ -50,6 +52,7 @@ struct BenchResult {
   double ratio_to_aba = 0.0, ratio_to_aba_spread = 0.0;
   double ratio_to_ltl = 0.0;  // 0 when ltl is not in the table
   int threads = 1;            // threads a timed pass was split over (BenchOptions::threads)
+  double mu = 0.0;            // μ an iterative solver ran with (resolved as a simulation binds it); 0 otherwise
 };
 
 /// Benchmarks one scene; the case is named after the scene.

@@ -36,7 +36,7 @@ nlohmann::json platform() {
 }
 
 nlohmann::json settingsJson(const SolverSettings& s) {
-  return {{"mu", s.mu},
+  return {{"mu", s.muValue()},
           {"tolerance", s.tolerance},
           {"max_iterations", s.max_iterations},
           {"warm_start", s.warm_start},
@@ -168,7 +168,7 @@ RecordSummary readRecordSummary(const std::filesystem::path& path) {
     for (const auto& f : j.at("model_files")) s.model_files.push_back({f.at("path"), f.at("sha256")});
     s.solver = j.at("solver").at("name").get<std::string>();
     const auto& st = j.at("solver").at("settings");
-    s.solver_settings.mu = st.at("mu");
+    s.solver_settings.mu = st.at("mu").get<double>();  // the resolved μ: replay never re-resolves it
     s.solver_settings.tolerance = st.at("tolerance");
     s.solver_settings.max_iterations = st.at("max_iterations");
     s.solver_settings.warm_start = st.at("warm_start");

@@ -9,12 +9,13 @@ namespace loopsim {
 
 std::string SolverBinding::muLine() const {
   if (!auto_mu) return {};
-  char line[160];
+  const std::string head = mu_default && !mu_auto ? "μ auto (" + solver + "'s default)" : std::string("μ auto");
+  char line[200];
   if (auto_mu->mu == auto_mu->factor * auto_mu->constraint_inertia && auto_mu->constraint_inertia > 0.0) {
-    std::snprintf(line, sizeof line, "μ auto: %.2g (λ_Λ ≈ %.4g × %.0e; λ_max(M) ≈ %.4g, %d power sweeps)", auto_mu->mu,
-                  auto_mu->constraint_inertia, auto_mu->factor, auto_mu->lambda_max, auto_mu->sweeps);
+    std::snprintf(line, sizeof line, "%s: %.2g (λ_Λ ≈ %.4g × %.0e; λ_max(M) ≈ %.4g, %d power sweeps)", head.c_str(),
+                  auto_mu->mu, auto_mu->constraint_inertia, auto_mu->factor, auto_mu->lambda_max, auto_mu->sweeps);
   } else {
-    std::snprintf(line, sizeof line, "μ auto: %.2g (λ_max(M) ≈ %.4g × %.0e, %d power sweeps)", auto_mu->mu,
+    std::snprintf(line, sizeof line, "%s: %.2g (λ_max(M) ≈ %.4g × %.0e, %d power sweeps)", head.c_str(), auto_mu->mu,
                   auto_mu->lambda_max, auto_mu->factor, auto_mu->sweeps);
   }
   return line;
@@ -39,15 +40,24 @@ BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, con
   SolverBinding& b = out.binding;
   b.requested = name;
   b.mu_auto = settings.mu_auto;
+  b.mu_default = !settings.mu_auto && !settings.mu;
   // One power iteration; the factor depends on the solver (auto_mu.hpp), and
-  // the penalty solvers (lcaba, constrained-aba) take μ from λ_Λ instead.
+  // the penalty solvers (lcaba, constrained-aba) take μ from λ_Λ instead. A
+  // penalty solver resolves auto by default too, and an explicit μ on one is
+  // compared with auto's (the warning below): both need the estimates.
+  const SolverInfo* requested = findSolver(name);
+  const bool penalty = requested != nullptr && requested->capabilities.penalty_in_inertia;
   AutoMuEstimate estimate;
-  if (settings.mu_auto) {
+  bool estimated = false;
+  const auto estimate_all = [&] {
     estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
-    const SolverInfo* requested = findSolver(name);
-    if (name == "auto" || (requested != nullptr && requested->capabilities.penalty_in_inertia)) {
-      estimate.constraint_inertia = estimateConstraintInertia(constraints, q, added_inertia);
-    }
+    estimate.constraint_inertia = estimateConstraintInertia(constraints, q, added_inertia);
+    estimated = true;
+  };
+  if (settings.mu_auto && !penalty && name != "auto") {
+    estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
+  } else if (settings.mu_auto || (b.mu_default && (penalty || name == "auto"))) {
+    estimate_all();
   }
   b.solver = name;
   if (name == "auto") {
@@ -62,8 +72,16 @@ BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, con
     b.solver = b.selection->picked;
   }
   const SolverInfo* info = findSolver(b.solver);
-  b.settings = resolveAutoMu(settings, info != nullptr ? info->capabilities : SolverCapabilities{}, estimate);
-  if (settings.mu_auto) b.auto_mu = estimate;
+  const SolverCapabilities caps = info != nullptr ? info->capabilities : SolverCapabilities{};
+  b.settings = resolveAutoMu(settings, caps, estimate);
+  if (resolvesAutoMu(settings, caps)) b.auto_mu = estimate;
+  if (caps.penalty_in_inertia && !resolvesAutoMu(settings, caps)) {
+    if (!estimated) estimate_all();
+    SolverSettings automatic = settings;
+    automatic.mu_auto = true;
+    resolveAutoMu(automatic, caps, estimate);
+    b.mu_warning = explicitMuWarning(b.solver, b.settings.muValue(), estimate.mu);
+  }
   out.solver = makeSolver(b.solver, constraints, b.settings);  // an unknown name: the registry's error
   out.solver->setAddedInertia(added_inertia);
   return out;

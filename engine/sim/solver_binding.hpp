@@ -16,12 +16,17 @@ namespace loopsim {
 struct SolverBinding {
   std::string requested;                     // the name asked for ("auto" or a registry name)
   bool mu_auto = false;                      // the settings asked for mu: auto
+  bool mu_default = false;                   // nobody chose μ (neither a number nor auto)
   std::string solver;                        // the solver built
-  SolverSettings settings;                   // its settings, μ resolved (mu_auto false)
-  std::optional<AutoMuEstimate> auto_mu;     // when mu_auto
+  SolverSettings settings;                   // its settings, μ resolved (set, mu_auto false)
+  std::optional<AutoMuEstimate> auto_mu;     // when μ was resolved as mu: auto (asked, or a penalty solver's default)
+  /// An explicit μ far above what mu: auto would choose for a penalty-in-inertia
+  /// solver (explicitMuWarning, auto_mu.hpp); empty otherwise. run, check and the GUI print it.
+  std::string mu_warning;
   std::optional<SolverSelection> selection;  // when requested == "auto"
 
-  /// "μ auto: 2.3e+04 (λ_max(M) ≈ 23.1 × 1e+03, 4 power sweeps)"; empty without mu: auto.
+  /// "μ auto: 2.3e+04 (λ_max(M) ≈ 23.1 × 1e+03, 4 power sweeps)" ("μ auto (lcaba's default): …"
+  /// when nobody chose μ); empty unless μ was resolved as mu: auto.
   std::string muLine() const;
   /// "solver auto → ltl (probe: ltl 13.1 µs, kkt 17.0 µs, ...); fastest of 4 exact solvers"; empty unless auto.
   std::string solverLine() const;

@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <cstdio>
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
@@ -68,10 +69,17 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
   return 0.0;
 }
 
+bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps) {
+  return settings.mu_auto || (!settings.mu && caps.penalty_in_inertia);
+}
+
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate) {
-  if (!settings.mu_auto) return settings;
   SolverSettings out = settings;
   out.mu_auto = false;
+  if (!resolvesAutoMu(settings, caps)) {
+    out.mu = settings.muValue();
+    return out;
+  }
   // Never above §VI-D's 1e3·λ_max(M): where J M⁻¹ Jᵀ is nearly singular λ_Λ
   // is large and the penalty's round-off with it (constrained-aba on a
   // near-singular chain: 8.8e-8 off, 1.6e-10 with the smaller μ).
@@ -83,7 +91,7 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
     estimate.factor = autoMuFactor(caps);
     estimate.mu = estimate.factor * estimate.lambda_max;
   }
-  if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = SolverSettings{}.mu;
+  if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = kDefaultMu;
   out.mu = estimate.mu;
   return out;
 }
@@ -91,10 +99,27 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps,
                              const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q,
                              const Eigen::Ref<const VectorX>& added_inertia) {
-  if (!settings.mu_auto) return settings;
-  AutoMuEstimate estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
+  AutoMuEstimate estimate;
+  if (!resolvesAutoMu(settings, caps)) return resolveAutoMu(settings, caps, estimate);
+  estimate = estimateInertiaEigenvalue(constraints.model(), q, added_inertia);
   if (caps.penalty_in_inertia) estimate.constraint_inertia = estimateConstraintInertia(constraints, q, added_inertia);
   return resolveAutoMu(settings, caps, estimate);
+}
+
+std::string explicitMuWarning(std::string_view solver, double mu, double auto_mu) {
+  if (!(auto_mu > 0.0) || !(mu > kExplicitMuWarningRatio * auto_mu)) return {};
+  // ~10-100x per decade of μ above auto (mu-sweep; Digit: 5.5e-11 at auto,
+  // 4.6e-4 at 1e8, 3.3 decades up: 8e6), rounded outwards to powers of ten.
+  const double decades = std::log10(mu / auto_mu);
+  const double low = std::pow(10.0, std::floor(decades)), high = std::pow(10.0, std::ceil(2.0 * decades));
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "solver '%.*s': mu %.3g is %.0f x what mu: auto chooses here (%.3g); %.*s puts mu K^T K inside the "
+                "articulated inertias, where round-off grows ~10-100x per decade of mu (v̇ vs kkt on Digit: 5e-11 at "
+                "auto, 5e-4 at 1e8): expect a v̇ error ~%.0e-%.0e x auto's; drop mu or set mu: auto",
+                static_cast<int>(solver.size()), solver.data(), mu, mu / auto_mu, auto_mu,
+                static_cast<int>(solver.size()), solver.data(), low, high);
+  return line;
 }
 
 }  // namespace loopsim

@@ -11,6 +11,9 @@
 // λ_max(M) depends on q: the estimate is made once, where the solver is bound
 // (Simulation: the consistent initial state), and μ stays fixed for the run so
 // that a run is deterministic and a record replays bit for bit.
+#include <string>
+#include <string_view>
+
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/solvers/solver.hpp>
@@ -93,16 +96,32 @@ AutoMuEstimate estimateInertiaEigenvalue(const Model& model, const Eigen::Ref<co
 double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<const VectorX>& q,
                                  const Eigen::Ref<const VectorX>& added_inertia);
 
-/// `settings` with mu_auto resolved for a solver with `caps`, mu_auto = false
-/// (unchanged when mu_auto is off); `estimate` receives c and μ. Penalty
-/// solvers (caps.penalty_in_inertia): μ = min(c_Λ·constraint_inertia, c·λ_max)
-/// (c·λ_max alone for a set without rows); the others μ = c·λ_max.
-/// No dofs or a massless model (λ_max = 0): the default μ.
+/// Whether binding `settings` to a solver with `caps` resolves mu: auto: when
+/// asked for, and when nobody chose μ for a solver with penalty_in_inertia
+/// (issue 12: kDefaultMu leaves lcaba ~1e-4 off kkt on Digit; auto, 5e-11).
+/// The proximal solvers keep kDefaultMu: μ⁻¹ only damps their Delassus
+/// matrix, they are exact to round-off there and 1e8 costs them no iteration.
+bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps);
+
+/// `settings` with μ resolved for a solver with `caps` (mu set, mu_auto =
+/// false): when resolvesAutoMu, `estimate` receives c and μ; else μ is the
+/// chosen one or kDefaultMu. Penalty solvers (caps.penalty_in_inertia):
+/// μ = min(c_Λ·constraint_inertia, c·λ_max) (c·λ_max alone for a set without
+/// rows); the others μ = c·λ_max. No dofs or a massless model (λ_max = 0): kDefaultMu.
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps, AutoMuEstimate& estimate);
 
 /// Both estimates at (q, d) and resolve, for callers without a Simulation (bench, eval).
 SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabilities& caps,
                              const ConstraintSet& constraints, const Eigen::Ref<const VectorX>& q,
                              const Eigen::Ref<const VectorX>& added_inertia);
+
+/// An explicit μ this many times above mu: auto's on a penalty-in-inertia
+/// solver is warned about: their v̇ error vs kkt grows ~10-100x per decade of
+/// μ (README "mu: auto"; Digit: 5.5e-11 at auto's 4.8e4, 4.6e-4 at 1e8).
+inline constexpr double kExplicitMuWarningRatio = 100.0;
+
+/// The warning for `mu` on `solver` when it exceeds kExplicitMuWarningRatio
+/// times `auto_mu` (what mu: auto would choose), else empty.
+std::string explicitMuWarning(std::string_view solver, double mu, double auto_mu);
 
 }  // namespace loopsim

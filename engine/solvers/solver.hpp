@@ -7,6 +7,7 @@
 // with k the Baumgarte-stabilised desired constraint acceleration and λ the
 // force/wrench each constraint applies to its first body, in its frame A.
 // The papers' λ is minus this: solvers flip the sign internally, once.
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,12 +39,22 @@ struct SolverCapabilities {
   bool needs_independent_joints = false;
 };
 
+/// μ of a solver nobody gave one (below) and bound to no state; the
+/// proximal solvers' default (accurate there: μ only damps, paper 001 Fig. 11).
+inline constexpr double kDefaultMu = 1e8;
+
 struct SolverSettings {
-  double mu = 1e8;               // proximal parameter, paper 001's convention (large = exact)
+  /// Proximal parameter, paper 001's convention (large = exact). Empty = not
+  /// chosen (no scene `mu`, `--mu` or GUI value): whoever binds the solver to a
+  /// state (bindSolver, resolveAutoMu) resolves mu: auto for the solvers with
+  /// penalty_in_inertia (kDefaultMu leaves lcaba ~1e-4 off kkt on Digit, issue
+  /// 12) and kDefaultMu for the others; a solver constructed unbound takes kDefaultMu.
+  std::optional<double> mu;
   /// μ from the inertia scale instead (solvers/auto_mu.hpp): whoever binds the
   /// solver to a state (Simulation) replaces `mu` by the estimate and clears
   /// this; a solver constructed with it still set refuses to start.
   bool mu_auto = false;
+  double muValue() const { return mu.value_or(kDefaultMu); }
   double tolerance = 1e-10;      // on ‖J v̇ - k‖∞ for iterative solvers
   int max_iterations = 100;
   bool warm_start = true;        // start iterative solvers from the previous λ

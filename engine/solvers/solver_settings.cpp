@@ -16,8 +16,9 @@ void requireProximalSettings(const ConstraintSet& constraints, const SolverSetti
                      "mu: auto is resolved when a simulation binds the solver to its initial state "
                      "(resolveAutoMu, solvers/auto_mu.hpp); this caller constructed the solver without resolving it");
   }
-  if (!(settings.mu > 0.0) || !std::isfinite(settings.mu)) {
-    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(settings.mu));
+  const double mu = settings.muValue();
+  if (!(mu > 0.0) || !std::isfinite(mu)) {
+    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(mu));
   }
   if (!(settings.tolerance >= 0.0)) {
     throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));

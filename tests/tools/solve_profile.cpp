@@ -7,7 +7,9 @@
 // run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
 // SOLVER "phases" instead times the shared tree recursion's passes
 // (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
-// median of 15 interleaved rounds.
+// median of 15 interleaved rounds. Solvers run cold at the μ a simulation
+// would bind (resolveAutoMu); natively, profile with
+//   perf record -e cpu-clock --call-graph dwarf,16384 build/tests/loopsim_solve_profile ...
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,8 @@
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/algorithms/configuration.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 #include <loopsim/solvers/registry.hpp>
 
@@ -93,12 +97,20 @@ int main(int argc, char** argv) {
         checksum += aba(model, data, s.q, s.v, s.tau)[0];
       }
     } else {
-      auto solver = makeSolver(solver_name, set, scene.solver_settings);
+      // μ as a simulation would bind it at q0 (mu: auto, lcaba's default auto), cold: bench's setting.
+      const SolverInfo* info = findSolver(solver_name);
+      SolverSettings settings = resolveAutoMu(scene.solver_settings, info != nullptr ? info->capabilities : SolverCapabilities{},
+                                              set, scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
+      settings.warm_start = false;
+      auto solver = makeSolver(solver_name, set, settings);
+      long iterations = 0;
       for (int k = 0; k < solves; ++k) {
         const auto& s = states[static_cast<std::size_t>(k) % states.size()];
-        solver->solve(s.q, s.v, s.tau, {}, vdot, lambda);
+        iterations += solver->solve(s.q, s.v, s.tau, {}, vdot, lambda).iterations;
         checksum += vdot[0];
       }
+      std::printf("mu %.3g, cold, %.2f iterations per solve\n", settings.muValue(),
+                  static_cast<double>(iterations) / std::max(solves, 1));
     }
     std::printf("%d solves by %s, checksum %.17g\n", solves, solver_name.c_str(), checksum);
   } catch (const ModelError& e) {

@@ -90,6 +90,18 @@ TEST(AppRun, AutoSolverAndAutoMuAreReported) {
   ASSERT_EQ(out.exit_code, 0) << out.text;
   EXPECT_FALSE(contains(out.text, "μ auto")) << out.text;
 
+  // lcaba without a μ: auto is its default (issue 12); a μ far above auto's is warned about, once.
+  out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver lcaba --duration 0.05 --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "μ auto (lcaba's default): ")) << out.text;
+  EXPECT_FALSE(contains(out.text, "solver 'lcaba': mu ")) << out.text;
+  out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver lcaba --mu 1e8 --duration 0.05 --quiet");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::string warning = "solver 'lcaba': mu 1e+08 is ";
+  ASSERT_TRUE(contains(out.text, warning)) << out.text;
+  EXPECT_EQ(out.text.find(warning), out.text.rfind(warning)) << out.text;
+  EXPECT_FALSE(contains(out.text, "μ auto")) << out.text;
+
   for (const char* bad : {"banana", "-1", "0"}) {
     out = runLoopsim("run " + scenePath("four_bar.yaml") + " --mu " + bad + " --quiet");
     EXPECT_EQ(out.exit_code, 1) << out.text;
@@ -108,6 +120,16 @@ solver: {name: auto, mu: auto}
   EXPECT_TRUE(contains(out.text, "solver:       auto")) << out.text;
   EXPECT_TRUE(contains(out.text, "solver auto → ")) << out.text;
   EXPECT_TRUE(contains(out.text, "μ auto: ")) << out.text;
+
+  const auto explicit_mu = writeTemporaryScene("explicit_mu_check", R"(name: explicit_mu_check
+models:
+  - generator: four_bar
+solver: {name: lcaba, mu: 1e9}
+)");
+  out = runLoopsim("check " + explicit_mu.string());
+  std::filesystem::remove(explicit_mu);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "solver 'lcaba': mu 1e+09 is ")) << out.text;
 }
 
 TEST(AppRun, DivergenceStopsWithExitCode3AndNamesTheDof) {

@@ -115,7 +115,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
         AutoMuEstimate estimate = lambda_max;
         const SolverSettings resolved = resolveAutoMu(settings, findSolver(name)->capabilities, estimate);
         EXPECT_FALSE(resolved.mu_auto);
-        EXPECT_DOUBLE_EQ(resolved.mu, estimate.mu);
+        EXPECT_DOUBLE_EQ(resolved.muValue(), estimate.mu);
         const bool penalty = findSolver(name)->capabilities.penalty_in_inertia;
         EXPECT_DOUBLE_EQ(estimate.mu, penalty ? std::min(kAutoMuFactorConstraintInertia * estimate.constraint_inertia,
                                                          kAutoMuFactorPenalty * estimate.lambda_max)
@@ -127,7 +127,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
             << file << " " << name << " residual " << stats.residual;
         const double error = (vdot - reference).norm() / reference.norm();
         worst = std::max(worst, error);
-        EXPECT_LE(error, 1e-9) << file << " " << name << " at mu " << resolved.mu << " (" << stats.iterations << " it)";
+        EXPECT_LE(error, 1e-9) << file << " " << name << " at mu " << resolved.muValue() << " (" << stats.iterations << " it)";
       }
     }
     std::printf("  %-20s mu auto: worst relative vdot error of lcaba / prox-bbo vs kkt %.2e\n", file, worst);
@@ -163,8 +163,8 @@ TEST(AutoMu, LcabaMatchesKktOnLongLoops) {
       const double error = (vdot - reference).norm() / reference.norm();
       worst = std::max(worst, error);
       most_iterations = std::max(most_iterations, stats.iterations);
-      EXPECT_LE(error, 1e-7) << c.name << " sample " << sample << " at mu " << resolved.mu;
-      EXPECT_LE(stats.iterations, 10) << c.name << " sample " << sample << " at mu " << resolved.mu;
+      EXPECT_LE(error, 1e-7) << c.name << " sample " << sample << " at mu " << resolved.muValue();
+      EXPECT_LE(stats.iterations, 10) << c.name << " sample " << sample << " at mu " << resolved.muValue();
     }
     std::printf("  %-16s nv %3d  lcaba mu auto: worst relative vdot error vs kkt %.2e, at most %d iterations\n",
                 c.name.c_str(), c.model.nv, worst, most_iterations);
@@ -202,7 +202,7 @@ TEST(AutoMu, SceneKey) {
   QuietLog quiet;
   const Scene scene = sceneWithMu("auto");
   EXPECT_TRUE(scene.solver_settings.mu_auto);
-  EXPECT_DOUBLE_EQ(sceneWithMu("3e5").solver_settings.mu, 3e5);
+  EXPECT_DOUBLE_EQ(sceneWithMu("3e5").solver_settings.muValue(), 3e5);
   EXPECT_FALSE(sceneWithMu("3e5").solver_settings.mu_auto);
   for (const std::string bad : {"banana", "-1", "0", "[1, 2]"}) {
     try {
@@ -228,8 +228,8 @@ TEST(AutoMu, SceneKey) {
   ASSERT_TRUE(binding.auto_mu.has_value());
   EXPECT_TRUE(binding.mu_auto);
   EXPECT_FALSE(sim.scene().solver_settings.mu_auto);
-  EXPECT_DOUBLE_EQ(sim.scene().solver_settings.mu, binding.auto_mu->mu);
-  EXPECT_DOUBLE_EQ(sim.solver().settings().mu, binding.auto_mu->mu);
+  EXPECT_DOUBLE_EQ(sim.scene().solver_settings.muValue(), binding.auto_mu->mu);
+  EXPECT_DOUBLE_EQ(sim.solver().settings().muValue(), binding.auto_mu->mu);
   EXPECT_NE(binding.muLine().find("μ auto:"), std::string::npos);
   EXPECT_NE(binding.muLine().find("power sweeps"), std::string::npos);
   EXPECT_TRUE(sim.run(0.05));

@@ -137,7 +137,7 @@ solver: {name: auto, mu: auto}
   const RecordSummary summary = readRecordSummary(summaryPathFor(csv));
   EXPECT_EQ(summary.solver, sim.solverBinding().selection->picked);
   EXPECT_FALSE(summary.solver_settings.mu_auto);
-  EXPECT_DOUBLE_EQ(summary.solver_settings.mu, sim.solverBinding().auto_mu->mu);
+  EXPECT_DOUBLE_EQ(summary.solver_settings.muValue(), sim.solverBinding().auto_mu->mu);
   const ReplayReport report = replayRecord(csv, true);
   EXPECT_TRUE(report.verified) << report.mismatch;
   EXPECT_EQ(report.steps, 80);

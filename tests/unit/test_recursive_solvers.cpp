@@ -316,7 +316,7 @@ TEST(RecursiveSolvers, ConstrainedAbaAgreesWithKktOnTrees) {
   for (bool added : {false, true}) {
     Agreement agg;
     int max_iterations = 0;
-    compareOnTreeCases("constrained-aba", tight, added, 1e-7, tight.mu, agg,
+    compareOnTreeCases("constrained-aba", tight, added, 1e-7, tight.muValue(), agg,
                        [&](const TreeCase&, const ConstraintSet&, const SolveStats& stats, const std::string& where) {
                          EXPECT_LT(stats.iterations, 50) << where;
                          max_iterations = std::max(max_iterations, stats.iterations);

@@ -203,7 +203,7 @@ projection: true
   EXPECT_TRUE(m.gravity.isApprox(Vector3(0, 0, -1.62)));
   EXPECT_DOUBLE_EQ(s.dt, 0.0005);
   EXPECT_DOUBLE_EQ(s.duration, 3.0);
-  EXPECT_DOUBLE_EQ(s.solver_settings.mu, 1e6);
+  EXPECT_DOUBLE_EQ(s.solver_settings.muValue(), 1e6);
   EXPECT_DOUBLE_EQ(s.solver_settings.tolerance, 1e-8);
   EXPECT_EQ(s.solver_settings.max_iterations, 20);
   EXPECT_FALSE(s.solver_settings.warm_start);

@@ -25,7 +25,7 @@ SolveStats ProxLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
     vdot = terms_.freeAcceleration();
     return {};
   }
-  const double mu_inv = 1.0 / settings_.mu;
+  const double mu_inv = 1.0 / settings_.muValue();
   // Factor once: Λ_μ = J M⁻¹ Jᵀ + μ⁻¹ I (paper 001 §III-E).
   if (damped_delassus_cholesky_.factorize(terms_.delassus(), mu_inv) == 0.0) {
     throw ModelError(model().source_file, "solver 'prox-ltl'",

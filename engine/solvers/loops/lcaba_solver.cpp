@@ -118,7 +118,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
 // (ConstraintData never writes past dimension()); withConstraintRows picks
 // fixed R-row blocks whose padding rows, if any, stay zero.
 void LcabaSolver::addConstraintTerms() {
-  const double mu = settings_.mu;
+  const double mu = settings_.muValue();
   const Motion& a0 = data_.a_gf[0];
   for (int c = 0; c < constraints_.size(); ++c) {
     const Constraint& con = constraints_[c];
@@ -246,7 +246,7 @@ void LcabaSolver::rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot)
 }
 
 double LcabaSolver::updateMultipliers() {
-  const double mu = settings_.mu;
+  const double mu = settings_.muValue();
   double residual = 0.0;
   for (int c = 0; c < constraints_.size(); ++c) {
     const Constraint& con = constraints_[c];

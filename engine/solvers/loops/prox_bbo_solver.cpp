@@ -75,7 +75,7 @@ void ProxBboSolver::addToL(const std::vector<MultiplierBlock>& blocks, int first
 
 void ProxBboSolver::initialiseConstraints() {
   // Eq. 42 / Alg. 4 lines 4-7: K̄ at both ends, L_jj = μ⁻¹I, l_j = -t_j - μ⁻¹λ⁰_j.
-  const double mu_inv = 1.0 / settings_.mu;
+  const double mu_inv = 1.0 / settings_.muValue();
   Kbar_.setZero();
   for (const auto& [j, k] : graph_.coupledPairs()) {
     const int dj = constraints_[j].dimension(), dk = constraints_[k].dimension();
@@ -362,7 +362,7 @@ SolveStats ProxBboSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   const int nb = model().nbodies();
-  const double mu_inv = 1.0 / settings_.mu;
+  const double mu_inv = 1.0 / settings_.muValue();
   if (!settings_.warm_start) lambda_prev_.setZero();
 
   // Alg. 6 line 1 = Alg. 4: first forward sweep (lines 1-3), constraint terms

@@ -19,7 +19,7 @@ ConstrainedAbaSolver::ConstrainedAbaSolver(const ConstraintSet& constraints, con
 SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                                        Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
-  const double mu = settings_.mu;
+  const double mu = settings_.muValue();
   const int m = tree_.dimension();
   if (!settings_.warm_start) lambda_.setZero();
 

@@ -22,7 +22,7 @@ SolveStats ProxPvSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::
                                const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                                Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   const Model& model = this->model();
-  const double mu_inv = 1.0 / settings_.mu;
+  const double mu_inv = 1.0 / settings_.muValue();
   // PV's sweeps to the world (paper 000 Alg. 1 lines 1-12, eq. 48 at a floating base).
   tree_.forwardSweep(q, v, tau, fext);
   tree_.clearL();
