@@ -7,6 +7,7 @@
 #include <string>
 
 #include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
@@ -176,7 +177,9 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
 
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
   // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
-  evaluateConstraints(set_, data, q, v, cdata);
+  // Line 5 needs K¹ and k_link only: J̇v's link part enters l through c_i
+  // in pass 2 (eq. 42d).
+  evaluateLinkTargets(set_, data, q, v, cdata);
   // Per constraint: gravity in its body's frame once, K¹ times it as one 6 x 6 product.
   for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
     const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
