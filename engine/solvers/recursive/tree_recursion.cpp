@@ -126,8 +126,8 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     rows_begin_[i] = first_row_at_or_after(i);
     own_rows_end_[i] = first_row_at_or_after(i + 1);
     rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
-    holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
-    if (i > 0) (holds_rows_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
+    no_accelerations_.push_back(false);
+    if (i > 0) (rows_end_[i] > rows_begin_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
   // Constant per body: the first pass copies them instead of recomputing them.
   rigid_inertias_.push_back(Matrix6::Zero());
@@ -171,7 +171,8 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_, &rigid_inertias_);
+  // No data.a: line 5's rows need only K¹ and k_link (below).
+  articulatedFirstPass(model_, data, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
