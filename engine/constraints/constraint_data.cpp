@@ -1,4 +1,5 @@
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/constraints/constraint_position_terms.hpp>
 
 #include <loopsim/algorithms/kinematics.hpp>
@@ -20,6 +21,9 @@ ConstraintData::ConstraintData(const ConstraintSet& set)
 
 namespace {
 
+// evaluateOne's terms beyond ConstraintTerms: evaluateLinkTargets' subset.
+constexpr unsigned kLinkTargetsOnly = 1u << 8;
+
 // Full-row quantities of one constraint (at most 6 rows), before masking.
 struct FullRows {
   Vector6 phi = Vector6::Zero();
@@ -39,7 +43,8 @@ struct Ends {
   Motion nu_b;   // body2's twist at B, B axes
 };
 
-Ends computeEnds(const Constraint& c, const Data& data) {
+// With_world_K2 = false: constraints with the world skip aM2 (only K² reads it there).
+Ends computeEnds(const Constraint& c, const Data& data, bool with_world_K2) {
   Ends e;
   e.oMa = data.oMi[c.body1] * c.placement1;
   e.aM1 = c.placement1.inverse();
@@ -49,7 +54,8 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     // The world (oMi[0] = identity, v = 0): the same values without the
     // products by the identity and by zero.
     e.oMb = c.placement2;
-    if (c.kind != ConstraintKind::Connect) e.aM2 = e.oMa.inverse();  // connects read body2 at B only
+    // Connects read body2 at B only (pointRows).
+    if (with_world_K2 && c.kind != ConstraintKind::Connect) e.aM2 = e.oMa.inverse();
     e.nu_2a = Motion(Vector6::Zero());
     e.nu_b = Motion(Vector6::Zero());
     return e;
@@ -65,16 +71,18 @@ Ends computeEnds(const Constraint& c, const Data& data) {
 }
 
 // Linear rows of X_{A←1} (point A on body1) and -R_Aᵀ R_B X_{B←2} (point B on body2).
-void pointRows(const Ends& e, FullRows& rows) {
+void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
   // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
   // order of operations as the full products (a rod's spin column must
   // cancel to round-off the same way).
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
   rows.K1.block<3, 3>(0, 0).noalias() = skew(e.aM1.t) * e.aM1.R;
   rows.K1.block<3, 3>(0, 3) = e.aM1.R;
-  const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
-  rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
-  rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
+  if (with_K2) {
+    const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
+    rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
+    rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
+  }
   rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
   // d/dt [R_Aᵀ(ṗ_A - ṗ_B)]: classical point accelerations add ω × v; the
   // rotating axes of A add -ω_A × (relative velocity).
@@ -82,13 +90,14 @@ void pointRows(const Ends& e, FullRows& rows) {
   rows.offset.head<3>() = e.nu_a.w.cross(e.nu_a.v) - RaRb * e.nu_b.w.cross(e.nu_b.v) - e.nu_a.w.cross(rel);
 }
 
-FullRows fullRows(const Constraint& c, const Ends& e) {
+// With_K2 = false: K² stays zero (constraints with the world, evaluateLinkTargets).
+FullRows fullRows(const Constraint& c, const Ends& e, bool with_K2) {
   FullRows rows;
   switch (c.kind) {
     case ConstraintKind::Weld: {
       // Relative twist at A in A axes: X_{A←1} ν₁ - X_{A←2} ν₂ (paper 001 eq. 1c, K¹ = X_{A←1}, K² = -X_{A←2}).
       rows.K1 = e.aM1.actionMatrix();
-      rows.K2 = -e.aM2.actionMatrix();
+      if (with_K2) rows.K2 = -e.aM2.actionMatrix();
       const SE3 bMa = e.oMb.inverse() * e.oMa;
       rows.phi.head<3>() = log3(bMa.R);
       rows.phi.tail<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
@@ -97,15 +106,17 @@ FullRows fullRows(const Constraint& c, const Ends& e) {
       break;
     }
     case ConstraintKind::Connect:
-      pointRows(e, rows);
+      pointRows(e, rows, with_K2);
       break;
     case ConstraintKind::RevoluteLoop: {
-      pointRows(e, rows);
+      pointRows(e, rows, with_K2);
       // Rotations about A's x and y: rows of R_Aᵀ(ω₁ - ω₂).
       const Matrix6 X1 = e.aM1.actionMatrix();
-      const Matrix6 X2 = e.aM2.actionMatrix();
       rows.K1.middleRows<2>(3) = X1.topRows<2>();
-      rows.K2.middleRows<2>(3) = -X2.topRows<2>();
+      if (with_K2) {
+        const Matrix6 X2 = e.aM2.actionMatrix();
+        rows.K2.middleRows<2>(3) = -X2.topRows<2>();
+      }
       const Vector3 z_a = e.oMa.R.col(2);
       const Vector3 z_b = e.oMb.R.col(2);
       rows.phi.segment<2>(3) = (e.oMa.R.transpose() * z_b.cross(z_a)).head<2>();
@@ -151,38 +162,43 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
     return;
   }
 
-  const Ends e = computeEnds(c, data);
-  const FullRows full = fullRows(c, e);
+  const bool link_targets = (terms & kLinkTargetsOnly) != 0;
+  const bool with_K2 = !(link_targets && c.body2 == 0);
+  const Ends e = computeEnds(c, data, with_K2);
+  const FullRows full = fullRows(c, e, with_K2);
   cd.oMa[i] = e.oMa;
   cd.oMb[i] = e.oMb;
   if (c.row_mask.empty()) {
     // The full rows in place; the rows past dim are zero in both.
     cd.K1[i] = full.K1;
-    cd.K2[i] = full.K2;
+    if (with_K2) cd.K2[i] = full.K2;
   } else {
     for (int r = 0; r < dim; ++r) {
       cd.K1[i].row(r) = full.K1.row(c.fullRow(r));
-      cd.K2[i].row(r) = full.K2.row(c.fullRow(r));
+      if (with_K2) cd.K2[i].row(r) = full.K2.row(c.fullRow(r));
     }
   }
   for (int r = 0; r < dim; ++r) cd.phi[offset + r] = full.phi[c.fullRow(r)];
   if (!velocity_terms) return;
   // All full rows at once (two 6 x 6 products each), then the kept ones.
   Vector6 phidot = full.K1 * data.v[c.body1].toVector();
-  Vector6 bias = full.offset;
-  bias.noalias() += full.K1 * data.a[c.body1].toVector();
-  if (c.body2 != 0) {  // the world's v and a are zero
-    phidot.noalias() += full.K2 * data.v[c.body2].toVector();
-    bias.noalias() += full.K2 * data.a[c.body2].toVector();
-  }
+  // (The world's K² meets v₀ = 0 and a₀ = 0: skipping it adds nothing but a zero.)
+  if (c.body2 != 0) phidot.noalias() += full.K2 * data.v[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int fr = c.fullRow(r);
     const int row = offset + r;
     cd.phidot[row] = phidot[fr];
-    cd.bias[row] = bias[fr];
     // Baumgarte (paper 001 §VI-A): φ̈ + Kd φ̇ + Kp φ = 0.
-    cd.k[row] = -cd.bias[row] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
     cd.k_link[row] = -full.offset[fr] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
+  }
+  if (link_targets) return;
+  Vector6 bias = full.offset;
+  bias.noalias() += full.K1 * data.a[c.body1].toVector();
+  if (c.body2 != 0) bias.noalias() += full.K2 * data.a[c.body2].toVector();
+  for (int r = 0; r < dim; ++r) {
+    const int row = offset + r;
+    cd.bias[row] = bias[c.fullRow(r)];
+    cd.k[row] = -cd.bias[row] - g.kd * cd.phidot[row] - g.kp * cd.phi[row];
   }
 }
 
@@ -266,6 +282,11 @@ void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen
     evaluateOne(set, i, data, q, v.data(), cd, terms);
     if ((terms & kConstraintJacobian) && set[i].kind != ConstraintKind::Coupling) writeJacobianRows(set, i, data, cd);
   }
+}
+
+void evaluateLinkTargets(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
+                         const Eigen::Ref<const VectorX>& v, ConstraintData& cd) {
+  for (int i = 0; i < set.size(); ++i) evaluateOne(set, i, data, q, v.data(), cd, kConstraintErrors | kLinkTargetsOnly);
 }
 
 void evaluatePositionTerms(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,

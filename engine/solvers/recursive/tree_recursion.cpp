@@ -7,6 +7,7 @@
 #include <string>
 
 #include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
@@ -125,8 +126,8 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     rows_begin_[i] = first_row_at_or_after(i);
     own_rows_end_[i] = first_row_at_or_after(i + 1);
     rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
-    holds_rows_.push_back(rows_end_[i] > rows_begin_[i]);
-    if (i > 0) (holds_rows_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
+    no_accelerations_.push_back(false);
+    if (i > 0) (rows_end_[i] > rows_begin_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
   // Constant per body: the first pass copies them instead of recomputing them.
   rigid_inertias_.push_back(Matrix6::Zero());
@@ -172,13 +173,16 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
-  articulatedFirstPass(model_, data, q, v, tau, fext, &holds_rows_, &rigid_inertias_);
+  // No data.a: line 5's rows need only K¹ and k_link (below).
+  articulatedFirstPass(model_, data, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
   // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
-  evaluateConstraints(set_, data, q, v, cdata);
+  // Line 5 needs K¹ and k_link only: J̇v's link part enters l through c_i
+  // in pass 2 (eq. 42d).
+  evaluateLinkTargets(set_, data, q, v, cdata);
   // Per constraint: gravity in its body's frame once, K¹ times it as one 6 x 6 product.
   for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
     const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();

@@ -149,8 +149,8 @@ class TreeRecursion {
   std::vector<int> row_global_, row_body_, row_constraint_, row_local_;
   std::vector<int> constraint_order_, constraint_first_row_;  // constraints in internal order, their first row
   std::vector<int> rows_begin_, rows_end_, own_rows_end_;
-  std::vector<bool> holds_rows_;  // rows in the subtree: the constraint terms need data.a there
-  std::vector<int> constrained_bodies_, unconstrained_bodies_;  // by holds_rows_, increasing
+  std::vector<bool> no_accelerations_;  // all false: pass 1 writes no data.a (forwardSweep)
+  std::vector<int> constrained_bodies_, unconstrained_bodies_;  // rows in the subtree or not, increasing
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
   std::vector<Matrix6> rigid_inertias_;  // Inertia::matrix() per body, at bind time
