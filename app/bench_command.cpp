@@ -53,6 +53,7 @@ Command registerBenchCommand(CLI::App& parent) {
     std::vector<std::string> families;
     int max_links = 0;
     bool table2 = false;
+    bool dynamics = false;
     bool mu_sweep = false, mu_relative = false;
     std::vector<double> mu_values;
     double mu_tolerance = 1e-10;
@@ -82,6 +83,9 @@ Command registerBenchCommand(CLI::App& parent) {
                 "Instead of scenes: paper 000 Table II's cases on Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) "
                 "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
                 "prox-pv, ltl, prox-ltl, soft-ltl, kkt unless --solver is given");
+  sub->add_flag("--dynamics", options->dynamics,
+                "Solver table: also time RNEA and CRBA (symmetric M) as columns beside the ABA floor, interleaved "
+                "with it (their ratios to ABA)");
   sub->add_flag("--mu-sweep", options->mu_sweep,
                 "Instead: iterations to tolerance (1e-10, cold start) and v̇ error vs kkt of the proximal and "
                 "augmented-Lagrangian solvers for mu = 1e2..1e10 (paper 001 Figs. 10-11); --samples states per scene");
@@ -135,6 +139,7 @@ Command registerBenchCommand(CLI::App& parent) {
             bench.solvers = options->solvers;
             if (options->table2 && bench.solvers.empty()) bench.solvers = paperTable2Solvers();
             bench.threads = options->threads;
+            bench.dynamics_algorithms = options->dynamics;
             if (options->mu_sweep) {
               if (options->format == "json") throw ModelError("", "--format", "--mu-sweep writes table or csv");
               MuSweepOptions sweep;

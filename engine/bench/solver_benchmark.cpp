@@ -145,6 +145,25 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     }
     entries.push_back(std::move(floor));
   }
+  if (options.dynamics_algorithms) {
+    // The unconstrained algorithms beside the floor, interleaved with it like
+    // every column. RNEA's acceleration argument is the state's τ sample (any
+    // vector of that size times the same work).
+    for (const char* name : {"rnea", "crba"}) {
+      results.push_back({case_name, name, "unconstrained", 0, 0, static_cast<int>(states.size()), 0.0, -1.0, ""});
+      Entry entry{results.size() - 1, {}, {}};
+      const bool is_rnea = std::string(name) == "rnea";
+      for (std::size_t k = 0; k < threads; ++k) {
+        auto data = std::make_shared<Data>(model);
+        if (is_rnea) {
+          entry.evaluate.push_back([&model, data](const SampledState& s) { rnea(model, *data, s.q, s.v, s.tau); });
+        } else {
+          entry.evaluate.push_back([&model, data](const SampledState& s) { crba(model, *data, s.q); });
+        }
+      }
+      entries.push_back(std::move(entry));
+    }
+  }
 
   for (const SolverInfo& info : solverRegistry()) {
     if (!options.solvers.empty() &&
@@ -272,6 +291,9 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
     grid.set(r.case_name, column, cell);
   }
   std::string out = grid.format();
+  if (std::any_of(results.begin(), results.end(), [](const BenchResult& r) { return r.solver == "crba"; })) {
+    out += "rnea, crba (--dynamics): RNEA at the state's q, v and an acceleration sample; CRBA's symmetric M at q\n";
+  }
   out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms (τ includes the\n"
          "passive joint forces, added before timing); xR+-S = median\n"
          "and IQR of the per-round ratio to bare ABA (columns interleaved in every round)\n"

@@ -35,6 +35,9 @@ struct BenchOptions {
   // biases wall-clock ratios and growth exponents).
   bool thread_cpu_time = false;
   std::vector<std::string> solvers;  // empty: every registered solver that supports the case
+  // Also time RNEA (at the state's q, v and an acceleration sample) and CRBA
+  // (symmetric M at q) as columns beside the ABA floor (issue 8 §4's ratios).
+  bool dynamics_algorithms = false;
 };
 
 struct BenchResult {
