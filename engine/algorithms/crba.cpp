@@ -16,6 +16,13 @@ namespace loopsim {
 
 namespace {
 
+// One past the last dof of body i's subtree (depth-first numbering: its
+// descendants' dofs are contiguous after its own).
+inline int subtreeDofEnd(const Model& model, int i) {
+  const int last = model.subtree_end[i] - 1;
+  return model.idx_v[last] + model.joint_nv[last];
+}
+
 // Body i's inertia and motion subspace in the world frame, from data.oMi[i]
 // and data.S.
 inline void worldInertiaAndSubspace(const Model& model, Data& data, int i) {
@@ -87,8 +94,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
     // is one sweep down a column of M, with no walk up the tree.
     const InertiaAtOrigin& Yc = data.oYcrb[i];
     const int iv = model.idx_v[i], nvi = model.joint_nv[i];
-    const int last = model.subtree_end[i] - 1;
-    const int end = model.idx_v[last] + model.joint_nv[last];
+    const int end = subtreeDofEnd(model, i);
     for (int l = iv; l < iv + nvi; ++l) {
       // F = Ic S_l: n = I_o w + h × v, f = m v + w × h, straight from and
       // into the columns (through Motion and Force temporaries the compiler
@@ -112,8 +118,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
   // stores).
   if (fill == MassMatrixFill::Symmetric) {
     for (int i = 1; i < model.nbodies(); ++i) {
-      const int last = model.subtree_end[i] - 1;
-      const int end = model.idx_v[last] + model.joint_nv[last];
+      const int end = subtreeDofEnd(model, i);
       for (int l = model.idx_v[i]; l < model.idx_v[i] + model.joint_nv[i]; ++l)
         M.row(l).segment(l + 1, end - l - 1) = M.col(l).segment(l + 1, end - l - 1).transpose();
     }

@@ -43,8 +43,7 @@ struct Ends {
   Motion nu_b;   // body2's twist at B, B axes
 };
 
-// With_world_K2 = false: constraints with the world skip aM2 (only K² reads it there).
-Ends computeEnds(const Constraint& c, const Data& data, bool with_world_K2) {
+Ends computeEnds(const Constraint& c, const Data& data) {
   Ends e;
   e.oMa = data.oMi[c.body1] * c.placement1;
   e.aM1 = c.placement1.inverse();
@@ -53,9 +52,7 @@ Ends computeEnds(const Constraint& c, const Data& data, bool with_world_K2) {
   if (c.body2 == 0) {
     // The world (oMi[0] = identity, v = 0): the same values without the
     // products by the identity and by zero.
-    e.oMb = c.placement2;
-    // Connects read body2 at B only (pointRows).
-    if (with_world_K2 && c.kind != ConstraintKind::Connect) e.aM2 = e.oMa.inverse();
+    e.oMb = c.placement2;  // aM2 is read by K² only, which the world has none of
     e.nu_2a = Motion(Vector6::Zero());
     e.nu_b = Motion(Vector6::Zero());
     return e;
@@ -90,7 +87,7 @@ void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
   rows.offset.head<3>() = e.nu_a.w.cross(e.nu_a.v) - RaRb * e.nu_b.w.cross(e.nu_b.v) - e.nu_a.w.cross(rel);
 }
 
-// With_K2 = false: K² stays zero (constraints with the world, evaluateLinkTargets).
+// With_K2 = false (constraints with the world): K² stays zero.
 FullRows fullRows(const Constraint& c, const Ends& e, bool with_K2) {
   FullRows rows;
   switch (c.kind) {
@@ -163,8 +160,11 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 
   const bool link_targets = (terms & kLinkTargetsOnly) != 0;
-  const bool with_K2 = !(link_targets && c.body2 == 0);
-  const Ends e = computeEnds(c, data, with_K2);
+  // The world's K² would meet only its zero twist and acceleration, and no
+  // solver reads it: formed for constraints between two moving bodies only
+  // (cd.K2 of a constraint with the world stays zero from construction).
+  const bool with_K2 = c.body2 != 0;
+  const Ends e = computeEnds(c, data);
   const FullRows full = fullRows(c, e, with_K2);
   cd.oMa[i] = e.oMa;
   cd.oMb[i] = e.oMb;
@@ -182,8 +182,7 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   if (!velocity_terms) return;
   // All full rows at once (two 6 x 6 products each), then the kept ones.
   Vector6 phidot = full.K1 * data.v[c.body1].toVector();
-  // (The world's K² meets v₀ = 0 and a₀ = 0: skipping it adds nothing but a zero.)
-  if (c.body2 != 0) phidot.noalias() += full.K2 * data.v[c.body2].toVector();
+  if (with_K2) phidot.noalias() += full.K2 * data.v[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int fr = c.fullRow(r);
     const int row = offset + r;
@@ -194,7 +193,7 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   if (link_targets) return;
   Vector6 bias = full.offset;
   bias.noalias() += full.K1 * data.a[c.body1].toVector();
-  if (c.body2 != 0) bias.noalias() += full.K2 * data.a[c.body2].toVector();
+  if (with_K2) bias.noalias() += full.K2 * data.a[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int row = offset + r;
     cd.bias[row] = bias[c.fullRow(r)];

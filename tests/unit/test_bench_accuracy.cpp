@@ -1,8 +1,14 @@
-// `loopsim bench` times the penalty solvers at the μ a simulation would bind
-// (their default mu: auto) and prints every iterative cell with its accuracy.
+// `loopsim bench`'s solver table: the penalty solvers timed at the μ a
+// simulation would bind (their default mu: auto), every iterative cell printed
+// with its accuracy, and `--dynamics`' RNEA and CRBA columns beside the ABA
+// floor (issue 8 §4's ratios from the bench itself).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <loopsim/bench/solver_benchmark.hpp>
 #include <loopsim/scene/scene_loader.hpp>
@@ -11,15 +17,24 @@
 #include "tree_test_cases.hpp"
 
 namespace loopsim {
+namespace {
+
+// A few states and rounds: these tests check the table, not the timing.
+BenchOptions quickBench(std::vector<std::string> solvers, int rounds) {
+  BenchOptions options;
+  options.samples = 4;
+  options.rounds = rounds;
+  options.warmup_rounds = 0;
+  options.solvers = std::move(solvers);
+  return options;
+}
+
+}  // namespace
 
 TEST(BenchAccuracy, PenaltySolversRunAtAutoAndCellsCarryIterationsAndError) {
   test::QuietLog quiet;
   const Scene scene = loadScene(test::scenesDir() / "four_bar.yaml");
-  BenchOptions options;
-  options.samples = 4;
-  options.rounds = 2;
-  options.warmup_rounds = 0;
-  options.solvers = {"lcaba", "prox-bbo"};
+  const BenchOptions options = quickBench({"lcaba", "prox-bbo"}, 2);
   const std::vector<BenchResult> results = benchmarkScene(scene, options);
   int lcaba_cells = 0;
   for (const BenchResult& r : results) {
@@ -43,6 +58,34 @@ TEST(BenchAccuracy, PenaltySolversRunAtAutoAndCellsCarryIterationsAndError) {
   EXPECT_NE(table.find("start cold"), std::string::npos) << table;
   EXPECT_NE(table.find("μ as run:"), std::string::npos) << table;
   EXPECT_NE(formatBenchCsv(results).find(",threads,mu\n"), std::string::npos);
+}
+
+TEST(BenchDynamics, RneaAndCrbaColumnsOnlyWhenAskedWithTheirRatiosToAba) {
+  test::QuietLog quiet;
+  const Scene scene = loadScene(test::scenesDir() / "four_bar.yaml");
+  BenchOptions options = quickBench({"ltl"}, 3);
+  auto has = [](const std::vector<BenchResult>& results, const std::string& name) {
+    return std::any_of(results.begin(), results.end(), [&](const BenchResult& r) { return r.solver == name; });
+  };
+  const std::vector<BenchResult> plain = benchmarkScene(scene, options);
+  EXPECT_FALSE(has(plain, "rnea"));
+  EXPECT_FALSE(has(plain, "crba"));
+
+  options.dynamics_algorithms = true;
+  const std::vector<BenchResult> results = benchmarkScene(scene, options);
+  for (const std::string name : {"rnea", "crba"}) {
+    const auto it = std::find_if(results.begin(), results.end(), [&](const BenchResult& r) { return r.solver == name; });
+    ASSERT_NE(it, results.end()) << name;
+    EXPECT_EQ(it->mode, "unconstrained");
+    EXPECT_TRUE(it->note.empty()) << it->note;
+    EXPECT_GT(it->median_us, 0.0) << name;
+    EXPECT_TRUE(std::isfinite(it->ratio_to_aba) && it->ratio_to_aba > 0.0) << name << " " << it->ratio_to_aba;
+  }
+  EXPECT_TRUE(has(results, "ltl"));
+  const std::string table = formatBenchTable(results);
+  EXPECT_NE(table.find("crba"), std::string::npos) << table;
+  EXPECT_NE(table.find("rnea, crba (--dynamics)"), std::string::npos) << table;
+  EXPECT_EQ(formatBenchTable(plain).find("rnea, crba (--dynamics)"), std::string::npos);
 }
 
 }  // namespace loopsim

@@ -82,8 +82,8 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
     diagonal_[j] = pivot;
     const double inverse_pivot = 1.0 / pivot;
     inverse_diagonal_[j] = inverse_pivot;
-    // The ancestors come from a flat list built once (no walk up λ), and a dof
-    // without descendants needs no dot products: U_ij = M_ij / D_j.
+    // The ancestors come from a flat list built once (no walk up λ); for a
+    // dof without descendants the sums are empty: U_ij = M_ij / D_j.
     const int* ancestor = ancestors_.data() + ancestor_begin_[j];
     const int* const ancestor_end = ancestors_.data() + ancestor_begin_[j + 1];
     for (; ancestor != ancestor_end; ++ancestor) {
