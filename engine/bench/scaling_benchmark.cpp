@@ -14,6 +14,7 @@
 #include <loopsim/constraints/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
+#include <loopsim/solvers/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -92,7 +93,9 @@ std::vector<ScalingPoint> benchmarkScaling(const BenchOptions& options, const st
     for (const SolverInfo& info : solverRegistry()) {
       if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), info.name) == solvers.end()) continue;
       if (!missingCapability(info.capabilities, set).empty()) continue;
-      SolverSettings settings;
+      // μ as a simulation binds it (the penalty solvers' default mu: auto, issue
+      // 12): kDefaultMu would time lcaba at an inaccurate μ.
+      SolverSettings settings = resolveAutoMu(SolverSettings{}, info.capabilities, set, samples.front().q, VectorX());
       settings.warm_start = false;
       if (info.capabilities.iterative) settings.max_iterations = 3, settings.tolerance = 0.0;  // 3 iterations
       auto solver = info.make(set, settings);
