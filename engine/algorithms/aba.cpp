@@ -50,7 +50,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       detail::factorJoint<NV>(model, data, i);  // U = Ia S, D⁻¹ with armature
       const auto U = data.U.middleCols<NV>(iv);
       const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
-      const Vector6 pa = data.pa[i].toVector();
+      const Force& pa = data.pa[i];
       auto u = data.u.segment<NV>(iv);
       u = tau.segment<NV>(iv) - detail::subspaceTransposeTimes<NV>(model, i, pa);
       if (tau_extra != nullptr) u += tau_extra->segment<NV>(iv);
@@ -58,9 +58,10 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       // Ia^A = Ia - U D⁻¹ Uᵀ;  pa^A = pa + Ia^A c + U D⁻¹ u.
       const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
       const Matrix6 Ia_art = data.Ia[i] - UDinv * U.transpose();
-      const Vector6 pa_art = pa + Ia_art * data.c[i].toVector() + UDinv * u;
+      // (Halves apart: detail::blockTransposeTimes says why.)
+      const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(pa, Ia_art, data.c[i]), UDinv, u);
       data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
-      data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art);
+      data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
     });
   }
 
@@ -73,8 +74,8 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       const Motion a_pre = detail::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
       auto qdd = data.ddq.segment<NV>(iv);
       qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() *
-                      (data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector());
-      data.a_gf[i] = a_pre + Motion(detail::subspaceTimes<NV>(model, i, qdd));
+                      (data.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre));
+      data.a_gf[i] = a_pre + detail::subspaceMotion<NV>(model, i, qdd);
     });
   }
 }

@@ -166,7 +166,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data_.u.segment<NV>(iv);
-    u -= detail::subspaceTransposeTimes<NV>(m, i, data_.pa[i].toVector());
+    u -= detail::subspaceTransposeTimes<NV>(m, i, data_.pa[i]);
     const MatrixG UDinv = U * Dinv;
     const SE3& liMi = data_.liMi[i];
 
@@ -220,8 +220,9 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
     data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
-    const Vector6 pa_art = data_.pa[i].toVector() + Ia_art * data_.c[i].toVector() + UDinv * u;
-    data_.pa[p] += detail::toParentFrame(liMi, pa_art);
+    const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data_.pa[i], Ia_art, data_.c[i]), UDinv,
+                                                    Eigen::Matrix<double, NV, 1>(u));
+    data_.pa[p] += detail::toParentFrame(liMi, pa_art.n, pa_art.f);
   });
 }
 
@@ -234,14 +235,14 @@ void LcabaSolver::rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot)
     // Line 25: u_i -= (H̄_{i,N_i} S_i)ᵀ ā_{N_i}; line 26 (§IV-C4): v̇_i, a_i.
     const Motion a_pre = detail::toChildFrame(data_.liMi[i], data_.a_gf[step.parent]) + data_.c[i];
     Eigen::Matrix<double, NV, 1> rhs =
-        data_.u.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+        data_.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), a_pre);
     for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
-      rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                       data_.a_gf[step.neighbours[a].body].toVector();
+      rhs -= detail::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
+                                             data_.a_gf[step.neighbours[a].body]);
     }
     const Eigen::Matrix<double, NV, 1> qdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
     vdot.segment<NV>(iv) = qdd;
-    data_.a_gf[i] = a_pre + Motion(detail::subspaceTimes<NV>(m, i, qdd));
+    data_.a_gf[i] = a_pre + detail::subspaceMotion<NV>(m, i, qdd);
   });
 }
 
@@ -290,16 +291,17 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
         du.setZero();
         return;
       }
-      const Vector6 dp = delta_force_[i].toVector();
+      const Force dp = delta_force_[i];
       du = -detail::subspaceTransposeTimes<NV>(m, i, dp);
       const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         const int j = step.neighbours[a].body;
         delta_force_[j] =
-            Force(delta_force_[j].toVector() + neighbour_S_.middleCols<NV>(step.column + a * NV) * Dinv_du);
+            detail::plusBlockTimes<NV>(delta_force_[j], neighbour_S_.middleCols<NV>(step.column + a * NV), Dinv_du);
       }
       if (p != 0) {
-        delta_force_[p] += detail::toParentFrame(data_.liMi[i], Vector6(dp + data_.U.middleCols<NV>(iv) * Dinv_du));
+        const Force up = detail::plusBlockTimes<NV>(dp, data_.U.middleCols<NV>(iv), Dinv_du);
+        delta_force_[p] += detail::toParentFrame(data_.liMi[i], up.n, up.f);
       }
       delta_force_[i] = Force(Vector6::Zero());
     });
@@ -315,15 +317,15 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
       const int iv = m.idx_v[i];
       const Motion da_pre = detail::toChildFrame(data_.liMi[i], delta_a_[step.parent]);
       Eigen::Matrix<double, NV, 1> rhs =
-          delta_u_.segment<NV>(iv) - data_.U.middleCols<NV>(iv).transpose() * da_pre.toVector();
+          delta_u_.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), da_pre);
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
-        rhs.noalias() -= neighbour_S_.middleCols<NV>(step.column + a * NV).transpose() *
-                         delta_a_[step.neighbours[a].body].toVector();
+        rhs -= detail::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
+                                               delta_a_[step.neighbours[a].body]);
       }
       const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
       vdot.segment<NV>(iv) += dqdd;
       step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
-      delta_a_[i] = da_pre + Motion(detail::subspaceTimes<NV>(m, i, dqdd));
+      delta_a_[i] = da_pre + detail::subspaceMotion<NV>(m, i, dqdd);
       data_.a_gf[i] += delta_a_[i];
     });
   }

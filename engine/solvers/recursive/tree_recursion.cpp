@@ -223,7 +223,7 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     const Matrix6& Ia = data.Ia[i];
     const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data.u.segment<NV>(iv);
-    if (bias) u -= subspaceTransposeTimes<NV>(model_, i, data.pa[i].toVector());  // τ_i - S_iᵀ p_i^A
+    if (bias) u -= subspaceTransposeTimes<NV>(model_, i, data.pa[i]);  // τ_i - S_iᵀ p_i^A
     const Vector6 c = data.c[i].toVector();
     const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
 
@@ -280,8 +280,9 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     const Matrix6 Ia_art = Ia - UDinv * U.transpose();
     data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
     if (!bias) return;
-    const Vector6 pa_art = data.pa[i].toVector() + Ia_art * c + UDinv * u;
-    data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art);
+    const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data.pa[i], Ia_art, data.c[i]), UDinv,
+                                                    VectorNV(u));
+    data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
   });
 }
 
@@ -291,7 +292,8 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = model_.idx_v[i];
     const Motion a_pre = toChildFrame(data.liMi[i], data.a_gf[model_.parent[i]]) + data.c[i];
-    Eigen::Matrix<double, NV, 1> rhs = data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+    Eigen::Matrix<double, NV, 1> rhs =
+        data.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre);
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
     // (A plain loop over the contiguous column: a dynamic-size dot costs more per call.)
@@ -306,7 +308,7 @@ void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda,
     }
     auto qdd = vdot.segment<NV>(iv);
     qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;
-    data.a_gf[i] = a_pre + Motion(subspaceTimes<NV>(model_, i, qdd));  // line 17
+    data.a_gf[i] = a_pre + detail::subspaceMotion<NV>(model_, i, Eigen::Matrix<double, NV, 1>(qdd));  // line 17
   });
 }
 
@@ -376,14 +378,14 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
     detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model_.idx_v[i];
-      const Vector6 df = delta_force[i].toVector();
+      const Force& df = delta_force[i];
       auto du = delta_u_.segment<NV>(iv);
       du = subspaceTransposeTimes<NV>(model_, i, df);
       const int p = model_.parent[i];
       if (p == 0) return;
       const Eigen::Matrix<double, NV, 1> Dinv_du = data.Dinv[i].topLeftCorner<NV, NV>() * du;
-      const Vector6 passed = df - data.U.middleCols<NV>(iv) * Dinv_du;
-      delta_force[p] += data.liMi[i].act(Force(passed));
+      const Force passed = detail::plusBlockTimes<NV>(df, data.U.middleCols<NV>(iv), Eigen::Matrix<double, NV, 1>(-Dinv_du));
+      delta_force[p] += detail::toParentFrame(data.liMi[i], passed.n, passed.f);
     });
   }
   // Lines 7-12: Δa_0 = 0, Δv̇_i = D_i⁻¹(Δu_i - U_iᵀ Δa_pre), Δa_i = Δa_pre + S_i Δv̇_i.
@@ -395,9 +397,9 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
       const Motion da_pre = toChildFrame(data.liMi[i], delta_a_[model_.parent[i]]);
       const Eigen::Matrix<double, NV, 1> dqdd =
           data.Dinv[i].topLeftCorner<NV, NV>() *
-          (delta_u_.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * da_pre.toVector());
+          (delta_u_.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), da_pre));
       vdot.segment<NV>(iv) += dqdd;
-      delta_a_[i] = da_pre + Motion(subspaceTimes<NV>(model_, i, dqdd));
+      delta_a_[i] = da_pre + detail::subspaceMotion<NV>(model_, i, dqdd);
       data.a_gf[i] = data.a_gf[i] + delta_a_[i];
     });
     delta_force[i] = Force(Vector6::Zero());
