@@ -31,7 +31,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     detail::writeMotionSubspace(model, i, data.S);  // for callers that read data.S after ABA
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(detail::subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
+      const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(model.idx_v[i]));
       data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });

@@ -29,12 +29,12 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
       const int iv = model.idx_v[i];
       using VectorNV = Eigen::Matrix<double, NV, 1>;
       // S_i's structure (detail::subspaceTimes), as in RNEA and ABA.
-      const Motion vJ(detail::subspaceTimes<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(v + iv))));
+      const Motion vJ = detail::subspaceMotion<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(v + iv)));
       data.v[i] = detail::toChildFrame(data.liMi[i], data.v[p]) + vJ;
       if (a == nullptr) return;
       data.c[i] = data.v[i].cross(vJ);
       data.a[i] = detail::toChildFrame(data.liMi[i], data.a[p]) +
-                  Motion(detail::subspaceTimes<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(a + iv)))) + data.c[i];
+                  detail::subspaceMotion<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(a + iv))) + data.c[i];
     });
   }
 }

@@ -1,5 +1,5 @@
 // Recursive Newton-Euler (Featherstone, RBDA Table 5.1) in body frames, the
-// joints' products through S_i's structure (detail::subspaceTimes).
+// joints' products through S_i's structure (detail::subspaceMotion).
 // Gravity enters as the base acceleration a_0 = -g, so data.a_gf holds body
 // accelerations with gravity folded in.
 #include <loopsim/algorithms/dynamics.hpp>
@@ -19,13 +19,13 @@ void backwardPass(const Model& model, Data& data, const double* a, VectorX& tau_
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      tau_out.segment<NV>(iv) = detail::subspaceTransposeTimes<NV>(model, i, data.f[i].toVector());
+      tau_out.segment<NV>(iv) = detail::subspaceTransposeTimes<NV>(model, i, data.f[i]);
       if (a != nullptr) {
         tau_out.segment<NV>(iv) += model.armature.segment<NV>(iv).cwiseProduct(ConstSegment<NV>(a + iv));
       }
     });
     const int p = model.parent[i];
-    if (p > 0) data.f[p] += detail::toParentFrame(data.liMi[i], data.f[i].toVector());
+    if (p > 0) data.f[p] += detail::toParentFrame(data.liMi[i], data.f[i].n, data.f[i].f);
   }
 }
 
@@ -49,12 +49,12 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      const Motion vJ(detail::subspaceTimes<NV>(model, i, v.segment<NV>(iv)));
+      const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(iv));
       data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
       data.a_gf[i] = detail::toChildFrame(liMi, data.a_gf[p]) + data.c[i];
       if (a != nullptr) {
-        data.a_gf[i] += Motion(detail::subspaceTimes<NV>(model, i, Eigen::Matrix<double, NV, 1>(ConstSegment<NV>(a + iv))));
+        data.a_gf[i] += detail::subspaceMotion<NV>(model, i, Eigen::Matrix<double, NV, 1>(ConstSegment<NV>(a + iv)));
       }
     });
     const Inertia& I = model.body_inertias[i];

@@ -231,11 +231,11 @@ void addBodyJacobianRowsFixed(const Model& model, const Data& data, int body, co
     const Vector3 lever = oMj.t - oMb.t;
     const int iv = model.idx_v[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-      Vector6 x;
-      x.head<3>().noalias() = oMj.R * data.S.col(k).head<3>();
-      x.tail<3>().noalias() = oMj.R * data.S.col(k).tail<3>();
-      x.tail<3>() += lever.cross(Vector3(x.head<3>()));
-      const Eigen::Matrix<double, R, 1> rows = K_world_axes * x;
+      // Angular and linear halves apart (detail::blockTransposeTimes says why).
+      const Vector3 w = oMj.R * data.S.col(k).head<3>();
+      const Vector3 lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
+      const Eigen::Matrix<double, R, 1> rows =
+          K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
       for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];  // not rows.head(dim): GCC 12 -Warray-bounds under AVX-512
     }
   }

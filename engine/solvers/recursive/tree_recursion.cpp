@@ -157,7 +157,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ(subspaceTimes<NV>(model, i, v.segment<NV>(model.idx_v[i])));
+      const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(model.idx_v[i]));
       data.v[i] = toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
     });
