@@ -128,8 +128,15 @@ inline void withJointNv(int nv, F&& f) {
 /// SE3::actInv on a Motion (parent frame to child frame), written out and
 /// forced inline: in the recursions' loops the compiler keeps the member call
 /// out of line.
+/// Rᵀ x as a combination of R's rows, not as three dot products: GCC stores
+/// those three scalars and reloads them two-wide, which fails store forwarding
+/// (forward kinematics with accelerations: 0.28 → 0.20 of an ABA on Go1).
+[[gnu::always_inline]] inline Vector3 rotationTransposeTimes(const Matrix3& R, const Vector3& x) {
+  return x[0] * R.row(0).transpose() + x[1] * R.row(1).transpose() + x[2] * R.row(2).transpose();
+}
+
 [[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
-  return {liMi.R.transpose() * m.w, liMi.R.transpose() * (m.v - liMi.t.cross(m.w))};
+  return {rotationTransposeTimes(liMi.R, m.w), rotationTransposeTimes(liMi.R, m.v - liMi.t.cross(m.w))};
 }
 
 /// SE3::act on a Force (child frame to parent frame), written out and forced
