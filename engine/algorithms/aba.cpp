@@ -16,7 +16,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
   detail::requireFext(model, fext);
   const int nb = model.nbodies();
 
-  // The joints' products go through S_i's structure (detail::subspaceTimes,
+  // The joints' products go through S_i's structure (detail::subspaceMotion,
   // factorJoint), as in the constrained recursions: no dense 6 x nv products.
 
   // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.

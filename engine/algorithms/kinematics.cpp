@@ -28,7 +28,7 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
       using VectorNV = Eigen::Matrix<double, NV, 1>;
-      // S_i's structure (detail::subspaceTimes), as in RNEA and ABA.
+      // S_i's structure (detail::subspaceMotion), as in RNEA and ABA.
       const Motion vJ = detail::subspaceMotion<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(v + iv)));
       data.v[i] = detail::toChildFrame(data.liMi[i], data.v[p]) + vJ;
       if (a == nullptr) return;

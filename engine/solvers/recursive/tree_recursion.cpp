@@ -384,7 +384,8 @@ void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<Ve
       const int p = model_.parent[i];
       if (p == 0) return;
       const Eigen::Matrix<double, NV, 1> Dinv_du = data.Dinv[i].topLeftCorner<NV, NV>() * du;
-      const Force passed = detail::plusBlockTimes<NV>(df, data.U.middleCols<NV>(iv), Eigen::Matrix<double, NV, 1>(-Dinv_du));
+      const Force passed =
+          detail::plusBlockTimes<NV>(df, data.U.middleCols<NV>(iv), Eigen::Matrix<double, NV, 1>(-Dinv_du));
       delta_force[p] += detail::toParentFrame(data.liMi[i], passed.n, passed.f);
     });
   }
