@@ -1182,6 +1182,7 @@ namespace {
 //   moveto LABEL P     move the (held) mouse to P % of LABEL's width;
 //   release LABEL      release the left button and wait until LABEL is no longer active;
 //   focus LABEL        click the text field LABEL and wait until it takes the keys (active);
+//   step N             click "Step (Right)" and wait until the log holds N step events;
 //   typein LABEL TEXT  focus LABEL (the click selects its text), type TEXT and hold Enter until
 //                      the field lets go (ImGui 1.86 reads keys once per frame: a shorter press is missed).
 // Every click waits for the GUI to report the widget, never for a fixed time, so a loaded
@@ -1239,6 +1240,7 @@ press() { at_percent "$1" $2; xdotool mousemove --window $window $x $y mousedown
 moveto() { at_percent "$1" $2; xdotool mousemove --window $window $x $y; }
 release() { xdotool mouseup 1; active "$1" no; }
 focus() { click "$1"; active "$1" yes; }
+step() { click 'Step (Right)'; waitfor 'event: step to' "$1"; }
 typein() { focus "$1"; xdotool type "$2"; xdotool keydown Return; active "$1" no; xdotool keyup Return; }
 )SH" + std::string(LOOPSIM_BINARY) + " gui " + arguments +
                                " --log-events --log-widgets --size 1024x768 --msaa 0 > $log 2>&1 &\n"
@@ -1764,7 +1766,7 @@ void clickSettingsOnTheFourBar(const std::string& solver, const std::string& act
                  plain = freshPath("plain_settings.csv"), scene = fourBarSceneWith(solver, keys);
   ASSERT_FALSE(scene.empty()) << "four_bar.yaml has no line 'solver: kkt'";
   std::string clicks = "click Settings\n" + actions + "\nclick 'Apply on next step'; waitfor 'event: settings applied'\n";
-  for (int k = 1; k <= steps; ++k) clicks += "click 'Step (Right)'; waitfor 'event: step to' " + std::to_string(k) + "\n";
+  for (int k = 1; k <= steps; ++k) clicks += "step " + std::to_string(k) + "\n";
   runs.gui = guiClicking(scenePath("four_bar.yaml") + " --solver " + solver + " --paused --record " + clicked.string(), clicks);
   ASSERT_EQ(runs.gui.exit_code, 0) << runs.gui.text;
   const std::string run = " --solver " + solver + " --duration " + std::to_string(0.001 * steps) + " --quiet --record ";
@@ -1863,19 +1865,45 @@ TEST(Gui, TypingToleranceInTheSettingsPanelAppliesItOnTheNextStep) {
   for (std::size_t k = 0; k < 4; ++k) EXPECT_LT(clicked[k], plain[k]) << "step " << k << " iterated to the scene's tolerance";
 }
 
-// The Settings section's max iterations, typed in (1), then "Apply on next step" before the first
-// step: every step of lcaba runs exactly 1 iteration (the record's solver statistics), bit for bit
-// as `loopsim run` of the scene with `max_iterations: 1`; the scene's 100 let it take 3 or 4.
+// The Settings section's max iterations, typed in (1) mid-run: two steps of the scene's kkt, lcaba
+// clicked in the Solver section, 1 typed, "Apply on next step", two more steps. The steps after the
+// change run exactly 1 iteration each (the record's solver statistics), and the record equals bit
+// for bit the scripted switch to lcaba at that step (`--switch-solver`) on the four-bar with
+// `max_iterations: 1`, from which a switch takes its settings; the same switch on the unchanged
+// four-bar takes 4 and 3 iterations at those steps.
 TEST(Gui, TypingMaxIterationsInTheSettingsPanelCapsTheIterationsFromTheNextStep) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (!haveXdotool()) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
-  SettingsRuns runs;
-  ASSERT_NO_FATAL_FAILURE(clickSettingsOnTheFourBar("lcaba", "typein 'max iterations' 1", "max_iterations: 1", "", 4, runs));
-  const std::vector<double> clicked = columnOf(runs.clicked, "iterations"), plain = columnOf(runs.plain, "iterations");
-  std::printf("[ measured ] lcaba iterations at step 0: %g at max iterations 1 (clicked), %g at 100\n", clicked[0], plain[0]);
-  for (std::size_t k = 0; k < 4; ++k) {
-    EXPECT_EQ(clicked[k], 1.0) << "step " << k;
-    EXPECT_GT(plain[k], 1.0) << "step " << k << ": one iteration is the scene's too, nothing to tell apart";
+  const fs::path clicked = freshPath("clicked_max_iterations.csv"), scripted = freshPath("scripted_max_iterations.csv"),
+                 plain = freshPath("plain_max_iterations.csv"), scene = fourBarSceneWith("kkt", "max_iterations: 1");
+  ASSERT_FALSE(scene.empty()) << "four_bar.yaml has no line 'solver: kkt'";
+  const Output out = guiClicking(scenePath("four_bar.yaml") + " --paused --record " + clicked.string(),
+                                 "step 1; step 2\n"
+                                 "click lcaba; waitfor 'event: solver lcaba'\n"
+                                 "click Settings; typein 'max iterations' 1\n"
+                                 "click 'Apply on next step'; waitfor 'event: settings applied'\n"
+                                 "step 3; step 4");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("event: settings applied: solver lcaba from t = 0.002 s (step 2)"), std::string::npos) << out.text;
+  const std::string switching = " --switch-solver 0.002:lcaba --frames 1 --size 160x120 --msaa 0 --hide-ui --record ";
+  const Output script = runGui(scene.string() + switching + scripted.string());
+  ASSERT_EQ(script.exit_code, 0) << script.text;
+  const Output unchanged_script = runGui(scenePath("four_bar.yaml") + switching + plain.string());
+  ASSERT_EQ(unchanged_script.exit_code, 0) << unchanged_script.text;
+  const loopsim::CsvTable c = loopsim::readCsv(clicked), s = loopsim::readCsv(scripted), u = loopsim::readCsv(plain);
+  removeRecords({clicked, scripted, plain});
+  fs::remove(scene);
+  ASSERT_EQ(c.rows.size(), 5u) << "t = 0 to 4 ms";
+  {
+    SCOPED_TRACE("the clicked run against --switch-solver 0.002:lcaba with " + solverLine("kkt", "max_iterations: 1"));
+    expectSameRecordedSteps(c, s);
+  }
+  const std::vector<double> iterations = columnOf(c, "iterations"), unchanged = columnOf(u, "iterations");
+  std::printf("[ measured ] lcaba's iterations at steps 2 and 3: %g %g at max iterations 1 (clicked), %g %g at 100\n", iterations[2],
+              iterations[3], unchanged[2], unchanged[3]);
+  for (std::size_t k = 2; k < 4; ++k) {
+    EXPECT_EQ(iterations[k], 1.0) << "step " << k << ", after the change";
+    EXPECT_GT(unchanged[k], 1.0) << "step " << k << ": lcaba takes one iteration unchanged too";
   }
 }
 
