@@ -207,9 +207,15 @@ void settingsSection(GuiState& state, SimulationSession* session) {
     ImGui::PopTextWrapPos();
   }
   ImGui::InputDouble("tolerance", &s.tolerance, 0.0, 0.0, "%.3g");
-  ImGui::InputInt("max iterations", &s.max_iterations);
+  state.widgets.noteLastItem("tolerance");
+  // Typed, without -/+ buttons, like the fields above: with them ImGui's last item is the group of
+  // frame, buttons and label, so --log-widgets could not give the frame alone (its centre may be a button).
+  ImGui::InputInt("max iterations", &s.max_iterations, 0, 0);
+  state.widgets.noteLastItem("max iterations");
   ImGui::InputDouble("soft weight", &s.soft_weight, 0.0, 0.0, "%.3g");
+  state.widgets.noteLastItem("soft weight");
   ImGui::Checkbox("warm start", &s.warm_start);
+  state.widgets.noteLastItem("warm start");
   ImGui::BeginDisabled(session == nullptr);
   if (ImGui::Button("Apply on next step")) state.requests.apply_settings = true;
   state.widgets.noteLastItem("Apply on next step");
