@@ -13,6 +13,7 @@
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/joint_space/joint_space_terms.hpp>
+#include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
 
@@ -87,6 +88,23 @@ void ConstraintProjector::setMetricDiagonal(const VectorX* d) {
   metric_diagonal_ = d != nullptr ? d : &zero_nv_;
 }
 
+void ConstraintProjector::useImpulseSolver(ConstrainedSolver* solver) {
+  if (solver != nullptr) {
+    const std::string what = "solver '" + std::string(solver->name()) + "'";
+    if (!solver->supportsImpulseSolve()) {
+      throw ModelError(set_.model().source_file, "projection", what + " has no impulse solve");
+    }
+    if (&solver->constraints() != &set_) {
+      throw ModelError(set_.model().source_file, "projection", what + " is bound to another constraint set");
+    }
+    if (has_held_) {
+      throw ModelError(set_.model().source_file, "projection",
+                       what + ": held joints project on the dense path only");
+    }
+  }
+  impulse_solver_ = solver;
+}
+
 double ConstraintProjector::positionErrorNorm(const Eigen::Ref<const VectorX>& q) {
   forwardKinematics(set_.model(), data_, q);
   evaluatePositionErrors(set_, data_, q, cdata_);
@@ -128,7 +146,8 @@ void ConstraintProjector::solveGram(Eigen::Ref<VectorX> x) const {
   }
 }
 
-ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, int max_iterations) {
+template <class Direction>
+ProjectionResult ConstraintProjector::gaussNewton(Eigen::Ref<VectorX> q, int max_iterations, Direction&& direction) {
   const Model& model = set_.model();
   if (max_iterations <= 0) max_iterations = settings_.max_iterations;
   ProjectionResult result;
@@ -141,12 +160,7 @@ ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, in
   double error_inf = cdata_.phi.lpNorm<Eigen::Infinity>();
   while (error_inf > settings_.position_tolerance && result.iterations < max_iterations) {
     ++result.iterations;
-    freeJacobian(q);  // also refreshes φ(q)
-    gram_.noalias() = free_jacobian_ * free_jacobian_.transpose();
-    factorGram();
-    multiplier_ = cdata_.phi;
-    solveGram(multiplier_);
-    step_.noalias() = -free_jacobian_.transpose() * multiplier_;
+    direction(q);  // step_ at q; cdata_.phi = φ(q)
     // Backtracking: far from the manifold the linearisation can overshoot.
     double alpha = 1.0;
     double trial_error = error;
@@ -167,15 +181,50 @@ ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, in
   return result;
 }
 
+ProjectionResult ConstraintProjector::projectPositions(Eigen::Ref<VectorX> q, int max_iterations) {
+  if (impulse_solver_ != nullptr) {
+    // The W-metric step δq = W⁻¹Jᵀ(J W⁻¹Jᵀ)⁻¹(-φ): the impulse solve with r = -φ(q).
+    return gaussNewton(q, max_iterations, [&](const Eigen::Ref<const VectorX>& at) {
+      multiplier_ = -cdata_.phi;
+      impulse_solver_->solveImpulse(at, multiplier_, step_);
+    });
+  }
+  // The identity-metric step δq = -J_fᵀ(J_f J_fᵀ + μI)⁻¹φ.
+  return gaussNewton(q, max_iterations, [&](const Eigen::Ref<const VectorX>& at) {
+    freeJacobian(at);  // also refreshes φ(q)
+    gram_.noalias() = free_jacobian_ * free_jacobian_.transpose();
+    factorGram();
+    multiplier_ = cdata_.phi;
+    solveGram(multiplier_);
+    step_.noalias() = -free_jacobian_.transpose() * multiplier_;
+  });
+}
+
 ProjectionResult ConstraintProjector::projectVelocities(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v) {
   ProjectionResult result;
   result.converged = true;
   if (set_.dimension() == 0) return result;
   if (has_held_) return projectVelocitiesHolding(q, v, result);
+  if (impulse_solver_ != nullptr) {
+    computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors);  // φ̇ = J v, no dense J
+    return projectVelocitiesByImpulse(q, v, result);
+  }
   // Λ = J W⁻¹ Jᵀ through M's LTDL factors and the constraints'
   // supports (the joint-space solvers' terms), never a dense M⁻¹ Jᵀ.
   terms_->evaluateDelassus(q, v, *metric_diagonal_);  // W = M + diag(d)
   return projectVelocitiesAtTerms(v, result);
+}
+
+ProjectionResult ConstraintProjector::projectVelocitiesByImpulse(const Eigen::Ref<const VectorX>& q,
+                                                                 Eigen::Ref<VectorX> v, ProjectionResult result) {
+  // Δ with W Δ = Jᵀp and J Δ = -J v: v + Δ is the W-norm closest velocity with J v = 0.
+  result.position_residual = cdata_.phi.lpNorm<Eigen::Infinity>();
+  velocity_residual_ = -cdata_.phidot;
+  const SolveStats stats = impulse_solver_->solveImpulse(q, velocity_residual_, step_);
+  v += step_;
+  result.velocity_correction = step_.norm();
+  result.velocity_residual = stats.residual;  // ‖J Δ - r‖∞ = ‖J (v + Δ)‖∞
+  return result;
 }
 
 ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result) {
@@ -235,6 +284,18 @@ ProjectionResult ConstraintProjector::projectVelocitiesHolding(const Eigen::Ref<
 }
 
 ProjectionResult ConstraintProjector::project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations) {
+  if (impulse_solver_ != nullptr && set_.dimension() > 0) {
+    // One kinematics pass gives φ(q) and J v: when q needs no correction (the
+    // common case after a stabilised step) it serves the velocity projection.
+    computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors);
+    ProjectionResult result;
+    result.converged = true;
+    if (cdata_.phi.lpNorm<Eigen::Infinity>() > settings_.position_tolerance) {
+      result = projectPositions(q, max_iterations);
+      computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors);
+    }
+    return projectVelocitiesByImpulse(q, v, result);
+  }
   if (terms_ && !has_held_) {
     // The velocity projection's kinematics at q give φ(q) too: when q needs
     // no correction (the common case after a stabilised step), one pass

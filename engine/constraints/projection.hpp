@@ -15,10 +15,25 @@
 // velocity change a constraint impulse makes in the implicit step (M + dt·D) Δv = Jᵀ p, and
 // the solver's next solve at the projected q finds M + dt·D already factored.
 //
+// Both are dense in the rows: O(m²·depth + m³) per projection.
+//
+// With an impulse solver (useImpulseSolver: lcaba, prox-bbo) both projections
+// are instead the solver's own O(n) recursion on the impulse problem
+//   W Δ = Jᵀ p,  J Δ = r,   W = M + diag(d_s), d_s the solver's added inertia
+// (ConstrainedSolver::solveImpulse), with no dense matrix:
+//   positions:  Gauss-Newton in the W metric, r = -φ(q), q ← q ⊕ Δ, with the
+//               same backtracking line search on ‖φ‖ (a different step from
+//               the dense path's identity metric, as valid a Gauss-Newton step);
+//   velocities: r = -J v, v ← v + Δ: the dense path's W-norm projection, to the
+//               solver's tolerance on ‖J Δ - r‖∞.
+// The simulation sets d_s = the metric diagonal (both dt·D), so both paths
+// project velocities in the same metric.
+//
 // Two uses: the consistent start of a simulation (makeConsistent: many
-// iterations, refuses when it does not converge) and the optional post-step
-// projection (a few iterations every step). Every workspace is sized at
-// construction: project*() never allocate.
+// iterations, refuses when it does not converge; always the dense path, held
+// joints included) and the optional post-step projection (a few iterations
+// every step). Every workspace is sized at construction: project*() never
+// allocate (nor does an impulse solve).
 #include <Eigen/Cholesky>
 #include <memory>
 #include <vector>
@@ -29,6 +44,7 @@
 
 namespace loopsim {
 
+class ConstrainedSolver;
 class JointSpaceTerms;
 class ProjectionTerms;
 
@@ -68,9 +84,19 @@ class ConstraintProjector {
   /// projector or be reset first.
   void setMetricDiagonal(const VectorX* d);
 
+  /// Projects through solver->solveImpulse() (the solver's own recursion, its
+  /// added inertia as the metric; see the top of this file) instead of the
+  /// dense Gram matrix; null: the dense path. The solver must be bound to this
+  /// projector's constraint set and outlive it or be reset first. Throws
+  /// ModelError when it has no impulse solve or another constraint set, and
+  /// with held joints (the consistent start keeps its dense path).
+  void useImpulseSolver(ConstrainedSolver* solver);
+
   /// Gauss-Newton on φ(q) = 0, at most max_iterations (<= 0: settings'). No allocation.
   ProjectionResult projectPositions(Eigen::Ref<VectorX> q, int max_iterations = 0);
-  /// v ← the M-norm closest velocity with J(q) v = 0. No allocation.
+  /// v ← the M-norm closest velocity with J(q) v = 0. No allocation. With an
+  /// impulse solver, velocity_residual is the solver's ‖J Δ - r‖∞ (= ‖J v‖∞
+  /// up to round-off), not a second evaluation of J v.
   ProjectionResult projectVelocities(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v);
   /// Positions, then velocities at the projected q.
   ProjectionResult project(Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, int max_iterations = 0);
@@ -81,6 +107,14 @@ class ConstraintProjector {
   double positionErrorNorm(const Eigen::Ref<const VectorX>& q);  // ‖φ(q)‖∞
   void freeJacobian(const Eigen::Ref<const VectorX>& q);          // J_f into free_jacobian_
   double damping(const MatrixX& gram) const;
+  // Gauss-Newton on φ from cdata_.phi = φ(q): direction() writes step_ at q
+  // (φ(q) in cdata_.phi), then the backtracking line search on ‖φ‖.
+  template <class Direction>
+  ProjectionResult gaussNewton(Eigen::Ref<VectorX> q, int max_iterations, Direction&& direction);
+  // The velocity projection through impulse_solver_ at the kinematics of q
+  // held by cdata_ (φ̇ = J v in cdata_.phidot).
+  ProjectionResult projectVelocitiesByImpulse(const Eigen::Ref<const VectorX>& q, Eigen::Ref<VectorX> v,
+                                              ProjectionResult result);
   // gram_ + damping(gram_)·I factored once, then solved in place: the small
   // Cholesky, or Eigen's pivoting LDLT when a pivot is not positive (a
   // redundant set whose damping is lost to round-off).
@@ -122,6 +156,7 @@ class ConstraintProjector {
   // for the velocity projection without held joints: our own or a solver's (shareTerms).
   std::unique_ptr<JointSpaceTerms> own_terms_;
   ProjectionTerms* terms_ = nullptr;
+  ConstrainedSolver* impulse_solver_ = nullptr;  // useImpulseSolver; null: dense
 };
 
 /// Consistent start: projects (q, v) in place with the given held joints,

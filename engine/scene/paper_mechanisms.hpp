@@ -36,7 +36,8 @@ struct RodParams {
 /// (Release), over shapes from many short branches to one long stem or rail:
 /// 2,000 links start in 1.4-23 s at 0.28-0.68 GB, a step takes 0.9 ms (lcaba)
 /// to 3.5 s (prox-bbo on favourable_branching's 200 branches; 0.5 s since its
-/// rooted elimination, nearly all of it the post-step projection); 5,000 links take
+/// rooted elimination, nearly all of it the post-step projection's dense
+/// Delassus matrix; 13 ms since the projection runs through the solver's impulse solve); 5,000 links take
 /// 31-75 s to start at 1.9-2.4 GB. README, "Size".
 inline constexpr int kMaxMechanismLinks = 2000;
 

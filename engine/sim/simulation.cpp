@@ -248,6 +248,9 @@ void Simulation::wireProjector() {
   // the implicit step itself would take, (M + dt·D) Δv = Jᵀp with J(v + Δv) = 0,
   // and with the solver's terms shared its next solve keeps M's factors and Λ.
   projector_->setMetricDiagonal(solver_ ? &solver_->addedInertia() : nullptr);
+  // The O(n) loop solvers project through their own recursion (the same
+  // metric: their added inertia) instead of the dense Delassus matrix.
+  projector_->useImpulseSolver(solver_ && solver_->supportsImpulseSolve() ? solver_.get() : nullptr);
 }
 
 void Simulation::setSolver(const std::string& name, const SolverSettings& settings) {

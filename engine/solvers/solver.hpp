@@ -9,6 +9,7 @@
 // The papers' λ is minus this: solvers flip the sign internally, once.
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -114,6 +115,26 @@ class ConstrainedSolver {
   /// velocity projection that leaves them to the next solve at the same q
   /// (ConstraintProjector::shareTerms); null for solvers without them.
   virtual ProjectionTerms* sharedProjectionTerms() { return nullptr; }
+
+  /// Whether solveImpulse() is implemented (the O(n) loop solvers: lcaba,
+  /// prox-bbo). The post-step projection then runs on it instead of a dense
+  /// Delassus matrix (ConstraintProjector::useImpulseSolver).
+  virtual bool supportsImpulseSolve() const { return false; }
+  /// The constrained impulse problem at q: Δ (size nv) with
+  ///   (M + diag(d)) Δ = Jᵀ p,   J Δ = r      (d: setAddedInertia),
+  /// i.e. the minimum-(M + diag(d))-norm Δ with J Δ = r. It is solve()'s
+  /// problem at (q, v = 0) with no gravity, τ or external forces and the
+  /// target r (size constraints().dimension()) in place of the Baumgarte k.
+  /// Uses: the velocity projection (r = -J v, v ← v + Δ) and a Gauss-Newton
+  /// step on φ in the (M + diag(d)) metric (r = -φ, q ← q ⊕ Δ). Iterations,
+  /// tolerance (on ‖J Δ - r‖∞) and redundant sets as in solve(); the impulse
+  /// starts from zero and solve()'s warm start is left untouched (no hidden
+  /// state: replays stay bit for bit). Never allocates. Call only when
+  /// supportsImpulseSolve(): the default throws std::logic_error.
+  virtual SolveStats solveImpulse(const Eigen::Ref<const VectorX>& /*q*/, const Eigen::Ref<const VectorX>& /*r*/,
+                                  Eigen::Ref<VectorX> /*delta*/) {
+    throw std::logic_error("solver '" + std::string(name()) + "' has no impulse solve");
+  }
 
   /// A per-step diagonal added to the joint-space inertia: every solve then
   /// solves (M + diag(d)) v̇ + h = τ + Jᵀλ. Implicit damping sets d = dt·D

@@ -84,6 +84,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       constraint_coupling_(constraints.size()),
       target_(VectorX::Zero(constraints.dimension())),
       lambda_(VectorX::Zero(constraints.dimension())),
+      impulse_(VectorX::Zero(constraints.dimension())),
+      zero_nv_(VectorX::Zero(constraints.model().nv)),
       delta_force_(constraints.model().nbodies(), Force(Vector6::Zero())),
       delta_a_(constraints.model().nbodies(), Motion(Vector6::Zero())),
       delta_u_(VectorX::Zero(constraints.model().nv)) {
@@ -117,7 +119,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
 // K¹ and K² are 6 x 6 with the constraint's rows on top and zeros below
 // (ConstraintData never writes past dimension()); withConstraintRows picks
 // fixed R-row blocks whose padding rows, if any, stay zero.
-void LcabaSolver::addConstraintTerms() {
+void LcabaSolver::addConstraintTerms(const Eigen::Ref<const VectorX>* impulse_target) {
   const double mu = settings_.muValue();
   const Motion& a0 = data_.a_gf[0];
   for (int c = 0; c < constraints_.size(); ++c) {
@@ -136,7 +138,9 @@ void LcabaSolver::addConstraintTerms() {
       if (b2 != 0) gravity_terms.noalias() += K2.template rightCols<3>() * (data_.oMi[b2].R.transpose() * a0.v);
       VectorR g = VectorR::Zero();  // μ k - λ_paper = μ t + λ
       for (int r = 0; r < dim; ++r) {
-        target_[row + r] = cdata_.k_link[row + r] + gravity_terms[r];
+        // An impulse has no gravity (a_gf,0 = 0) and targets r itself.
+        target_[row + r] = impulse_target != nullptr ? (*impulse_target)[row + r]
+                                                     : cdata_.k_link[row + r] + gravity_terms[r];
         g[r] = mu * target_[row + r] + lambda_[row + r];
       }
       // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
@@ -335,15 +339,36 @@ double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
 SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                               const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                               Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
-  const auto& steps = ordering_.steps();
   if (!settings_.warm_start) lambda_.setZero();
-
   // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
-  // constraint terms (lines 4-10); the neighbour sets are the bind-time ordering's.
+  // constraint terms' inputs; the neighbour sets are the bind-time ordering's.
   articulatedFirstPass(model(), data_, q, v, tau, fext, &acceleration_needed_, &rigid_inertias_);
   evaluateConstraints(constraints_, data_, q, v, cdata_);
+  const SolveStats stats = iterate(vdot, nullptr);
+  lambda = lambda_;
+  return stats;
+}
+
+SolveStats LcabaSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& r,
+                                     Eigen::Ref<VectorX> delta) {
+  // Gauss' principle for an impulse is the acceleration problem with v = 0
+  // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
+  // Alg. 1-3 unchanged, the reduced two-sweep iterations included. The
+  // multipliers start from zero in their own buffer: solve()'s warm start stays.
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &acceleration_needed_, &rigid_inertias_);
+  data_.a_gf[0] = Motion(Vector6::Zero());
+  evaluateConstraints(constraints_, data_, q, zero_nv_, cdata_);
+  lambda_.swap(impulse_);
+  lambda_.setZero();
+  const SolveStats stats = iterate(delta, &r);
+  lambda_.swap(impulse_);
+  return stats;
+}
+
+SolveStats LcabaSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const VectorX>* impulse_target) {
+  const auto& steps = ordering_.steps();
   for (Matrix6& h : coupling_) h.setZero();
-  addConstraintTerms();
+  addConstraintTerms(impulse_target);  // Alg. 1 lines 4-10
   for (const EliminationStep& step : steps) eliminate(step);  // backward sweep, lines 11-23
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) rollout(*it, vdot);  // lines 24-26
 
@@ -366,7 +391,6 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
   }
   // The last force change was not swept: Δf stays zero between solves.
   for (Force& f : delta_force_) f = Force(Vector6::Zero());
-  lambda = lambda_;
   return stats;
 }
 

@@ -45,11 +45,22 @@ class LcabaSolver final : public ConstrainedSolver {
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                    Eigen::Ref<VectorX> lambda) override;
 
+  /// Alg. 1-3 at (q, v = 0) without gravity, τ or external forces and with the
+  /// target r: the impulse Δ with (M + diag(d)) Δ = Jᵀp, J Δ = r (solver.hpp).
+  bool supportsImpulseSolve() const override { return true; }
+  SolveStats solveImpulse(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& r,
+                          Eigen::Ref<VectorX> delta) override;
+
+  /// φ and φ̇ of the last solve(); a solveImpulse() leaves those of q at v = 0.
   const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
   const EliminationOrdering& ordering() const { return ordering_; }
 
  private:
-  void addConstraintTerms();                             // Alg. 1 lines 4-10
+  // Alg. 3 from the first pass's state on: Alg. 1's constraint terms, sweeps
+  // and roll-out, then the multiplier iterations; λ in lambda_. The target is
+  // k_link plus gravity (solve), or *impulse_target (solveImpulse).
+  SolveStats iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const VectorX>* impulse_target);
+  void addConstraintTerms(const Eigen::Ref<const VectorX>* impulse_target);  // Alg. 1 lines 4-10
   void eliminate(const EliminationStep& step);           // Alg. 1 lines 12-23
   void rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot);  // Alg. 1 lines 25-26
   double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
@@ -74,6 +85,8 @@ class LcabaSolver final : public ConstrainedSolver {
   std::vector<CouplingRef> constraint_coupling_;  // H_{body1,body2} per constraint (slot -1: world)
   VectorX target_;       // t: K¹ a_gf,1 + K² a_gf,2 = t
   VectorX lambda_;       // global row order; the warm start
+  VectorX impulse_;      // solveImpulse's multipliers, swapped with lambda_ around it
+  VectorX zero_nv_;      // v = τ = 0 of the impulse solve
   std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between uses
   std::vector<Motion> delta_a_;
   VectorX delta_u_;

@@ -37,6 +37,9 @@ ProxBboSolver::ProxBboSolver(const ConstraintSet& constraints, const SolverSetti
       lambda_(VectorX::Zero(constraints.dimension())),
       lambda_prev_(VectorX::Zero(constraints.dimension())),
       dlambda_(VectorX::Zero(constraints.dimension())),
+      impulse_(VectorX::Zero(constraints.dimension())),
+      impulse_prev_(VectorX::Zero(constraints.dimension())),
+      zero_nv_(VectorX::Zero(constraints.model().nv)),
       delta_force_(constraints.model().nbodies(), Force(Vector6::Zero())),
       delta_a_(constraints.model().nbodies(), Motion(Vector6::Zero())),
       delta_u_(VectorX::Zero(constraints.model().nv)) {
@@ -73,7 +76,7 @@ void ProxBboSolver::addToL(const std::vector<MultiplierBlock>& blocks, int first
   }
 }
 
-void ProxBboSolver::initialiseConstraints() {
+void ProxBboSolver::initialiseConstraints(const Eigen::Ref<const VectorX>* impulse_target) {
   // Eq. 42 / Alg. 4 lines 4-7: K̄ at both ends, L_jj = μ⁻¹I, l_j = -t_j - μ⁻¹λ⁰_j.
   const double mu_inv = 1.0 / settings_.muValue();
   Kbar_.setZero();
@@ -91,7 +94,9 @@ void ProxBboSolver::initialiseConstraints() {
     Vector6 gravity_terms = K1 * data_.oMi[c.body1].actInv(a0).toVector();
     if (c.body2 != 0) gravity_terms.noalias() += K2 * data_.oMi[c.body2].actInv(a0).toVector();
     for (int r = 0; r < dim; ++r) {
-      target_[row + r] = cdata_.k_link[row + r] + gravity_terms[r];
+      // An impulse has no gravity (a_gf,0 = 0) and targets r itself.
+      target_[row + r] =
+          impulse_target != nullptr ? (*impulse_target)[row + r] : cdata_.k_link[row + r] + gravity_terms[r];
       l_[row + r] = -target_[row + r] - mu_inv * lambda_prev_[row + r];
     }
     L_.block(row, row, dim, dim).diagonal().array() += mu_inv;
@@ -361,15 +366,39 @@ double ProxBboSolver::residual() const {
 SolveStats ProxBboSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
-  const int nb = model().nbodies();
-  const double mu_inv = 1.0 / settings_.muValue();
   if (!settings_.warm_start) lambda_prev_.setZero();
-
-  // Alg. 6 line 1 = Alg. 4: first forward sweep (lines 1-3), constraint terms
-  // (lines 4-7), backward sweep (lines 8-17), the world, roll-out (lines 18-23).
+  // Alg. 6 line 1 = Alg. 4: first forward sweep (lines 1-3), then iterate().
   articulatedFirstPass(model(), data_, q, v, tau, fext);
   evaluateConstraints(constraints_, data_, q, v, cdata_);
-  initialiseConstraints();
+  const SolveStats stats = iterate(vdot, nullptr);
+  lambda = lambda_;
+  return stats;
+}
+
+SolveStats ProxBboSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& r,
+                                       Eigen::Ref<VectorX> delta) {
+  // Gauss' principle for an impulse is the acceleration problem with v = 0
+  // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
+  // Alg. 4-6 unchanged, the reduced two-sweep iterations included. λ⁰ = 0 in
+  // buffers of their own: solve()'s warm start stays.
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {});
+  data_.a_gf[0] = Motion(Vector6::Zero());
+  evaluateConstraints(constraints_, data_, q, zero_nv_, cdata_);
+  lambda_.swap(impulse_);
+  lambda_prev_.swap(impulse_prev_);
+  lambda_prev_.setZero();
+  const SolveStats stats = iterate(delta, &r);
+  lambda_.swap(impulse_);
+  lambda_prev_.swap(impulse_prev_);
+  return stats;
+}
+
+SolveStats ProxBboSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const VectorX>* impulse_target) {
+  const int nb = model().nbodies();
+  const double mu_inv = 1.0 / settings_.muValue();
+  // Alg. 4: constraint terms (lines 4-7), backward sweep (lines 8-17), the
+  // world, roll-out (lines 18-23).
+  initialiseConstraints(impulse_target);
   for (int i = nb - 1; i >= 1; --i) {
     eliminateRooted(i);
     eliminateLink(i);
@@ -404,7 +433,6 @@ SolveStats ProxBboSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
     ++stats.iterations;
   }
   stats.residual = residual();
-  lambda = lambda_;
   return stats;
 }
 

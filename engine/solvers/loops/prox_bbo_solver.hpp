@@ -46,13 +46,23 @@ class ProxBboSolver final : public ConstrainedSolver {
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                    Eigen::Ref<VectorX> lambda) override;
 
+  /// Alg. 4-6 at (q, v = 0) without gravity, τ or external forces and with the
+  /// target r: the impulse Δ with (M + diag(d)) Δ = Jᵀp, J Δ = r (solver.hpp).
+  bool supportsImpulseSolve() const override { return true; }
+  SolveStats solveImpulse(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& r,
+                          Eigen::Ref<VectorX> delta) override;
+
+  /// φ and φ̇ of the last solve(); a solveImpulse() leaves those of q at v = 0.
   const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
   const MultiplierElimination& graph() const { return graph_; }
 
  private:
   using StackedRows = Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor>;
 
-  void initialiseConstraints();           // Alg. 4 lines 4-7 (eq. 42)
+  // Alg. 6 from the first pass's state on; λ in lambda_. The target is k_link
+  // plus gravity (solve), or *impulse_target (solveImpulse).
+  SolveStats iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const VectorX>* impulse_target);
+  void initialiseConstraints(const Eigen::Ref<const VectorX>* impulse_target);  // Alg. 4 lines 4-7 (eq. 42)
   void eliminateRooted(int i);            // Alg. 4 lines 9-11 (eqs. 49-52)
   void eliminateLink(int i);              // Alg. 4 lines 12-17 (eqs. 46)
   void solveWorld(bool reduced);          // §IV-A: the constraints that reach the world
@@ -79,6 +89,8 @@ class ProxBboSolver final : public ConstrainedSolver {
   MatrixX world_factor_;           // Cholesky of L_WW
   VectorX world_rhs_;
   VectorX lambda_, lambda_prev_, dlambda_;
+  VectorX impulse_, impulse_prev_;  // solveImpulse's λ, λᵏ⁻¹: swapped with lambda_, lambda_prev_ around it
+  VectorX zero_nv_;                 // v = τ = 0 of the impulse solve
   MatrixX gather_;                 // workspace: L_RU, then K̄S D⁻¹ and (K̄S)D⁻¹(K̄S)ᵀ
   MatrixX carried_update_;         // workspace: u x u updates of L_UU
   VectorX rooted_l_;               // workspace: l_R
