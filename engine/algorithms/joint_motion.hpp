@@ -192,7 +192,8 @@ template <int NV>
 
 /// S_iᵀ f on a Force's halves (see blockTransposeTimes).
 template <int NV>
-[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i, const Force& x) {
+[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i,
+                                                                                 const Force& x) {
   if constexpr (NV == 1) {
     const Vector3& axis = model.joint_axes[i];
     return Eigen::Matrix<double, 1, 1>(model.joint_types[i] == JointType::Revolute ? axis.dot(x.n) : axis.dot(x.f));
@@ -203,9 +204,12 @@ template <int NV>
   }
 }
 
-/// S_i q̇ as a Motion (halves kept apart, see blockTransposeTimes).
+/// S_i q̇ as a Motion (halves kept apart, see blockTransposeTimes). These
+/// structured products are forced inline: called per joint and per row, a
+/// call costs more than the body.
 template <int NV>
-[[gnu::always_inline]] inline Motion subspaceMotion(const Model& model, int i, const Eigen::Matrix<double, NV, 1>& qd) {
+[[gnu::always_inline]] inline Motion subspaceMotion(const Model& model, int i,
+                                                    const Eigen::Matrix<double, NV, 1>& qd) {
   if constexpr (NV == 1) {
     const Vector3 d = model.joint_axes[i] * qd[0];
     return model.joint_types[i] == JointType::Revolute ? Motion(d, Vector3::Zero()) : Motion(Vector3::Zero(), d);
@@ -214,26 +218,6 @@ template <int NV>
   } else {
     return Motion(qd.template head<3>(), qd.template tail<3>());
   }
-}
-
-/// S_i q̇ as a 6-vector (structure as in subspaceTransposeTimes). Both are
-/// forced inline: called per joint and per row, a call costs more than the body.
-template <int NV>
-[[gnu::always_inline]] inline Vector6 subspaceTimes(const Model& model, int i, const Eigen::Matrix<double, NV, 1>& qd) {
-  Vector6 out;
-  if constexpr (NV == 1) {
-    const Vector3 w = model.joint_axes[i] * qd[0];
-    if (model.joint_types[i] == JointType::Revolute) {
-      out << w, Vector3::Zero();
-    } else {
-      out << Vector3::Zero(), w;
-    }
-  } else if constexpr (NV == 3) {
-    out << qd, Vector3::Zero();
-  } else {
-    out = qd;
-  }
-  return out;
 }
 
 /// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹

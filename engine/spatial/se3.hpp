@@ -50,8 +50,10 @@ struct SE3 {
   bool isApprox(const SE3& o, double prec = 1e-12) const { return R.isApprox(o.R, prec) && t.isApprox(o.t, prec); }
 };
 
-/// Transform a 6x6 motion->force map (e.g. an articulated inertia) given in b
-/// coordinates into a coordinates: X* I X^-1, done blockwise.
+/// Transform a symmetric 6x6 motion->force map (an inertia or articulated
+/// inertia) given in b coordinates into a coordinates: X* I X^-1, done
+/// blockwise. Its lower-left block is not read (taken as the upper-right's
+/// transpose).
 Matrix6 transformInertiaMatrix(const SE3& aMb, const Matrix6& I_b);
 
 /// Exponential map of a spatial velocity (body frame) integrated over unit time.

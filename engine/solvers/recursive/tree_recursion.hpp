@@ -171,10 +171,9 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
                           std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr,
                           const std::vector<Matrix6>* rigid_inertias = nullptr);
 
-// The structured joint products (subspaceTimes, subspaceTransposeTimes,
+// The structured joint products (subspaceMotion, subspaceTransposeTimes,
 // factorJoint) live with ABA's in algorithms/joint_motion.hpp.
 using detail::factorJoint;
-using detail::subspaceTimes;
 using detail::subspaceTransposeTimes;
 
 }  // namespace loopsim
