@@ -139,18 +139,18 @@ inline void withJointNv(int nv, F&& f) {
   return {rotationTransposeTimes(liMi.R, m.w), rotationTransposeTimes(liMi.R, m.v - liMi.t.cross(m.w))};
 }
 
-/// SE3::act on a Force (child frame to parent frame), written out and forced
-/// inline for the same reason.
-[[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector6& f_child) {
-  const Vector3 f = liMi.R * f_child.tail<3>();
-  return {Vector3(liMi.R * f_child.head<3>() + liMi.t.cross(f)), f};
-}
-
-/// The same on a Force kept as its two halves (see blockTransposeTimes).
+/// SE3::act on a Force (child frame to parent frame) given as its moment and
+/// linear halves, written out and forced inline for the same reason.
 [[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector3& n_child, const Vector3& f_child) {
   const Vector3 f = liMi.R * f_child;
   return {Vector3(liMi.R * n_child + liMi.t.cross(f)), f};
 }
+
+/// The same on a force as a 6-vector (moment on top).
+[[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector6& f_child) {
+  return toParentFrame(liMi, f_child.head<3>(), f_child.tail<3>());
+}
+
 
 /// Bᵀ a for a 6 x NV block B and a motion a, as two 3-row products. Not
 /// Bᵀ a.toVector(): that copy's 3-wide stores, loaded back 2-wide across the

@@ -138,6 +138,14 @@ ColourCounts modelColourFractions(const Image& image, const std::array<int, 4>& 
           out_total > 0 ? static_cast<double>(out_hits) / out_total : 0.0};
 }
 
+// The RGB colours of the visuals of a scene in scenes/.
+std::vector<std::array<double, 3>> visualColours(const std::string& scene_file) {
+  const loopsim::Scene scene = loopsim::loadScene(scenePath(scene_file));
+  std::vector<std::array<double, 3>> colours;
+  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  return colours;
+}
+
 void expectScreenshotShowsRobot(const std::string& scene_file) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path png = freshPath(fs::path(scene_file).stem().string() + ".png");
@@ -161,9 +169,7 @@ void expectScreenshotShowsRobot(const std::string& scene_file) {
   std::array<int, 4> box{};
   ASSERT_TRUE(screenBox(out.text, box)) << out.text;
   EXPECT_GT((box[2] - box[0]) * (box[3] - box[1]), 320 * 240 / 20) << "the model should fill part of the view";
-  const loopsim::Scene scene = loopsim::loadScene(scenePath(scene_file));
-  std::vector<std::array<double, 3>> colours;
-  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  const std::vector<std::array<double, 3>> colours = visualColours(scene_file);
   ASSERT_FALSE(colours.empty());
   const ColourCounts fractions = modelColourFractions(image, box, colours);
   // Measured: 0.11 to 0.24 of the box with the robot drawn, at most 0.016 when it is not drawn.
@@ -1682,9 +1688,7 @@ TEST(Gui, TickingWireframeInTheRenderingPanelDrawsTheEdgesOnly) {
   const auto [solid, wireframe] = fourBarScreenshotsAroundTicking("wireframe", log);
   ASSERT_EQ(solid.width, 1024) << log;
   ASSERT_EQ(wireframe.width, 1024) << log;
-  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
-  std::vector<std::array<double, 3>> colours;
-  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  const std::vector<std::array<double, 3>> colours = visualColours("four_bar.yaml");
   ASSERT_FALSE(colours.empty());
   long before = 0, after = 0;
   for (const long n : colourCounts(solid, colours)) before += n;
@@ -1952,9 +1956,7 @@ TEST(Gui, TickingTransparentInTheRenderingPanelBlendsTheLinksOverTheGround) {
   const auto [solid, clear] = fourBarScreenshotsAroundTicking("transparent", log);
   ASSERT_EQ(solid.width, 1024) << log;
   ASSERT_EQ(clear.width, 1024) << log;
-  const loopsim::Scene scene = loopsim::loadScene(scenePath("four_bar.yaml"));
-  std::vector<std::array<double, 3>> colours;
-  for (const loopsim::VisualGeometry& v : scene.model->visuals) colours.push_back({v.rgba[0], v.rgba[1], v.rgba[2]});
+  const std::vector<std::array<double, 3>> colours = visualColours("four_bar.yaml");
   const auto changed = [&](int x, int y) { return solid.at(x, y) != clear.at(x, y); };
   long links = 0, changed_links = 0;
   std::vector<double> opacities;

@@ -26,6 +26,7 @@
 #include <loopsim/sim/simulation.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "allocation_counter.hpp"
+#include "loop_solver_settings.hpp"
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
@@ -37,15 +38,9 @@ namespace {
 const std::vector<std::string> kImpulseSolvers = {"lcaba", "prox-bbo"};
 const std::vector<std::string> kImpulseScenes = {"digit_standing.yaml", "chain_of_loops.yaml"};
 
-// As test_loop_solvers.cpp: lcaba's μ enters the articulated inertias (1e4
-// keeps the round-off small), prox-bbo's only damps the dual (1e8).
-SolverSettings tightSettings(const std::string& solver) {
-  SolverSettings s;
-  s.mu = solver == "lcaba" ? 1e4 : 1e8;
-  s.tolerance = 1e-12;
-  s.max_iterations = 200;
-  return s;
-}
+// The loop-solver tests' settings, warm start on (the impulse solve ignores
+// it; LeavesTheSolveWarmStartAlone needs it).
+SolverSettings tightSettings(const std::string& solver) { return test::tightSettings(test::agreementMu(solver), true); }
 
 // ‖a - b‖ / ‖b‖: relative even where Δ is small.
 double relativeTo(const VectorX& a, const VectorX& b) { return (a - b).norm() / b.norm(); }

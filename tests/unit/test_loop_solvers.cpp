@@ -37,6 +37,7 @@
 #include <loopsim/solvers/loops/prox_bbo_solver.hpp>
 #include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
 #include <loopsim/solvers/registry.hpp>
+#include "loop_solver_settings.hpp"
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
 
@@ -67,21 +68,6 @@ TreeState sampleConsistent(const TreeCase& c, std::mt19937& rng, int& redrawn) {
   throw ModelError("", c.name, "no consistent state near q0 in 50 draws");
 }
 
-SolverSettings tightSettings(double mu) {
-  SolverSettings s;
-  s.mu = mu;
-  s.tolerance = 1e-12;
-  s.warm_start = false;
-  s.max_iterations = 200;
-  return s;
-}
-
-// μ for the agreement tests. lcaba's augmented Lagrangian puts μ KᵀK into
-// the articulated inertias, so each inner solve carries ε κ round-off with κ
-// ~ 1 + μ λ_max(J M⁻¹ Jᵀ) (as constrained-aba); 1e4 converges in a few
-// iterations and keeps v̇ well inside 1e-7 (AccuracyAcrossMu reports others).
-// prox-bbo's μ only damps the dual (μ⁻¹I in L): the default 1e8, as prox-pv.
-double agreementMu(const std::string& solver) { return solver == "lcaba" ? 1e4 : 1e8; }
 const std::vector<std::string> kLoopSolvers = {"lcaba", "prox-bbo"};
 
 struct SceneAgreement {
