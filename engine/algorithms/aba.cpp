@@ -31,9 +31,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     detail::writeMotionSubspace(model, i, data.S);  // for callers that read data.S after ABA
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(model.idx_v[i]));
-      data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
-      data.c[i] = data.v[i].cross(vJ);
+      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], &data.c[i]);
     });
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = I.matrix();
@@ -60,7 +58,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       const Matrix6 Ia_art = data.Ia[i] - UDinv * U.transpose();
       // (Halves apart: detail::blockTransposeTimes says why.)
       const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(pa, Ia_art, data.c[i]), UDinv, u);
-      data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
+      addTransformedInertia(data.liMi[i], Ia_art, data.Ia[p]);
       data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
     });
   }

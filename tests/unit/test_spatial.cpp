@@ -1,6 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <random>
+
+#include <Eigen/Geometry>
 
 #include <loopsim/spatial/inertia.hpp>
 
@@ -58,9 +63,27 @@ TEST(Spatial, InertiaTransformAndSum) {
   // I_a m_a = X* (I_b m_b)
   const Inertia Ia = I.transformed(M);
   EXPECT_TRUE((Ia * M.act(m)).toVector().isApprox(M.act(I * m).toVector(), 1e-12));
-  EXPECT_TRUE(transformInertiaMatrix(M, I.matrix()).isApprox(Ia.matrix(), 1e-12));
+  // addTransformedInertia accumulates X* I X⁻¹ onto what is there.
+  Matrix6 sum = I.matrix();
+  addTransformedInertia(M, I.matrix(), sum);
+  EXPECT_TRUE(sum.isApprox(I.matrix() + Ia.matrix(), 1e-12));
   const Inertia J(1.0, Vector3(-0.3, 0.0, 0.2), Matrix3::Identity() * 0.1);
   EXPECT_TRUE((I + J).matrix().isApprox(I.matrix() + J.matrix(), 1e-12));
+}
+
+TEST(Spatial, Log3MatchesAngleAxisOnEveryBranch) {
+  // log3's three forms: the series (θ < 1e-4), atan2 (cos θ > -0.9) and
+  // AngleAxis near π; each against the rotation it was built from.
+  std::mt19937 rng(5);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (const double theta : {0.0, 1e-12, 1e-8, 0.99e-4, 1.01e-4, 0.3, 1.5, 2.68, 2.70, 3.0, std::numbers::pi - 1e-6}) {
+    for (int k = 0; k < 5; ++k) {
+      const Vector3 axis = Vector3(n(rng), n(rng), n(rng)).normalized();
+      const Matrix3 R = Eigen::AngleAxisd(theta, axis).toRotationMatrix();
+      const double tolerance = theta > 3.0 ? 1e-9 : 1e-15;  // near π the axis is ill-conditioned in R
+      EXPECT_LE((log3(R) - theta * axis).norm(), tolerance * std::max(1.0, theta)) << "theta " << theta;
+    }
+  }
 }
 
 TEST(Spatial, ExpLogRoundTrip) {

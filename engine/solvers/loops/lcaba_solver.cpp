@@ -223,7 +223,7 @@ void LcabaSolver::eliminate(const EliminationStep& step) {
     if (p == 0) return;
     // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
-    data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
+    addTransformedInertia(liMi, Ia_art, data_.Ia[p]);
     const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data_.pa[i], Ia_art, data_.c[i]), UDinv,
                                                     Eigen::Matrix<double, NV, 1>(u));
     data_.pa[p] += detail::toParentFrame(liMi, pa_art.n, pa_art.f);

@@ -212,7 +212,7 @@ void ProxBboSolver::eliminateLink(int i) {
     if (p == 0) return;
     // Lines 16-17 (§IV-C3): ABA's articulated inertia and bias to the parent.
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
-    data_.Ia[p] += transformInertiaMatrix(liMi, Ia_art);
+    addTransformedInertia(liMi, Ia_art, data_.Ia[p]);
     const Vector6 pa_art = data_.pa[i].toVector() + Ia_art * data_.c[i].toVector() + UDinv * u_i;
     data_.pa[p] += liMi.act(Force(pa_art));
   });

@@ -160,14 +160,17 @@ bool PvRecursion::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   const Matrix6 A = D + W.topLeftCorner<6, 6>();
   const Vector6 rhs = u - Ia * a_pre - W.block<6, 1>(0, 6);
   const Vector6 qdd = solvePositiveDefinite6(A, rhs);  // eq. 49
-  // Eq. 46: λ = -G⁻ᵀ (z + Z q̈), back substitution on each branch's block.
+  // Eq. 46: λ = -G⁻ᵀ (z + Z q̈), back substitution on each branch's block,
+  // column by column (each solved entry updates the ones above it): the dot
+  // form read the entries just solved in vector loads right after their
+  // scalar stores, a store-forwarding stall.
+  for (int r = b; r < b + n; ++r) lambda_[r] = Z_(r, 6) + Z_.row(r).head<6>().dot(qdd);
   for (int child : model.children[root]) {
     const int cb = tree_.rowsBegin(child), ce = tree_.rowsEnd(child);
     for (int r = ce - 1; r >= cb; --r) {
-      const double inv_pivot = 1.0 / factor_(r, r);
-      double x = Z_(r, 6) + Z_.row(r).head<6>().dot(qdd);
-      for (int k = r + 1; k < ce; ++k) x -= factor_(k, r) * lambda_[k];
-      lambda_[r] = x * inv_pivot;
+      const double x = lambda_[r] / factor_(r, r);
+      lambda_[r] = x;
+      for (int k = cb; k < r; ++k) lambda_[k] -= factor_(r, k) * x;
     }
   }
   lambda_.segment(b, n) = -lambda_.segment(b, n);

@@ -157,9 +157,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(model.idx_v[i]));
-      data.v[i] = toChildFrame(liMi, data.v[p]) + vJ;
-      data.c[i] = data.v[i].cross(vJ);
+      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], &data.c[i]);
     });
     if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
@@ -278,7 +276,7 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
     if (p == 0) return;
     // Lines 8-9 (eq. 42a-b), ABA's form: Ia^A = Ia - U D⁻¹ Uᵀ, pa^A = pa + Ia^A c + U D⁻¹ u.
     const Matrix6 Ia_art = Ia - UDinv * U.transpose();
-    data.Ia[p] += transformInertiaMatrix(data.liMi[i], Ia_art);
+    addTransformedInertia(data.liMi[i], Ia_art, data.Ia[p]);
     if (!bias) return;
     const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data.pa[i], Ia_art, data.c[i]), UDinv,
                                                     VectorNV(u));
