@@ -69,6 +69,16 @@ double medianTime(const std::vector<Sample>& samples, const BenchOptions& option
 }  // namespace
 
 std::vector<ScalingPoint> benchmarkScaling(const BenchOptions& options, const std::vector<std::string>& solvers) {
+  // The generated chains and ladders declare no independent coordinates: a
+  // solver that needs them (cluster-aba) is left out, and refused when named.
+  for (const std::string& name : solvers) {
+    const SolverInfo* info = findSolver(name);
+    if (info != nullptr && info->capabilities.needs_independent_joints) {
+      throw ModelError("", "--solver", "'" + name +
+                                           "' needs declared independent coordinates (scene key 'independent'), "
+                                           "which --scaling's generated chains and ladders do not have");
+    }
+  }
   std::vector<std::pair<std::string, GeneratedMechanism>> cases;
   for (int n : {8, 16, 32, 64, 128, 200}) {
     PendulumChainParams p;
@@ -92,7 +102,7 @@ std::vector<ScalingPoint> benchmarkScaling(const BenchOptions& options, const st
     }
     for (const SolverInfo& info : solverRegistry()) {
       if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), info.name) == solvers.end()) continue;
-      if (!missingCapability(info.capabilities, set).empty()) continue;
+      if (!missingCapability(info.capabilities, set).empty() || info.capabilities.needs_independent_joints) continue;
       // μ as a simulation binds it (the penalty solvers' default mu: auto, issue
       // 12): kDefaultMu would time lcaba at an inaccurate μ.
       SolverSettings settings = resolveAutoMu(SolverSettings{}, info.capabilities, set, samples.front().q, VectorX());

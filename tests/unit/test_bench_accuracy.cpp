@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include <loopsim/bench/scaling_benchmark.hpp>
 #include <loopsim/bench/solver_benchmark.hpp>
+#include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/solver.hpp>
 #include "quiet_log.hpp"
@@ -86,6 +88,34 @@ TEST(BenchDynamics, RneaAndCrbaColumnsOnlyWhenAskedWithTheirRatiosToAba) {
   EXPECT_NE(table.find("crba"), std::string::npos) << table;
   EXPECT_NE(table.find("rnea, crba (--dynamics)"), std::string::npos) << table;
   EXPECT_EQ(formatBenchTable(plain).find("rnea, crba (--dynamics)"), std::string::npos);
+}
+
+// `bench --scaling` with its default solvers: every registered solver that
+// takes the generated chains and ladders, without the ones that need declared
+// independent coordinates (cluster-aba once broke the whole command), which
+// are refused by name when asked for.
+TEST(BenchScaling, DefaultSolversRunAndClusterAbaIsRefusedByName) {
+  BenchOptions options;
+  options.samples = 2;
+  options.rounds = 1;
+  options.warmup_rounds = 0;
+  const std::vector<ScalingPoint> points = benchmarkScaling(options);
+  auto timed = [&](const std::string& solver) {
+    return std::any_of(points.begin(), points.end(), [&](const ScalingPoint& p) { return p.solver == solver; });
+  };
+  EXPECT_TRUE(timed("aba"));
+  EXPECT_TRUE(timed("pv"));
+  EXPECT_TRUE(timed("pv-soft"));
+  EXPECT_TRUE(timed("ltl"));
+  EXPECT_FALSE(timed("cluster-aba"));
+  for (const ScalingPoint& p : points) EXPECT_TRUE(std::isfinite(p.median_us) && p.median_us > 0.0) << p.solver;
+  try {
+    benchmarkScaling(options, {"pv", "cluster-aba"});
+    ADD_FAILURE() << "cluster-aba accepted";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("'cluster-aba' needs declared independent coordinates"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace loopsim
