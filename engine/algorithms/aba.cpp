@@ -31,7 +31,7 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     detail::writeMotionSubspace(model, i, data.S);  // for callers that read data.S after ABA
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], &data.c[i]);
+      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
     });
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = I.matrix();

@@ -225,21 +225,19 @@ template <int NV>
 /// half with S_i's structure. Not through subspaceMotion's Motion: GCC keeps
 /// that temporary on the stack in 3-vector pieces and the cross product reads
 /// it back 2-wide across the seam, a store-forwarding stall (measured: a
-/// tenth of ABA's first pass). With c_out null only v_i is written.
+/// tenth of the tree recursion's first pass).
 template <int NV>
 [[gnu::always_inline]] inline void jointVelocity(const Model& model, int i, const SE3& liMi, const Motion& v_parent,
                                                  const Eigen::Matrix<double, NV, 1>& qd, Motion& v_out,
-                                                 Motion* c_out) {
+                                                 Motion& c_out) {
   const Motion vp = toChildFrame(liMi, v_parent);
   if constexpr (NV == 6) {  // S = I: [ω; v] += q̇
     const Vector3 dw = qd.template head<3>(), dv = qd.template tail<3>();
     const Vector3 w = vp.w + dw, lin = vp.v + dv;
     v_out.w = w;
     v_out.v = lin;
-    if (c_out != nullptr) {
-      c_out->w = w.cross(dw);
-      c_out->v = w.cross(dv) + lin.cross(dw);
-    }
+    c_out.w = w.cross(dw);
+    c_out.v = w.cross(dv) + lin.cross(dw);
   } else {
     // Revolute and spherical (S = [axis or I; 0]) turn ω; prismatic moves v.
     Vector3 d;
@@ -252,17 +250,13 @@ template <int NV>
       const Vector3 w = vp.w + d;
       v_out.w = w;
       v_out.v = vp.v;
-      if (c_out != nullptr) {
-        c_out->w = w.cross(d);
-        c_out->v = vp.v.cross(d);
-      }
+      c_out.w = w.cross(d);
+      c_out.v = vp.v.cross(d);
     } else {
       v_out.w = vp.w;
       v_out.v = vp.v + d;
-      if (c_out != nullptr) {
-        c_out->w.setZero();
-        c_out->v = vp.w.cross(d);
-      }
+      c_out.w.setZero();
+      c_out.v = vp.w.cross(d);
     }
   }
 }

@@ -157,7 +157,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
-      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], &data.c[i]);
+      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
     });
     if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
