@@ -16,10 +16,12 @@
 #include "allocation_counter.hpp"
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>
 #include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
 #include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
 #include <loopsim/solvers/recursive/prox_pv_solver.hpp>
+#include <loopsim/solvers/recursive/pv_early_recursion.hpp>
 #include <loopsim/solvers/recursive/pv_early_solver.hpp>
 #include <loopsim/solvers/recursive/pv_soft_solver.hpp>
 #include <loopsim/solvers/recursive/pv_solver.hpp>
@@ -193,7 +195,7 @@ TEST(RecursiveSolvers, SolvesDoNotAllocate) {
 // paths are exercised and counted).
 TEST(RecursiveSolvers, PvSoftEqualsSoftLtlAtEveryWeight) {
   const std::vector<double> uniform = {1e-3, 1e-1, 1e0, 1e2, 1e4, 1e6, 1e9, 1e12};
-  double max_vdot = 0.0, max_lambda = 0.0, max_reference = 0.0;
+  double max_vdot = 0.0, max_lambda = 0.0, max_reference = 0.0, max_early = 0.0;
   int compared = 0;
   std::map<std::string, int> paths;
   unsigned seed = 700;
@@ -239,6 +241,16 @@ TEST(RecursiveSolvers, PvSoftEqualsSoftLtlAtEveryWeight) {
           EXPECT_LE(l_err, 1e-9) << name << " vs long double, " << where;
           max_reference = std::max({max_reference, v_err, l_err});
         }
+        // Both compliance forms, whichever pv-soft chose here: early
+        // elimination with W⁻¹ (the ladder's) on every case and weight too.
+        PvEarlyRecursion early(set, d, "test");
+        early.setCompliance(reference.rowCompliance());
+        VectorX vdot_early(c.model.nv), lambda_early(m);
+        SolveStats early_stats;
+        ASSERT_TRUE(early.solve(s.q, s.v, s.tau, s.fext, vdot_early, lambda_early, early_stats)) << where;
+        EXPECT_LE(relativeError(vdot_early, exact.vdot), 1e-9) << "early elimination + W⁻¹, " << where;
+        EXPECT_LE(relativeError(lambda_early, exact.lambda), 1e-9) << "early elimination + W⁻¹, " << where;
+        max_early = std::max({max_early, relativeError(vdot_early, exact.vdot), relativeError(lambda_early, exact.lambda)});
         max_vdot = std::max(max_vdot, e_vdot);
         max_lambda = std::max(max_lambda, e_lambda);
         ++paths[std::string(stats.path == "eq. 52" ? "eq. 52" : "compliance form")];
@@ -247,8 +259,9 @@ TEST(RecursiveSolvers, PvSoftEqualsSoftLtlAtEveryWeight) {
     }
   }
   std::printf("[pv-soft vs soft-ltl] %d solves, weights 1e-3 to 1e12 and per constraint: max rel. error v̇ %.3g, "
-              "λ %.3g; both vs long double: max %.3g; paths: eq. 52 %d, compliance form %d\n",
-              compared, max_vdot, max_lambda, max_reference, paths["eq. 52"], paths["compliance form"]);
+              "λ %.3g; both vs long double: max %.3g; paths: eq. 52 %d, compliance form %d; early elimination + W⁻¹ "
+              "vs long double: max %.3g\n",
+              compared, max_vdot, max_lambda, max_reference, paths["eq. 52"], paths["compliance form"], max_early);
   EXPECT_GE(paths["eq. 52"], 10);
   EXPECT_GE(paths["compliance form"], 10);
 }
@@ -283,6 +296,40 @@ TEST(RecursiveSolvers, PvSoftChoosesEq52OnlyWhereItIsAccurate) {
   SolverSettings stiff;
   stiff.soft_weight = 1e12;
   EXPECT_GT(PvSoftSolver(set, stiff).stiffnessBound(), PvSoftSolver::kMaxEq52Stiffness);
+}
+
+// The compliance form's recursion follows the structure: PV on the
+// humanoid (each foot its own branch from the base), early elimination on a
+// long ladder (paper 000 Fig. 4b: every rung's rows would travel down the
+// rail), where it must still equal soft-ltl at a stiff weight.
+TEST(RecursiveSolvers, PvSoftTakesEarlyEliminationWhereRowsWouldAccumulate) {
+  SolverSettings stiff;
+  stiff.soft_weight = 1e8;
+  const TreeCase atlas = sceneCase("atlas_standing.yaml", 0.05);
+  std::mt19937 rng(23);
+  const TreeState s = sampleTreeState(atlas, rng);
+  EXPECT_FALSE(PvSoftSolver(ConstraintSet(atlas.model, s.constraints), stiff).usesEarlyElimination());
+  for (int rungs : {2, 32}) {
+    LadderParams params;
+    params.rungs = rungs;
+    const GeneratedMechanism ladder = ladderMechanism(params);
+    const ConstraintSet set(ladder.model, ladder.constraints);
+    PvSoftSolver soft(set, stiff);
+    SoftLtlSolver reference(set, stiff);
+    EXPECT_EQ(soft.usesEarlyElimination(), rungs == 32) << rungs << " rungs";
+    const int nv = ladder.model.nv, m = set.dimension();
+    const VectorX v = randomVector(rng, nv, 1.0), tau = randomVector(rng, nv, 1.0);
+    const std::vector<Force> fext(ladder.model.nbodies(), Force::Zero());
+    VectorX vdot(nv), lambda(m), vdot_ref(nv), lambda_ref(m);
+    const SolveStats stats = soft.solve(ladder.q0, v, tau, fext, vdot, lambda);
+    reference.solve(ladder.q0, v, tau, fext, vdot_ref, lambda_ref);
+    EXPECT_EQ(countHeapAllocations([&] { soft.solve(ladder.q0, v, tau, fext, vdot, lambda); }), 0) << rungs;
+    EXPECT_EQ(stats.path, rungs == 32 ? "early elimination + W⁻¹" : "eq. 43 + W⁻¹");
+    EXPECT_LE(relativeError(vdot, vdot_ref), 1e-9) << rungs << " rungs";
+    EXPECT_LE(relativeError(lambda, lambda_ref), 1e-9) << rungs << " rungs";
+    std::printf("[pv-soft, ladder of %d rungs, W 1e8] %s: rel. error vs soft-ltl v̇ %.3g, λ %.3g\n", rungs,
+                std::string(stats.path).c_str(), relativeError(vdot, vdot_ref), relativeError(lambda, lambda_ref));
+  }
 }
 
 TEST(RecursiveSolvers, PvSoftRefusesBadWeights) {

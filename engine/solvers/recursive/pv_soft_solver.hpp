@@ -17,10 +17,17 @@
 // W = 1e12 on the humanoid; tests/unit/test_recursive_solvers.cpp.) So eq. 52 is
 // used only when a bound on κ, known at bind time, keeps that error below
 // 1e-11; otherwise the same problem is solved in its compliance form, where
-// the weight enters as W⁻¹: PV's recursion with the multipliers kept,
-// (L^A + W⁻¹) λ = -(l + K a) at the root (pv_recursion.hpp; O(n + m²d + m³)
-// like pv, O(n + md) for one constrained end per branch). SolveStats::path
-// says which: "eq. 52" or the PV path with "+ W⁻¹".
+// the weight enters as W⁻¹ and no term of size W is formed, by one of two
+// recursions chosen at bind time from the tree's structure:
+// - PV with the multipliers kept, (L^A + W⁻¹) λ = -(l + K a) at the root
+//   (pv_recursion.hpp; O(n + m²d + m³), small constants, O(n + md) when each
+//   constrained end has its own branch from the base, as on Atlas and Go1);
+// - early elimination with W⁻¹ carried by the travelling rows
+//   (pv_early_recursion.hpp; O(n + m), about twice PV's constant on the
+//   humanoids), when PV's row work would exceed early elimination's by
+//   kEarlyEliminationCostRatio (pv_soft_solver.cpp counts both).
+// SolveStats::path says which: "eq. 52", PV's path with "+ W⁻¹", or
+// "early elimination + W⁻¹".
 //
 // The bound: λ_max of a positive semidefinite block matrix is at most the sum
 // of its diagonal blocks' λ_max, and constraint c's block J_c M⁻¹ J_cᵀ is at
@@ -29,6 +36,9 @@
 // force on it). K_c is constant in the body's frame, so
 //   κ ≤ 1 + Σ_c w_c λ_max(K_c H_c⁻¹ K_cᵀ)
 // for every state.
+#include <optional>
+
+#include <loopsim/solvers/recursive/pv_early_recursion.hpp>
 #include <loopsim/solvers/recursive/pv_recursion.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -47,6 +57,13 @@ class PvSoftSolver final : public ConstrainedSolver {
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                    Eigen::Ref<VectorX> lambda) override;
 
+  /// Whether the compliance form is early elimination (else PV), fixed at bind time.
+  bool usesEarlyElimination() const { return early_.has_value(); }
+  /// PV's row work over early elimination's (pv_soft_solver.cpp) above which
+  /// the compliance form is early elimination. Measured where the two cost
+  /// the same: on the ladder (bench --scaling) between 16 rungs (count ratio
+  /// 17, early elimination 1.27x PV's time) and 32 rungs (53, 0.42x).
+  static constexpr double kEarlyEliminationCostRatio = 25.0;
   /// The bind-time bound on eq. 52's κ (see above).
   double stiffnessBound() const { return stiffness_bound_; }
   /// Largest stiffness bound at which eq. 52 is used: its error ε κ stays
@@ -58,7 +75,11 @@ class PvSoftSolver final : public ConstrainedSolver {
                        const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                        Eigen::Ref<VectorX> lambda);
 
-  PvRecursion pv_;   // the compliance form; its tree also runs eq. 52
+  TreeRecursion& tree() { return early_ ? early_->tree() : pv_->tree(); }
+
+  // The compliance form, one of the two (its tree also runs eq. 52).
+  std::optional<PvRecursion> pv_;
+  std::optional<PvEarlyRecursion> early_;
   VectorX weights_;  // W per row, global order
   double stiffness_bound_ = 0.0;
 };

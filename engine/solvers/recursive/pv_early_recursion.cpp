@@ -1,0 +1,280 @@
+#include <loopsim/solvers/recursive/pv_early_recursion.hpp>
+
+#include <cmath>
+
+#include <loopsim/algorithms/joint_motion.hpp>
+
+namespace loopsim {
+
+PvEarlyRecursion::PvEarlyRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
+    : tree_(set, added_inertia, owner) {
+  const Model& model = set.model();
+  const int nb = model.nbodies(), m = set.dimension();
+  act_begin_.assign(nb, 0);
+  act_count_.assign(nb, 0);
+  rank_.assign(nb, 0);
+  int total = 0;
+  for (int i = 1; i < nb; ++i) {
+    act_begin_[i] = total;
+    total += tree_.rowsEnd(i) - tree_.rowsBegin(i);  // at most the subtree's rows are active at i
+  }
+  act_.assign(total, 0);
+  ks_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(total, 6);
+  reflectors_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(total, 6);
+  betas_.assign(nb, Vector6::Zero());
+  K_tilde_.assign(nb, Matrix6::Zero());
+  l_tilde_.assign(nb, Vector6::Zero());
+  sigma_.assign(nb, Matrix6::Zero());
+  lambda_ = VectorX::Zero(m);
+  Kw_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(m, 6);
+  ksw_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(m, 6);
+  lw_ = VectorX::Zero(m);
+  lambda_w_ = VectorX::Zero(m);
+}
+
+void PvEarlyRecursion::setCompliance(const VectorX& compliance) {
+  const int m = tree_.dimension();
+  if ((compliance.array() == 0.0).all()) {
+    compliance_.resize(0);
+    slot_compliance_.resize(0, 0);
+    joint_compliance_.resize(0, 0);
+    c21_.resize(0, 6);
+    return;
+  }
+  compliance_.resize(m);
+  for (int r = 0; r < m; ++r) compliance_[r] = compliance[tree_.toGlobal(r)];
+  slot_compliance_ = MatrixX::Zero(m, m);
+  joint_compliance_ = MatrixX::Zero(m, m);
+  c21_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(ks_.rows(), 6);
+}
+
+bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                             const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                             Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda, SolveStats& stats) {
+  const Model& model = tree_.model();
+  tree_.forwardSweep(q, v, tau, fext);
+  dependent_rows_ = false;
+  row_scale_ = 0.0;
+  for (int r = 0; r < tree_.dimension(); ++r) row_scale_ = std::max(row_scale_, tree_.K.row(r).norm());
+  // Backward sweep: ABA's terms, then the rows of joint i eliminated early.
+  for (int i = model.nbodies() - 1; i >= 1; --i) {
+    tree_.eliminateJoint(i, false);
+    gatherRows(i);
+    eliminateRows(i);
+  }
+  if (dependent_rows_) return false;
+  // Roll-out: λ of each joint's rows (eqs. 62, 64), then q̈ (eq. 41).
+  for (int i = 1; i < model.nbodies(); ++i) rolloutJoint(i, vdot);
+  for (int r = 0; r < tree_.dimension(); ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
+  stats.iterations = 1;
+  stats.path = compliance_.size() == 0 ? "early elimination" : "early elimination + W⁻¹";
+  return true;
+}
+
+void PvEarlyRecursion::gatherRows(int i) {
+  // Active rows at joint i: its own constraints' rows, then what each child left.
+  const Model& model = tree_.model();
+  int n = 0;
+  int* act = act_.data() + act_begin_[i];
+  for (int r = tree_.rowsBegin(i); r < tree_.ownRowsEnd(i); ++r) act[n++] = r;
+  const int own = n;
+  for (int child : model.children[i]) {
+    for (int k = rank_[child]; k < act_count_[child]; ++k) act[n++] = act_[act_begin_[child] + k];
+  }
+  act_count_[i] = n;
+  if (compliance_.size() == 0 || n == 0) return;
+  // Their C: the own rows' W⁻¹, each child's travelling block; rows of
+  // different branches are not coupled.
+  auto C = joint_compliance_.topLeftCorner(n, n);
+  C.setZero();
+  for (int k = 0; k < own; ++k) C(k, k) = compliance_[act[k]];
+  int begin = own;
+  for (int child : model.children[i]) {
+    const int end = begin + act_count_[child] - rank_[child];
+    for (int a = begin; a < end; ++a) {
+      for (int b = begin; b < end; ++b) C(a, b) = slot_compliance_(act[a], act[b]);
+    }
+    begin = end;
+  }
+}
+
+void PvEarlyRecursion::eliminateRows(int i) {
+  const Model& model = tree_.model();
+  Data& data = tree_.data;
+  const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
+  const bool soft = compliance_.size() > 0;
+  rank_[i] = 0;
+  if (n == 0) return;
+  const int* act = act_.data() + base;
+  detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    const int iv = model.idx_v[i];
+    const auto S = data.S.middleCols<NV>(iv);
+    const auto U = data.U.middleCols<NV>(iv);
+    const auto Dinv = data.Dinv[i].topLeftCorner<NV, NV>();
+    const Vector6 c = data.c[i].toVector();
+    auto Kw = Kw_.topRows(n);
+    auto lw = lw_.head(n);
+    auto ksw = ksw_.block(0, 0, n, NV);
+    for (int k = 0; k < n; ++k) {
+      Kw.row(k) = tree_.K.row(act[k]);
+      lw[k] = tree_.l[act[k]];
+    }
+    // Eq. 57's K S, kept for the roll-out; eqs. 42c-d move the rows to the parent.
+    ksw.noalias() = Kw * S;
+    ks_.block(base, 0, n, NV) = ksw;
+    const Eigen::Matrix<double, NV, 1> u_c = data.u.segment<NV>(iv) - U.transpose() * c;
+    lw.noalias() += Kw * c;
+    lw.noalias() += ksw * (Dinv * u_c);
+    const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
+    Kw.noalias() -= ksw * UDinv.transpose();
+    for (int k = 0; k < n; ++k) Kw.row(k) = data.liMi[i].act(Force(Vector6(Kw.row(k).transpose()))).toVector().transpose();
+
+    // Eqs. 59-60: an orthonormal basis whose first r vectors span range(K S):
+    // Householder reflections with column pivoting (eqs. 65-67 for NV = 1).
+    // Rank test against the constraint rows' size (S_i has unit columns):
+    // rows that cancelled to round-off (dependent constraints) are not eliminated.
+    double scale = 0.0;
+    for (int j = 0; j < NV; ++j) scale = std::max(scale, ksw.col(j).norm());
+    const double tolerance = 1e-10 * row_scale_;
+    bool used[NV] = {};
+    int r = 0;
+    for (int k = 0; k < NV && k < n && scale > 0.0; ++k) {
+      int best = -1;
+      double best_norm = 0.0;
+      for (int j = 0; j < NV; ++j) {
+        const double norm = used[j] ? -1.0 : ksw.col(j).tail(n - k).norm();
+        if (norm > best_norm) best = j, best_norm = norm;
+      }
+      if (best < 0 || best_norm <= tolerance) break;  // Remark 8: nothing more to eliminate
+      used[best] = true;
+      auto v = reflectors_.block(base + k, k, n - k, 1);
+      v = ksw.col(best).tail(n - k);
+      v(0, 0) += (v(0, 0) >= 0.0 ? 1.0 : -1.0) * best_norm;  // eq. 67 (Remark 7: the sign avoids cancellation)
+      const double beta = 2.0 / v.squaredNorm();
+      betas_[i][k] = beta;
+      for (int j = 0; j < NV; ++j) ksw.col(j).tail(n - k) -= (beta * v.col(0).dot(ksw.col(j).tail(n - k))) * v;
+      for (int j = 0; j < 6; ++j) Kw.col(j).tail(n - k) -= (beta * v.col(0).dot(Kw.col(j).tail(n - k))) * v;
+      lw.tail(n - k) -= (beta * v.col(0).dot(lw.tail(n - k))) * v;
+      if (soft) {  // C ← Q C Qᵀ on rows and columns k..n-1
+        auto C = joint_compliance_.block(0, 0, n, n);
+        for (int j = 0; j < n; ++j) C.col(j).tail(n - k) -= (beta * v.col(0).dot(C.col(j).tail(n - k))) * v;
+        for (int j = 0; j < n; ++j) {
+          C.row(j).tail(n - k) -= (beta * C.row(j).tail(n - k).dot(v.col(0).transpose())) * v.col(0).transpose();
+        }
+      }
+      ++r;
+    }
+    rank_[i] = r;
+    const int t = n - r;  // travelling rows
+    if (r > 0) {
+      // Eq. 62's Σ = R D⁻¹ Rᵀ on the eliminated rows (+ C₁₁), and eq. 63
+      // (with the erratum's sign, here in loopsim's λ): λ̃ = -G⁻¹(K̃ a_π + l̃
+      // + C₁₂ λ_t) folds K̃ᵀG⁻¹K̃ into the parent's inertia and K̃ᵀG⁻¹l̃
+      // into its bias force.
+      auto sigma = sigma_[i].topLeftCorner(r, r);
+      const Eigen::Matrix<double, Eigen::Dynamic, NV, Eigen::ColMajor, 6, NV> R_Dinv = ksw.topRows(r) * Dinv;
+      sigma.noalias() = R_Dinv * ksw.topRows(r).transpose();
+      if (soft) sigma += joint_compliance_.topLeftCorner(r, r);
+      if (!(choleskyInPlace(sigma) > 0.0)) dependent_rows_ = true;
+      K_tilde_[i].topRows(r) = Kw.topRows(r);
+      l_tilde_[i].head(r) = lw.head(r);
+      if ((p != 0 || (soft && t > 0)) && !dependent_rows_) {
+        Matrix6 Y = Matrix6::Zero();
+        Vector6 y = Vector6::Zero();
+        Y.topRows(r) = Kw.topRows(r);
+        y.head(r) = lw.head(r);
+        for (int col = 0; col < 6; ++col) choleskySolveInPlace(sigma, Y.col(col).head(r));
+        choleskySolveInPlace(sigma, y.head(r));
+        if (p != 0) {
+          data.Ia[p].noalias() += Kw.topRows(r).transpose() * Y.topRows(r);
+          data.pa[p] = Force(data.pa[p].toVector() + Kw.topRows(r).transpose() * y.head(r));
+        }
+        if (soft && t > 0) {
+          // The travelling rows see λ̃: K_t -= C₂₁G⁻¹K̃, l_t -= C₂₁G⁻¹l̃, C₂₂ -= C₂₁G⁻¹C₁₂.
+          auto C = joint_compliance_.block(0, 0, n, n);
+          auto c21 = c21_.block(base + r, 0, t, r);
+          c21 = C.bottomLeftCorner(t, r);
+          Kw.bottomRows(t).noalias() -= c21 * Y.topRows(r);
+          lw.tail(t).noalias() -= c21 * y.head(r);
+          for (int k = 0; k < t; ++k) {
+            Vector6 z = Vector6::Zero();
+            z.head(r) = c21.row(k).transpose();
+            choleskySolveInPlace(sigma, z.head(r));
+            C.col(r + k).tail(t).noalias() -= c21 * z.head(r);
+          }
+        }
+      }
+    }
+    // Eq. 61b: the other rows travel on, in the slots r..n-1 (with their C).
+    for (int k = r; k < n; ++k) {
+      tree_.K.row(act[k]) = Kw.row(k);
+      tree_.l[act[k]] = lw[k];
+    }
+    if (soft) {
+      for (int a = r; a < n; ++a) {
+        for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
+      }
+    }
+    if (p == 0 && t > 0) {
+      if (soft) {
+        solveWorldRows(i, r);
+      } else {
+        dependent_rows_ = true;  // hard rows left at the world: dependent
+      }
+    }
+  });
+}
+
+void PvEarlyRecursion::solveWorldRows(int i, int r) {
+  // The rows a world child leaves: C₂₂ λ_t = -(K_t a_0 + l_t), K_t in the world frame.
+  const int n = act_count_[i], t = n - r;
+  const int* act = act_.data() + act_begin_[i];
+  auto C22 = joint_compliance_.block(r, r, t, t);
+  auto lam = lambda_w_.head(t);
+  const Vector6 a0 = tree_.worldAcceleration().toVector();
+  for (int k = 0; k < t; ++k) lam[k] = -(Kw_.row(r + k).dot(a0) + lw_[r + k]);
+  if (!(choleskyInPlace(C22) > 0.0)) {
+    dependent_rows_ = true;
+    return;
+  }
+  choleskySolveInPlace(C22, lam);
+  for (int k = 0; k < t; ++k) lambda_[act[r + k]] = lam[k];
+}
+
+void PvEarlyRecursion::rolloutJoint(int i, Eigen::Ref<VectorX> vdot) {
+  const Model& model = tree_.model();
+  Data& data = tree_.data;
+  const int n = act_count_[i], base = act_begin_[i], r = rank_[i], p = model.parent[i];
+  const int* act = act_.data() + base;
+  detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
+    constexpr int NV = decltype(nv_tag)::value;
+    const int iv = model.idx_v[i];
+    const Motion a_pre = data.liMi[i].actInv(data.a_gf[p]) + data.c[i];
+    Eigen::Matrix<double, NV, 1> rhs =
+        data.u.segment<NV>(iv) - data.U.middleCols<NV>(iv).transpose() * a_pre.toVector();
+    if (n > 0) {
+      auto lam = lambda_w_.head(n);
+      // The travelling part λ_t was set by the parent (or the world's solve).
+      for (int k = r; k < n; ++k) lam[k] = lambda_[act[k]];
+      // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t).
+      if (r > 0) {
+        lam.head(r) = -(K_tilde_[i].topRows(r) * data.a_gf[p].toVector() + l_tilde_[i].head(r));
+        if (compliance_.size() > 0 && n > r) lam.head(r).noalias() -= c21_.block(base + r, 0, n - r, r).transpose() * lam.tail(n - r);
+        choleskySolveInPlace(sigma_[i].topLeftCorner(r, r), lam.head(r));
+      }
+      // Eq. 64: back to the rows' basis (the reflections in reverse order).
+      for (int k = r - 1; k >= 0; --k) {
+        const auto v = reflectors_.block(base + k, k, n - k, 1);
+        lam.tail(n - k) -= (betas_[i][k] * v.col(0).dot(lam.tail(n - k))) * v.col(0);
+      }
+      for (int k = 0; k < n; ++k) lambda_[act[k]] = lam[k];
+      rhs.noalias() += ks_.block(base, 0, n, NV).transpose() * lam;
+    }
+    auto qdd = vdot.segment<NV>(iv);
+    qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;  // eq. 41
+    data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);
+  });
+}
+
+}  // namespace loopsim
