@@ -26,6 +26,8 @@ PvEarlyRecursion::PvEarlyRecursion(const ConstraintSet& set, const VectorX& adde
   l_tilde_.assign(nb, Vector6::Zero());
   sigma_.assign(nb, Matrix6::Zero());
   lambda_ = VectorX::Zero(m);
+  slot_rows_ = Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor>::Zero(m, 8);
+  rows_w_ = Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor>::Zero(m, 8);
   Kw_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(m, 6);
   ksw_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(m, 6);
   lw_ = VectorX::Zero(m);
@@ -55,16 +57,30 @@ bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Re
   tree_.forwardSweep(q, v, tau, fext);
   dependent_rows_ = false;
   row_scale_ = 0.0;
-  for (int r = 0; r < tree_.dimension(); ++r) row_scale_ = std::max(row_scale_, tree_.K.row(r).norm());
+  for (int r = 0; r < tree_.dimension(); ++r) {
+    slot_rows_.row(r).head<6>() = tree_.K.row(r);
+    slot_rows_(r, 6) = tree_.l[r];
+    row_scale_ = std::max(row_scale_, tree_.K.row(r).norm());
+  }
   // Backward sweep: ABA's terms, then the rows of joint i eliminated early.
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     tree_.eliminateJoint(i, false);
     gatherRows(i);
-    eliminateRows(i);
+    if (model.joint_nv[i] == 1) {
+      eliminateRowsOneDof(i);
+    } else {
+      eliminateRows(i);
+    }
   }
   if (dependent_rows_) return false;
   // Roll-out: λ of each joint's rows (eqs. 62, 64), then q̈ (eq. 41).
-  for (int i = 1; i < model.nbodies(); ++i) rolloutJoint(i, vdot);
+  for (int i = 1; i < model.nbodies(); ++i) {
+    if (model.joint_nv[i] == 1) {
+      rolloutJointOneDof(i, vdot);
+    } else {
+      rolloutJoint(i, vdot);
+    }
+  }
   for (int r = 0; r < tree_.dimension(); ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
   stats.iterations = 1;
   stats.path = compliance_.size() == 0 ? "early elimination" : "early elimination + W⁻¹";
@@ -117,8 +133,8 @@ void PvEarlyRecursion::eliminateRows(int i) {
     auto lw = lw_.head(n);
     auto ksw = ksw_.block(0, 0, n, NV);
     for (int k = 0; k < n; ++k) {
-      Kw.row(k) = tree_.K.row(act[k]);
-      lw[k] = tree_.l[act[k]];
+      Kw.row(k) = slot_rows_.row(act[k]).head<6>();
+      lw[k] = slot_rows_(act[k], 6);
     }
     // Eq. 57's K S, kept for the roll-out; eqs. 42c-d move the rows to the parent.
     ksw.noalias() = Kw * S;
@@ -208,8 +224,8 @@ void PvEarlyRecursion::eliminateRows(int i) {
     }
     // Eq. 61b: the other rows travel on, in the slots r..n-1 (with their C).
     for (int k = r; k < n; ++k) {
-      tree_.K.row(act[k]) = Kw.row(k);
-      tree_.l[act[k]] = lw[k];
+      slot_rows_.row(act[k]).head<6>() = Kw.row(k);
+      slot_rows_(act[k], 6) = lw[k];
     }
     if (soft) {
       for (int a = r; a < n; ++a) {
@@ -226,6 +242,109 @@ void PvEarlyRecursion::eliminateRows(int i) {
   });
 }
 
+void PvEarlyRecursion::eliminateRowsOneDof(int i) {
+  // eliminateRows for nv = 1 on plain arrays: one reflection (eqs. 65-67),
+  // at most one row eliminated, Σ and G scalars. The generic path's small
+  // dynamic blocks cost more than its arithmetic on rows this short.
+  const Model& model = tree_.model();
+  Data& data = tree_.data;
+  const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
+  const bool soft = compliance_.size() > 0;
+  rank_[i] = 0;
+  if (n == 0) return;
+  const int* act = act_.data() + base;
+  const int iv = model.idx_v[i];
+  const Vector6 S = data.S.col(iv), U = data.U.col(iv), c = data.c[i].toVector();
+  const double dinv = data.Dinv[i](0, 0);
+  const double u_c = data.u[iv] - U.dot(c);
+  const Vector6 UDinv = dinv * U;
+  const SE3& X = data.liMi[i];
+  double* ks = ks_.col(0).data() + base;
+  double* v = reflectors_.col(0).data() + base;
+  double norm2 = 0.0;
+  for (int k = 0; k < n; ++k) {
+    // Eq. 57's K S; eqs. 42c-d: the row projected and moved to the parent.
+    auto row = rows_w_.row(k);
+    row = slot_rows_.row(act[k]);
+    Vector6 K = row.head<6>().transpose();
+    const double kS = K.dot(S);
+    ks[k] = kS;
+    norm2 += kS * kS;
+    row(6) += K.dot(c) + kS * dinv * u_c;
+    K -= kS * UDinv;
+    const Vector3 f = X.R * K.tail<3>();
+    row.head<3>() = (X.R * K.head<3>() + X.t.cross(f)).transpose();
+    row.segment<3>(3) = f.transpose();
+  }
+  // Eqs. 65-67: the reflection taking K S to its first row (Remark 7's sign).
+  const double norm = std::sqrt(norm2);
+  int r = 0;
+  if (norm > 1e-10 * row_scale_) {
+    for (int k = 0; k < n; ++k) v[k] = ks[k];
+    v[0] += (v[0] >= 0.0 ? 1.0 : -1.0) * norm;
+    const double beta = 1.0 / (norm * std::abs(v[0]));  // 2 / vᵀv
+    betas_[i][0] = beta;
+    Eigen::Matrix<double, 1, 8> w = Eigen::Matrix<double, 1, 8>::Zero();
+    for (int k = 0; k < n; ++k) w += v[k] * rows_w_.row(k);
+    w *= beta;
+    for (int k = 0; k < n; ++k) rows_w_.row(k) -= v[k] * w;
+    if (soft) {  // C ← H C H = C - v yᵀ - y vᵀ, y = βCv - (β²/2)(vᵀCv) v
+      auto C = joint_compliance_.topLeftCorner(n, n);
+      auto y = lambda_w_.head(n);
+      const Eigen::Map<const VectorX> vv(v, n);
+      y.noalias() = beta * (C * vv);
+      y -= (0.5 * beta * vv.dot(y)) * vv;
+      for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) C(a, b) -= vv[a] * y[b] + y[a] * vv[b];
+      }
+    }
+    r = 1;
+  }
+  rank_[i] = r;
+  const int t = n - r;
+  if (r == 1) {
+    // Eq. 62: G = R D⁻¹ Rᵀ (+ C₁₁), R = ∓‖K S‖; eq. 63 folds the row into the parent.
+    const double G = norm2 * dinv + (soft ? joint_compliance_(0, 0) : 0.0);
+    if (!(G > 0.0)) {
+      dependent_rows_ = true;
+      return;
+    }
+    sigma_[i](0, 0) = std::sqrt(G);  // the 1 x 1 Cholesky factor, as eliminateRows stores it
+    const Vector6 Kt = rows_w_.row(0).head<6>().transpose();
+    const double lt = rows_w_(0, 6);
+    K_tilde_[i].row(0) = Kt.transpose();
+    l_tilde_[i][0] = lt;
+    if (p != 0) {
+      data.Ia[p].noalias() += (Kt / G) * Kt.transpose();
+      data.pa[p] = Force(data.pa[p].toVector() + (lt / G) * Kt);
+    }
+    if (soft && t > 0) {
+      // The travelling rows see λ̃: K_t -= C₂₁G⁻¹K̃, l_t -= C₂₁G⁻¹l̃, C₂₂ -= C₂₁G⁻¹C₁₂.
+      auto C = joint_compliance_.topLeftCorner(n, n);
+      for (int k = 1; k < n; ++k) {
+        const double c21 = C(k, 0);
+        c21_(base + k, 0) = c21;
+        rows_w_.row(k) -= (c21 / G) * rows_w_.row(0);
+        for (int j = 1; j < n; ++j) C(k, j) -= c21 * C(j, 0) / G;
+      }
+    }
+  }
+  // Eq. 61b: the other rows travel on, in the slots r..n-1 (with their C).
+  for (int k = r; k < n; ++k) slot_rows_.row(act[k]) = rows_w_.row(k);
+  if (soft) {
+    for (int a = r; a < n; ++a) {
+      for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
+    }
+  }
+  if (p == 0 && t > 0) {
+    if (soft) {
+      solveWorldRows(i, r);
+    } else {
+      dependent_rows_ = true;  // hard rows left at the world: dependent
+    }
+  }
+}
+
 void PvEarlyRecursion::solveWorldRows(int i, int r) {
   // The rows a world child leaves: C₂₂ λ_t = -(K_t a_0 + l_t), K_t in the world frame.
   const int n = act_count_[i], t = n - r;
@@ -233,7 +352,7 @@ void PvEarlyRecursion::solveWorldRows(int i, int r) {
   auto C22 = joint_compliance_.block(r, r, t, t);
   auto lam = lambda_w_.head(t);
   const Vector6 a0 = tree_.worldAcceleration().toVector();
-  for (int k = 0; k < t; ++k) lam[k] = -(Kw_.row(r + k).dot(a0) + lw_[r + k]);
+  for (int k = 0; k < t; ++k) lam[k] = -(slot_rows_.row(act[r + k]).head<6>().dot(a0) + slot_rows_(act[r + k], 6));
   if (!(choleskyInPlace(C22) > 0.0)) {
     dependent_rows_ = true;
     return;
@@ -275,6 +394,42 @@ void PvEarlyRecursion::rolloutJoint(int i, Eigen::Ref<VectorX> vdot) {
     qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() * rhs;  // eq. 41
     data.a_gf[i] = a_pre + Motion(data.S.middleCols<NV>(iv) * qdd);
   });
+}
+
+void PvEarlyRecursion::rolloutJointOneDof(int i, Eigen::Ref<VectorX> vdot) {
+  const Model& model = tree_.model();
+  Data& data = tree_.data;
+  const int n = act_count_[i], base = act_begin_[i], r = rank_[i], p = model.parent[i];
+  const int* act = act_.data() + base;
+  const int iv = model.idx_v[i];
+  const Motion a_pre = data.liMi[i].actInv(data.a_gf[p]) + data.c[i];
+  double rhs = data.u[iv] - data.U.col(iv).dot(a_pre.toVector());
+  if (n > 0) {
+    double* lam = lambda_w_.data();
+    for (int k = r; k < n; ++k) lam[k] = lambda_[act[k]];  // set by the parent (or the world's solve)
+    if (r == 1) {
+      // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t); eq. 64: the reflection back.
+      double g = K_tilde_[i].row(0).dot(data.a_gf[p].toVector()) + l_tilde_[i][0];
+      if (compliance_.size() > 0) {
+        for (int k = 1; k < n; ++k) g += c21_(base + k, 0) * lam[k];
+      }
+      const double G = sigma_[i](0, 0) * sigma_[i](0, 0);
+      lam[0] = -g / G;
+      const double* v = reflectors_.col(0).data() + base;
+      double d = 0.0;
+      for (int k = 0; k < n; ++k) d += v[k] * lam[k];
+      d *= betas_[i][0];
+      for (int k = 0; k < n; ++k) lam[k] -= d * v[k];
+    }
+    const double* ks = ks_.col(0).data() + base;
+    for (int k = 0; k < n; ++k) {
+      lambda_[act[k]] = lam[k];
+      rhs += ks[k] * lam[k];
+    }
+  }
+  const double qdd = data.Dinv[i](0, 0) * rhs;  // eq. 41
+  vdot[iv] = qdd;
+  data.a_gf[i] = a_pre + Motion(qdd * data.S.col(iv));
 }
 
 }  // namespace loopsim

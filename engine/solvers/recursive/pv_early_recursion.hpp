@@ -60,8 +60,10 @@ class PvEarlyRecursion {
  private:
   void gatherRows(int i);                               // the active rows at joint i (and their C)
   void eliminateRows(int i);                            // backward: eqs. 57-63 at joint i
+  void eliminateRowsOneDof(int i);                      // the same for a one-dof joint (eqs. 65-67)
   void solveWorldRows(int i, int r);                    // C₂₂ λ_t = -(K_t a_0 + l_t)
   void rolloutJoint(int i, Eigen::Ref<VectorX> vdot);  // forward: eqs. 62, 64 and 41
+  void rolloutJointOneDof(int i, Eigen::Ref<VectorX> vdot);
 
   TreeRecursion tree_;
   // Per joint i: its active rows ("slots", internal row indices whose K and l
@@ -75,6 +77,9 @@ class PvEarlyRecursion {
   std::vector<Vector6> l_tilde_;
   std::vector<Matrix6> sigma_;    // Cholesky factor of G = Σ + C₁₁ = R D⁻¹ Rᵀ + C₁₁, r x r
   VectorX lambda_;                // per slot
+  // Per slot: the row's K (6, the frame of the joint it last passed) and l;
+  // one joint's rows in the same layout (one row is one cache line).
+  Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor> slot_rows_, rows_w_;
   // Workspace of one joint.
   Eigen::Matrix<double, Eigen::Dynamic, 6> Kw_, ksw_;
   VectorX lw_, lambda_w_;

@@ -23,7 +23,7 @@
 //   (pv_recursion.hpp; O(n + m²d + m³), small constants, O(n + md) when each
 //   constrained end has its own branch from the base, as on Atlas and Go1);
 // - early elimination with W⁻¹ carried by the travelling rows
-//   (pv_early_recursion.hpp; O(n + m), about twice PV's constant on the
+//   (pv_early_recursion.hpp; O(n + m), about 1.4x PV's time on the
 //   humanoids), when PV's row work would exceed early elimination's by
 //   kEarlyEliminationCostRatio (pv_soft_solver.cpp counts both).
 // SolveStats::path says which: "eq. 52", PV's path with "+ W⁻¹", or
@@ -61,9 +61,10 @@ class PvSoftSolver final : public ConstrainedSolver {
   bool usesEarlyElimination() const { return early_.has_value(); }
   /// PV's row work over early elimination's (pv_soft_solver.cpp) above which
   /// the compliance form is early elimination. Measured where the two cost
-  /// the same: on the ladder (bench --scaling) between 16 rungs (count ratio
-  /// 17, early elimination 1.27x PV's time) and 32 rungs (53, 0.42x).
-  static constexpr double kEarlyEliminationCostRatio = 25.0;
+  /// the same, on the ladder (paper 000 Fig. 4b, 3 rail and 7 rung links per
+  /// rung): early elimination takes 1.15x PV's time at 4 rungs (count ratio
+  /// 3.9) and 0.97x at 8 (7.1); Atlas 2F+2H counts 2.9 (1.44x), Go1 4F 2.5.
+  static constexpr double kEarlyEliminationCostRatio = 6.0;
   /// The bind-time bound on eq. 52's κ (see above).
   double stiffnessBound() const { return stiffness_bound_; }
   /// Largest stiffness bound at which eq. 52 is used: its error ε κ stays
