@@ -227,18 +227,7 @@ void PvEarlyRecursion::eliminateRows(int i) {
       slot_rows_.row(act[k]).head<6>() = Kw.row(k);
       slot_rows_(act[k], 6) = lw[k];
     }
-    if (soft) {
-      for (int a = r; a < n; ++a) {
-        for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
-      }
-    }
-    if (p == 0 && t > 0) {
-      if (soft) {
-        solveWorldRows(i, r);
-      } else {
-        dependent_rows_ = true;  // hard rows left at the world: dependent
-      }
-    }
+    passOn(i, r);
   });
 }
 
@@ -331,12 +320,21 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
   }
   // Eq. 61b: the other rows travel on, in the slots r..n-1 (with their C).
   for (int k = r; k < n; ++k) slot_rows_.row(act[k]) = rows_w_.row(k);
+  passOn(i, r);
+}
+
+void PvEarlyRecursion::passOn(int i, int r) {
+  // The travelling rows' C kept in their slots; what a world child leaves is
+  // solved now (soft) or is dependent (hard).
+  const int n = act_count_[i], t = n - r;
+  const int* act = act_.data() + act_begin_[i];
+  const bool soft = compliance_.size() > 0;
   if (soft) {
     for (int a = r; a < n; ++a) {
       for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
     }
   }
-  if (p == 0 && t > 0) {
+  if (tree_.model().parent[i] == 0 && t > 0) {
     if (soft) {
       solveWorldRows(i, r);
     } else {

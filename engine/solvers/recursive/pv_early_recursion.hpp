@@ -61,6 +61,7 @@ class PvEarlyRecursion {
   void gatherRows(int i);                               // the active rows at joint i (and their C)
   void eliminateRows(int i);                            // backward: eqs. 57-63 at joint i
   void eliminateRowsOneDof(int i);                      // the same for a one-dof joint (eqs. 65-67)
+  void passOn(int i, int r);                            // after eq. 61b: C kept, the world's rows
   void solveWorldRows(int i, int r);                    // C₂₂ λ_t = -(K_t a_0 + l_t)
   void rolloutJoint(int i, Eigen::Ref<VectorX> vdot);  // forward: eqs. 62, 64 and 41
   void rolloutJointOneDof(int i, Eigen::Ref<VectorX> vdot);
