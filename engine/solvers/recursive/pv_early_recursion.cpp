@@ -278,13 +278,19 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
     w *= beta;
     for (int k = 0; k < n; ++k) rows_w_.row(k) -= v[k] * w;
     if (soft) {  // C ← H C H = C - v yᵀ - y vᵀ, y = βCv - (β²/2)(vᵀCv) v
-      auto C = joint_compliance_.topLeftCorner(n, n);
-      auto y = lambda_w_.head(n);
-      const Eigen::Map<const VectorX> vv(v, n);
-      y.noalias() = beta * (C * vv);
-      y -= (0.5 * beta * vv.dot(y)) * vv;
+      double* C = joint_compliance_.data();
+      const long ld = joint_compliance_.outerStride();
+      double* y = lambda_w_.data();
+      double vy = 0.0;
       for (int a = 0; a < n; ++a) {
-        for (int b = 0; b < n; ++b) C(a, b) -= vv[a] * y[b] + y[a] * vv[b];
+        double sum = 0.0;
+        for (int b = 0; b < n; ++b) sum += C[b * ld + a] * v[b];  // C symmetric: column a
+        y[a] = beta * sum;
+        vy += v[a] * y[a];
+      }
+      for (int a = 0; a < n; ++a) y[a] -= 0.5 * beta * vy * v[a];
+      for (int b = 0; b < n; ++b) {
+        for (int a = 0; a < n; ++a) C[b * ld + a] -= v[a] * y[b] + y[a] * v[b];
       }
     }
     r = 1;
