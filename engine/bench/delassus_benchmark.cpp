@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
+#include <functional>
+#include <memory>
 #include <random>
 
 #include <loopsim/algorithms/configuration.hpp>
@@ -18,20 +19,32 @@ namespace loopsim {
 
 namespace {
 
-template <class Evaluate>
-std::pair<double, double> timeRounds(const std::vector<VectorX>& qs, const BenchOptions& options, Evaluate&& evaluate) {
+// One timed column: what it evaluates at q and its mean µs per q, per round.
+struct Column {
+  std::function<void(const VectorX&)> evaluate;
+  std::vector<double> per_round_us;
+};
+
+// Every column once per round, the order rotated between rounds (as the
+// solver table), so that each round's ratio to ABA compares like with like
+// on a machine whose speed drifts.
+void timeInterleaved(const std::vector<VectorX>& qs, const BenchOptions& options, std::vector<Column>& columns) {
   using Clock = std::chrono::steady_clock;
   for (int r = 0; r < options.warmup_rounds; ++r) {
-    for (const auto& q : qs) evaluate(q);
+    for (Column& c : columns) {
+      for (const auto& q : qs) c.evaluate(q);
+    }
   }
-  std::vector<double> per_round;
+  const std::size_t n = columns.size();
   for (int r = 0; r < options.rounds; ++r) {
-    const auto start = Clock::now();
-    for (const auto& q : qs) evaluate(q);
-    per_round.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-                        static_cast<double>(qs.size()));
+    for (std::size_t k = 0; k < n; ++k) {
+      Column& c = columns[(k + static_cast<std::size_t>(r)) % n];
+      const auto start = Clock::now();
+      for (const auto& q : qs) c.evaluate(q);
+      c.per_round_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+                               static_cast<double>(qs.size()));
+    }
   }
-  return {percentile(per_round, 0.5), percentile(per_round, 0.75) - percentile(per_round, 0.25)};
 }
 
 }  // namespace
@@ -56,14 +69,15 @@ std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOption
     qs.push_back(q);
   }
   std::vector<BenchResult> results;
-  {
-    Data data(model);
-    const auto [median, spread] = timeRounds(qs, options, [&](const VectorX& q) { aba(model, data, q, zero, zero); });
-    results.push_back({scene.name, "aba", "unconstrained", median, spread, options.samples, 0.0, -1.0, ""});
-  }
+  std::vector<Column> columns;
+  Data data(model);
+  results.push_back({scene.name, "aba", "unconstrained", 0, 0, options.samples, 0.0, -1.0, ""});
+  columns.push_back({[&](const VectorX& q) { aba(model, data, q, zero, zero); }, {}});
   MatrixX reference = MatrixX::Zero(m, m), out = MatrixX::Zero(m, m);
   auto dense = makeDelassusAlgorithm("dense", set);
   auto dense_closed = makeDelassusAlgorithm("dense-closed", set);  // the reference of the loops-closed ones
+  std::vector<std::unique_ptr<DelassusAlgorithm>> timed;
+  std::vector<std::size_t> result_of_column = {0};
   for (const DelassusAlgorithmInfo& info : delassusAlgorithms()) {
     if (!algorithms.empty() && std::find(algorithms.begin(), algorithms.end(), info.name) == algorithms.end()) continue;
     BenchResult result{scene.name, info.name, "delassus", 0, 0, options.samples, 0, -1, ""};
@@ -77,36 +91,44 @@ std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOption
                                              std::max(1e-300, reference.lpNorm<Eigen::Infinity>()));
       }
       result.max_vdot_deviation = deviation;
-      const auto [median, spread] = timeRounds(qs, options, [&](const VectorX& q) { algorithm->compute(q, out); });
-      result.median_us = median;
-      result.spread_us = spread;
+      DelassusAlgorithm* raw = algorithm.get();
+      timed.push_back(std::move(algorithm));
+      columns.push_back({[raw, &out](const VectorX& q) { raw->compute(q, out); }, {}});
+      result_of_column.push_back(results.size());
     } catch (const ModelError& e) {
       result.note = e.what();
     }
     results.push_back(result);
+  }
+  timeInterleaved(qs, options, columns);
+  const std::vector<double>& floor = columns[0].per_round_us;
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    BenchResult& r = results[result_of_column[k]];
+    const std::vector<double>& t = columns[k].per_round_us;
+    r.median_us = percentile(t, 0.5);
+    r.spread_us = percentile(t, 0.75) - percentile(t, 0.25);
+    std::vector<double> ratios(t.size());
+    for (std::size_t i = 0; i < t.size(); ++i) ratios[i] = t[i] / floor[i];
+    r.ratio_to_aba = percentile(ratios, 0.5);
+    r.ratio_to_aba_spread = percentile(ratios, 0.75) - percentile(ratios, 0.25);
   }
   return results;
 }
 
 std::string formatDelassusTable(const std::vector<BenchResult>& results) {
   CaseGrid grid;
-  std::map<std::string, double> floor;
-  for (const auto& r : results) {
-    if (r.solver == "aba") floor[r.case_name] = r.median_us;
-  }
   for (const auto& r : results) {
     char cell[64];
     if (!r.note.empty()) {
       std::snprintf(cell, sizeof cell, "n/a");
-    } else if (auto it = floor.find(r.case_name); it != floor.end() && it->second > 0) {
-      std::snprintf(cell, sizeof cell, "%.2f x%.2f", r.median_us, r.median_us / it->second);
     } else {
-      std::snprintf(cell, sizeof cell, "%.2f", r.median_us);
+      std::snprintf(cell, sizeof cell, "%.2f x%.2f+-%.2f", r.median_us, r.ratio_to_aba, r.ratio_to_aba_spread);
     }
     grid.set(r.case_name, r.solver, cell);
   }
   std::string out = grid.format();
-  out += "Delassus J M⁻¹ Jᵀ at q: median µs per evaluation incl. kinematics; xR = ratio to ABA (v = 0, τ = 0);\n"
+  out += "Delassus J M⁻¹ Jᵀ at q: median µs per evaluation incl. kinematics; xR+-S = median and IQR of the\n"
+         "per-round ratio to ABA (v = 0, τ = 0; columns interleaved in every round);\n"
          "dense-closed, cluster-efpa: with the internal loops closed (the world rows' Delassus)\n";
   return out;
 }
