@@ -66,6 +66,8 @@ bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Re
   for (int i = model.nbodies() - 1; i >= 1; --i) {
     tree_.eliminateJoint(i, false);
     gatherRows(i);
+    rank_[i] = 0;
+    if (act_count_[i] == 0) continue;  // no rows at joint i
     if (model.joint_nv[i] == 1) {
       eliminateRowsOneDof(i);
     } else {
@@ -83,7 +85,7 @@ bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Re
   }
   for (int r = 0; r < tree_.dimension(); ++r) lambda[tree_.toGlobal(r)] = lambda_[r];
   stats.iterations = 1;
-  stats.path = compliance_.size() == 0 ? "early elimination" : "early elimination + W⁻¹";
+  stats.path = hasCompliance() ? "early elimination + W⁻¹" : "early elimination";
   return true;
 }
 
@@ -98,7 +100,7 @@ void PvEarlyRecursion::gatherRows(int i) {
     for (int k = rank_[child]; k < act_count_[child]; ++k) act[n++] = act_[act_begin_[child] + k];
   }
   act_count_[i] = n;
-  if (compliance_.size() == 0 || n == 0) return;
+  if (!hasCompliance() || n == 0) return;
   // Their C: the own rows' W⁻¹, each child's travelling block; rows of
   // different branches are not coupled.
   auto C = joint_compliance_.topLeftCorner(n, n);
@@ -118,9 +120,7 @@ void PvEarlyRecursion::eliminateRows(int i) {
   const Model& model = tree_.model();
   Data& data = tree_.data;
   const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
-  const bool soft = compliance_.size() > 0;
-  rank_[i] = 0;
-  if (n == 0) return;
+  const bool soft = hasCompliance();
   const int* act = act_.data() + base;
   detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
@@ -238,9 +238,7 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
   const Model& model = tree_.model();
   Data& data = tree_.data;
   const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
-  const bool soft = compliance_.size() > 0;
-  rank_[i] = 0;
-  if (n == 0) return;
+  const bool soft = hasCompliance();
   const int* act = act_.data() + base;
   const int iv = model.idx_v[i];
   const Vector6 S = data.S.col(iv), U = data.U.col(iv), c = data.c[i].toVector();
@@ -334,7 +332,7 @@ void PvEarlyRecursion::passOn(int i, int r) {
   // solved now (soft) or is dependent (hard).
   const int n = act_count_[i], t = n - r;
   const int* act = act_.data() + act_begin_[i];
-  const bool soft = compliance_.size() > 0;
+  const bool soft = hasCompliance();
   if (soft) {
     for (int a = r; a < n; ++a) {
       for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
@@ -383,7 +381,7 @@ void PvEarlyRecursion::rolloutJoint(int i, Eigen::Ref<VectorX> vdot) {
       // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t).
       if (r > 0) {
         lam.head(r) = -(K_tilde_[i].topRows(r) * data.a_gf[p].toVector() + l_tilde_[i].head(r));
-        if (compliance_.size() > 0 && n > r) lam.head(r).noalias() -= c21_.block(base + r, 0, n - r, r).transpose() * lam.tail(n - r);
+        if (hasCompliance() && n > r) lam.head(r).noalias() -= c21_.block(base + r, 0, n - r, r).transpose() * lam.tail(n - r);
         choleskySolveInPlace(sigma_[i].topLeftCorner(r, r), lam.head(r));
       }
       // Eq. 64: back to the rows' basis (the reflections in reverse order).
@@ -414,7 +412,7 @@ void PvEarlyRecursion::rolloutJointOneDof(int i, Eigen::Ref<VectorX> vdot) {
     if (r == 1) {
       // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t); eq. 64: the reflection back.
       double g = K_tilde_[i].row(0).dot(data.a_gf[p].toVector()) + l_tilde_[i][0];
-      if (compliance_.size() > 0) {
+      if (hasCompliance()) {
         for (int k = 1; k < n; ++k) g += c21_(base + k, 0) * lam[k];
       }
       const double G = sigma_[i](0, 0) * sigma_[i](0, 0);

@@ -58,7 +58,9 @@ class PvEarlyRecursion {
   TreeRecursion& tree() { return tree_; }
 
  private:
+  bool hasCompliance() const { return compliance_.size() > 0; }
   void gatherRows(int i);                               // the active rows at joint i (and their C)
+  // Called only when joint i has active rows.
   void eliminateRows(int i);                            // backward: eqs. 57-63 at joint i
   void eliminateRowsOneDof(int i);                      // the same for a one-dof joint (eqs. 65-67)
   void passOn(int i, int r);                            // after eq. 61b: C kept, the world's rows
