@@ -1,4 +1,4 @@
-// `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--format table|csv|json]`
+// `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--trajectory] [--format table|csv|json]`
 // `loopsim bench --table2 [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
 // `loopsim bench --loop-scaling [--family ...] [--max-links N] [--solver ...] [--samples N] [--iterations K] [--format table|csv]`
 // `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
@@ -58,6 +58,7 @@ Command registerBenchCommand(CLI::App& parent) {
     std::vector<double> mu_values;
     double mu_tolerance = 1e-10;
     int threads = 1;
+    bool trajectory = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -97,6 +98,10 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--mu-tolerance", options->mu_tolerance, "With --mu-sweep: the tolerance on |J v̇ - k|inf")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  sub->add_flag("--trajectory", options->trajectory,
+                "Solver table on each scene's own simulation instead of random states: the first --samples steps "
+                "(its solver, controller and dt), in order; iterative solvers get a column warm-started from the "
+                "previous state's λ, as a running simulation solves (no Delassus table)");
   sub->add_flag("!--no-delassus", options->delassus, "Skip the Delassus table (J M⁻¹ Jᵀ by each algorithm)");
   addThreadsOption(sub, options->threads,
                    "Solver table: each timed pass's states split over N threads, one solver and workspace each; cells "
@@ -132,6 +137,12 @@ Command registerBenchCommand(CLI::App& parent) {
             if (options->table2 && (!options->scenes.empty() || options->scaling || options->mu_sweep)) {
               throw ModelError("", "--table2", "brings its own cases: not with --scene, --scaling or --mu-sweep");
             }
+            if (options->trajectory && (options->table2 || options->scaling || options->loop_scaling ||
+                                        options->mu_sweep)) {
+              throw ModelError("", "--trajectory",
+                               "times the scenes' own simulations: not with --table2, --scaling, --loop-scaling or "
+                               "--mu-sweep");
+            }
             const auto scenes = options->scenes.empty() ? defaultScenes() : options->scenes;
             BenchOptions bench;
             bench.samples = options->samples;
@@ -140,6 +151,7 @@ Command registerBenchCommand(CLI::App& parent) {
             if (options->table2 && bench.solvers.empty()) bench.solvers = paperTable2Solvers();
             bench.threads = options->threads;
             bench.dynamics_algorithms = options->dynamics;
+            bench.trajectory = options->trajectory;
             if (options->mu_sweep) {
               if (options->format == "json") throw ModelError("", "--format", "--mu-sweep writes table or csv");
               MuSweepOptions sweep;
@@ -203,7 +215,7 @@ Command registerBenchCommand(CLI::App& parent) {
               std::fprintf(stderr, "bench: %s\n", scene.name.c_str());
               auto part = benchmarkScene(scene, bench);
               results.insert(results.end(), part.begin(), part.end());
-              if (options->delassus && !scene.constraints.empty()) {
+              if (options->delassus && !options->trajectory && !scene.constraints.empty()) {
                 auto table = benchmarkDelassus(scene, bench);
                 delassus.insert(delassus.end(), table.begin(), table.end());
               }

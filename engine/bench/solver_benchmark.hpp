@@ -10,7 +10,10 @@
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
 // Table II; options.fixed_iterations), at the μ a simulation would bind
 // (resolveAutoMu: mu: auto for lcaba and constrained-aba unless the scene
-// gives μ), each cell with its v̇ error against kkt.
+// gives μ), each cell with its v̇ error against kkt. With options.trajectory
+// the states are instead consecutive steps of the scene's own simulation and
+// iterative solvers get one more column, warm-started from the previous
+// state's λ as a running simulation does.
 #include <string>
 #include <vector>
 
@@ -38,12 +41,17 @@ struct BenchOptions {
   // Also time RNEA (at the state's q, v and an acceleration sample) and CRBA
   // (symmetric M at q) as columns beside the ABA floor (issue 8 §4's ratios).
   bool dynamics_algorithms = false;
+  // The states: the first `samples` steps of the scene's own simulation
+  // (simulatedStates) instead of random consistent samples, and a "warm tol"
+  // column for iterative solvers: to the tolerance, each solve starting from
+  // the λ of the state before it (a pass's first state from its last one).
+  bool trajectory = false;
 };
 
 struct BenchResult {
   std::string case_name;
   std::string solver;       // "aba" for the unconstrained floor
-  std::string mode;         // "direct", "tol 1e-10", "1 iter", "3 iter", "unconstrained"
+  std::string mode;         // "direct", "tol 1e-10", "warm tol 1e-10", "1 iter", "3 iter", "unconstrained"
   double median_us = 0.0;   // median over rounds of the mean time per evaluation
   double spread_us = 0.0;   // interquartile range over rounds
   int samples = 0;

@@ -6,6 +6,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/constraints/projection.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 
@@ -37,6 +38,33 @@ std::vector<SampledState> sampleStates(const Scene& scene, const ConstraintSet& 
       }
     }
     states.push_back(std::move(s));
+  }
+  spdlog::set_level(log_level);
+  return states;
+}
+
+std::vector<SampledState> simulatedStates(const Scene& scene, int steps) {
+  // The consistent start logs at info level and the controller's set-up
+  // warns about the scene (effort limits): `run` and `check` say that, a
+  // timing table would drown in it.
+  const auto log_level = spdlog::get_level();
+  spdlog::set_level(std::max(log_level, spdlog::level::err));
+  std::vector<SampledState> states;
+  try {
+    Simulation sim(scene);
+    for (int k = 0; k < steps; ++k) {
+      SampledState s{sim.q(), sim.v(), VectorX()};
+      if (!sim.step()) {
+        throw ModelError(scene.source_file, "bench --trajectory",
+                         "the scene's simulation (solver " + scene.solver + ") diverged at t = " +
+                             std::to_string(sim.time()) + " s, step " + std::to_string(k + 1));
+      }
+      s.tau = sim.appliedTorque();  // the controller's τ at s (the step's)
+      states.push_back(std::move(s));
+    }
+  } catch (...) {
+    spdlog::set_level(log_level);
+    throw;
   }
   spdlog::set_level(log_level);
   return states;

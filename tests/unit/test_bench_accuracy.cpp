@@ -1,7 +1,8 @@
 // `loopsim bench`'s solver table: the penalty solvers timed at the μ a
 // simulation would bind (their default mu: auto), every iterative cell printed
 // with its accuracy, and `--dynamics`' RNEA and CRBA columns beside the ABA
-// floor (issue 8 §4's ratios from the bench itself).
+// floor (issue 8 §4's ratios from the bench itself), and `--trajectory`'s
+// states from the scene's own simulation with a warm-started column.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 
 #include <loopsim/bench/scaling_benchmark.hpp>
 #include <loopsim/bench/solver_benchmark.hpp>
+#include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/simulation.hpp>
 #include <loopsim/solvers/solver.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
@@ -88,6 +91,48 @@ TEST(BenchDynamics, RneaAndCrbaColumnsOnlyWhenAskedWithTheirRatiosToAba) {
   EXPECT_NE(table.find("crba"), std::string::npos) << table;
   EXPECT_NE(table.find("rnea, crba (--dynamics)"), std::string::npos) << table;
   EXPECT_EQ(formatBenchTable(plain).find("rnea, crba (--dynamics)"), std::string::npos);
+}
+
+// --trajectory: the states are the scene's own steps, bit for bit, with the
+// controller's τ of each step; iterative solvers gain a column warm-started
+// from the previous state's λ, which takes fewer iterations than the cold one
+// to the same tolerance and accuracy (four_bar's lcaba: 3.2 against 4.0).
+TEST(BenchTrajectory, StatesAreTheScenesOwnStepsAndTheWarmColumnStartsFromTheLastLambda) {
+  test::QuietLog quiet;
+  const Scene scene = loadScene(test::scenesDir() / "four_bar.yaml");
+  const std::vector<SampledState> states = simulatedStates(scene, 5);
+  ASSERT_EQ(states.size(), 5u);
+  Simulation sim(scene);
+  for (const SampledState& s : states) {
+    EXPECT_EQ(s.q, sim.q());
+    EXPECT_EQ(s.v, sim.v());
+    ASSERT_TRUE(sim.step());
+    EXPECT_EQ(s.tau, sim.appliedTorque());
+  }
+  EXPECT_NE(states.front().q, states.back().q) << "the four-bar does not move: the test would not see the order";
+
+  BenchOptions options = quickBench({"lcaba"}, 2);
+  options.samples = 8;
+  const std::vector<BenchResult> sampled = benchmarkScene(scene, options);
+  EXPECT_FALSE(std::any_of(sampled.begin(), sampled.end(),
+                           [](const BenchResult& r) { return r.mode.rfind("warm", 0) == 0; }))
+      << "a warm column without --trajectory";
+  options.trajectory = true;
+  const std::vector<BenchResult> results = benchmarkScene(scene, options);
+  const BenchResult *cold = nullptr, *warm = nullptr;
+  for (const BenchResult& r : results) {
+    if (r.solver == "lcaba" && r.mode == "tol 1e-10") cold = &r;
+    if (r.solver == "lcaba" && r.mode == "warm tol 1e-10") warm = &r;
+  }
+  ASSERT_NE(cold, nullptr);
+  ASSERT_NE(warm, nullptr);
+  EXPECT_LT(warm->mean_iterations, cold->mean_iterations);
+  EXPECT_GE(warm->max_vdot_deviation, 0.0);
+  EXPECT_LE(warm->max_vdot_deviation, 1e-8);
+  EXPECT_GT(warm->median_us, 0.0);
+  const std::string table = formatBenchTable(results);
+  EXPECT_NE(table.find("lcaba warm tol 1e-10"), std::string::npos) << table;
+  EXPECT_NE(table.find("trajectory: the states are the first steps"), std::string::npos) << table;
 }
 
 // `bench --scaling` with its default solvers: every registered solver that

@@ -184,6 +184,7 @@ TEST(LoopScaling, CliRejectsBadValuesWithTheOptionNamed) {
       {"bench --loop-scaling --format json", "--loop-scaling writes table or csv"},
       {"bench --loop-scaling --scaling", "--loop-scaling: brings its own cases"},
       {"bench --loop-scaling --max-links 0", "--max-links: must be a positive number of links, got 0"},
+      {"bench --trajectory --table2", "--trajectory: times the scenes' own simulations"},
   };
   for (const auto& [arguments, message] : cases) {
     const ProcessResult r = runLoopsimProcess(arguments, dir);
