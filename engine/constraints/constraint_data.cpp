@@ -15,9 +15,43 @@ ConstraintData::ConstraintData(const ConstraintSet& set)
       J(MatrixX::Zero(set.dimension(), set.model().nv)),
       K1(set.size(), ConstraintRows::Zero()),
       K2(set.size(), ConstraintRows::Zero()),
+      K1_full(set.size(), ConstraintRows::Zero()),
       oMa(set.size()),
       oMb(set.size()),
-      zero_nv(VectorX::Zero(set.model().nv)) {}
+      zero_nv(VectorX::Zero(set.model().nv)) {
+  for (int i = 0; i < set.size(); ++i) {
+    const Constraint& c = set[i];
+    K1_full[i] = constantRowsOnBody1(c);
+    if (c.row_mask.empty()) {
+      K1[i] = K1_full[i];  // the rows past dim are zero in both
+    } else {
+      for (int r = 0; r < c.dimension(); ++r) K1[i].row(r) = K1_full[i].row(c.fullRow(r));
+    }
+  }
+}
+
+ConstraintRows constantRowsOnBody1(const Constraint& c) {
+  // The same products, in the same order, as the evaluation formed them at
+  // every call before: X_{A←1} = placement1⁻¹.
+  const SE3 aM1 = c.placement1.inverse();
+  ConstraintRows K1 = ConstraintRows::Zero();
+  switch (c.kind) {
+    case ConstraintKind::Weld:
+      K1 = aM1.actionMatrix();  // relative twist at A in A axes (paper 001 eq. 1c)
+      break;
+    case ConstraintKind::RevoluteLoop:
+      K1.middleRows<2>(3) = aM1.actionMatrix().topRows<2>();  // rotations about A's x and y
+      [[fallthrough]];
+    case ConstraintKind::Connect:
+      // The bottom rows [[t]x R  R] of X_{A←1}: point A's velocity in A axes.
+      K1.block<3, 3>(0, 0).noalias() = skew(aM1.t) * aM1.R;
+      K1.block<3, 3>(0, 3) = aM1.R;
+      break;
+    case ConstraintKind::Coupling:
+      break;
+  }
+  return K1;
+}
 
 namespace {
 
@@ -25,11 +59,12 @@ namespace {
 constexpr unsigned kLinkTargetsOnly = 1u << 8;
 
 // Full-row quantities of one constraint (at most 6 rows), before masking.
+// K¹ is constant (ConstraintData::K1_full); K² is written (and zeroed) only
+// for constraints between two moving bodies.
 struct FullRows {
   Vector6 phi = Vector6::Zero();
   Vector6 offset = Vector6::Zero();  // J̇v - (K¹a₁⁰ + K²a₂⁰): terms beyond the links' spatial bias
-  ConstraintRows K1 = ConstraintRows::Zero();
-  ConstraintRows K2 = ConstraintRows::Zero();
+  ConstraintRows K2;
 };
 
 // Frame A on body1 and frame B on body2, with the transforms the rows need.
@@ -67,14 +102,13 @@ Ends computeEnds(const Constraint& c, const Data& data) {
   return e;
 }
 
-// Linear rows of X_{A←1} (point A on body1) and -R_Aᵀ R_B X_{B←2} (point B on body2).
+// Linear rows of -R_Aᵀ R_B X_{B←2} (point B on body2; point A's on body1 are
+// constant: constantRowsOnBody1).
 void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
   // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
   // order of operations as the full products (a rod's spin column must
   // cancel to round-off the same way).
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
-  rows.K1.block<3, 3>(0, 0).noalias() = skew(e.aM1.t) * e.aM1.R;
-  rows.K1.block<3, 3>(0, 3) = e.aM1.R;
   if (with_K2) {
     const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
     rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
@@ -90,10 +124,10 @@ void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
 // With_K2 = false (constraints with the world): K² stays zero.
 FullRows fullRows(const Constraint& c, const Ends& e, bool with_K2) {
   FullRows rows;
+  if (with_K2) rows.K2.setZero();
   switch (c.kind) {
     case ConstraintKind::Weld: {
       // Relative twist at A in A axes: X_{A←1} ν₁ - X_{A←2} ν₂ (paper 001 eq. 1c, K¹ = X_{A←1}, K² = -X_{A←2}).
-      rows.K1 = e.aM1.actionMatrix();
       if (with_K2) rows.K2 = -e.aM2.actionMatrix();
       const SE3 bMa = e.oMb.inverse() * e.oMa;
       rows.phi.head<3>() = log3(bMa.R);
@@ -108,8 +142,6 @@ FullRows fullRows(const Constraint& c, const Ends& e, bool with_K2) {
     case ConstraintKind::RevoluteLoop: {
       pointRows(e, rows, with_K2);
       // Rotations about A's x and y: rows of R_Aᵀ(ω₁ - ω₂).
-      const Matrix6 X1 = e.aM1.actionMatrix();
-      rows.K1.middleRows<2>(3) = X1.topRows<2>();
       if (with_K2) {
         const Matrix6 X2 = e.aM2.actionMatrix();
         rows.K2.middleRows<2>(3) = -X2.topRows<2>();
@@ -168,20 +200,18 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   const FullRows full = fullRows(c, e, with_K2);
   cd.oMa[i] = e.oMa;
   cd.oMb[i] = e.oMb;
-  if (c.row_mask.empty()) {
-    // The full rows in place; the rows past dim are zero in both.
-    cd.K1[i] = full.K1;
-    if (with_K2) cd.K2[i] = full.K2;
-  } else {
-    for (int r = 0; r < dim; ++r) {
-      cd.K1[i].row(r) = full.K1.row(c.fullRow(r));
-      if (with_K2) cd.K2[i].row(r) = full.K2.row(c.fullRow(r));
+  if (with_K2) {
+    if (c.row_mask.empty()) {
+      cd.K2[i] = full.K2;  // the full rows in place; the rows past dim are zero in both
+    } else {
+      for (int r = 0; r < dim; ++r) cd.K2[i].row(r) = full.K2.row(c.fullRow(r));
     }
   }
+  const ConstraintRows& K1 = cd.K1_full[i];
   for (int r = 0; r < dim; ++r) cd.phi[offset + r] = full.phi[c.fullRow(r)];
   if (!velocity_terms) return;
   // All full rows at once (two 6 x 6 products each), then the kept ones.
-  Vector6 phidot = full.K1 * data.v[c.body1].toVector();
+  Vector6 phidot = K1 * data.v[c.body1].toVector();
   if (with_K2) phidot.noalias() += full.K2 * data.v[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int fr = c.fullRow(r);
@@ -192,7 +222,7 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
   if (link_targets) return;
   Vector6 bias = full.offset;
-  bias.noalias() += full.K1 * data.a[c.body1].toVector();
+  bias.noalias() += K1 * data.a[c.body1].toVector();
   if (with_K2) bias.noalias() += full.K2 * data.a[c.body2].toVector();
   for (int r = 0; r < dim; ++r) {
     const int row = offset + r;

@@ -22,14 +22,22 @@ struct ConstraintData {
   // Per constraint: rows on the spatial accelerations (body frames) of body1
   // and body2 (paper 001 eq. 1c, K¹ and K²); unused for couplings.
   std::vector<ConstraintRows> K1, K2;
+  // K¹ with all six rows, before the row mask. K¹ (both) depends on the
+  // constant placement of frame A on body1 only: written here once, at
+  // construction, and never by an evaluation.
+  std::vector<ConstraintRows> K1_full;
   std::vector<SE3> oMa, oMb;  // frame A and B placements in the world
 
   // Workspace.
   VectorX zero_nv;
 };
 
+/// K¹'s six rows for constraint c, before its row mask (zero for couplings):
+/// constant, as they depend only on frame A's placement on body1.
+ConstraintRows constantRowsOnBody1(const Constraint& c);
+
 enum ConstraintTerms : unsigned {
-  kConstraintErrors = 1u,    // φ, φ̇, J̇v, k, k_link, K¹, K² (always computed)
+  kConstraintErrors = 1u,    // φ, φ̇, J̇v, k, k_link, K² (always computed; K¹ is constant)
   kConstraintJacobian = 2u,  // dense J
 };
 
