@@ -82,7 +82,6 @@ Ends computeEnds(const Constraint& c, const Data& data) {
   Ends e;
   e.oMa = data.oMi[c.body1] * c.placement1;
   e.aM1 = c.placement1.inverse();
-  e.bM2 = c.placement2.inverse();
   e.nu_a = e.aM1.act(data.v[c.body1]);
   if (c.body2 == 0) {
     // The world (oMi[0] = identity, v = 0): the same values without the
@@ -93,6 +92,7 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     return e;
   }
   e.oMb = data.oMi[c.body2] * c.placement2;
+  e.bM2 = c.placement2.inverse();
   // Connects read body2 at B only (pointRows); welds and revolute loops read it at A.
   if (c.kind != ConstraintKind::Connect) {
     e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
@@ -108,8 +108,13 @@ void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
   // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
   // order of operations as the full products (a rod's spin column must
   // cancel to round-off the same way).
+  if (!with_K2) {
+    // The world (ν_B = 0): J̇v's terms cancel exactly, R_Aᵀ R_B is not needed.
+    rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
+    return;
+  }
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
-  if (with_K2) {
+  {
     const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
     rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
     rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
@@ -132,8 +137,9 @@ FullRows fullRows(const Constraint& c, const Ends& e, bool with_K2) {
       const SE3 bMa = e.oMb.inverse() * e.oMa;
       rows.phi.head<3>() = log3(bMa.R);
       rows.phi.tail<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
-      // d/dt (X_{A←2} ν₂) = X_{A←2} ν̇₂ - ν_A × (X_{A←2} ν₂), so J̇v gains +ν_A × ν_2A.
-      rows.offset = e.nu_a.cross(e.nu_2a).toVector();
+      // d/dt (X_{A←2} ν₂) = X_{A←2} ν̇₂ - ν_A × (X_{A←2} ν₂), so J̇v gains +ν_A × ν_2A
+      // (zero with the world).
+      if (with_K2) rows.offset = e.nu_a.cross(e.nu_2a).toVector();
       break;
     }
     case ConstraintKind::Connect:
