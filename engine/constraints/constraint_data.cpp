@@ -237,18 +237,10 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 }
 
-// Zeroes rows 0..dim-1 of the columns of the body's support.
-void clearBodyJacobianColumns(const Model& model, int body, int dim, Eigen::Ref<MatrixX> J_rows) {
-  for (int j = body; j > 0; j = model.parent[j]) {
-    const int iv = model.idx_v[j];
-    for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-      for (int r = 0; r < dim; ++r) J_rows(r, k) = 0.0;
-    }
-  }
-}
-
-// J_rows += K · J_body, touching only the columns of the body's support (the
-// dofs on its path to the root): column k of the body Jacobian (Local, at the
+// J_rows = K · J_body, touching only the columns of the body's support (the
+// dofs on its path to the root; the others stay zero from construction), or
+// += on the columns that are also on `added_below`'s path (the second body of
+// a loop, after the first wrote its own): column k of the body Jacobian (Local, at the
 // body origin) is X_{body←0} X_{0←j} S_k for the joint j that owns dof k,
 //   = [R_bᵀ ω;  R_bᵀ (R_j S_k,v + (p_j − p_b) × ω)],  ω = R_j S_k,ω.
 // The rotation R_bᵀ goes into K once per body; the lever p_j − p_b is formed
@@ -256,8 +248,8 @@ void clearBodyJacobianColumns(const Model& model, int body, int dim, Eigen::Ref<
 // own axis) rounds at the lever's scale, not at the body's distance from the
 // world origin.
 template <int R>
-void addBodyJacobianRowsFixed(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
-                              Eigen::Ref<MatrixX> J_rows) {
+void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
+                                int added_below, Eigen::Ref<MatrixX> J_rows) {
   const SE3& oMb = data.oMi[body];
   Eigen::Matrix<double, R, 6> K_world_axes;  // K blockdiag(R_bᵀ, R_bᵀ); rows past dim stay zero
   K_world_axes.template leftCols<3>().noalias() = K.topRows<R>().template leftCols<3>() * oMb.R.transpose();
@@ -266,25 +258,32 @@ void addBodyJacobianRowsFixed(const Model& model, const Data& data, int body, co
     const SE3& oMj = data.oMi[j];
     const Vector3 lever = oMj.t - oMb.t;
     const int iv = model.idx_v[j];
+    // j supports added_below too (depth-first numbering: its subtree holds it).
+    const bool add = j <= added_below && added_below < model.subtree_end[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
       // Angular and linear halves apart (detail::blockTransposeTimes says why).
       const Vector3 w = oMj.R * data.S.col(k).head<3>();
       const Vector3 lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
       const Eigen::Matrix<double, R, 1> rows =
           K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
-      for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];  // not rows.head(dim): GCC 12 -Warray-bounds under AVX-512
+      // Not rows.head(dim): GCC 12 -Warray-bounds under AVX-512.
+      if (add) {
+        for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];
+      } else {
+        for (int r = 0; r < dim; ++r) J_rows(r, k) = rows[r];
+      }
     }
   }
 }
 
 // Three rows (connects, the common contact) or up to six.
-void addBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
-                         Eigen::Ref<MatrixX> J_rows) {
+void writeBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
+                           int added_below, Eigen::Ref<MatrixX> J_rows) {
   if (body == 0) return;
   if (dim <= 3) {
-    addBodyJacobianRowsFixed<3>(model, data, body, K, dim, J_rows);
+    writeBodyJacobianRowsFixed<3>(model, data, body, K, dim, added_below, J_rows);
   } else {
-    addBodyJacobianRowsFixed<6>(model, data, body, K, dim, J_rows);
+    writeBodyJacobianRowsFixed<6>(model, data, body, K, dim, added_below, J_rows);
   }
 }
 
@@ -301,12 +300,11 @@ void writeJacobianRows(const ConstraintSet& set, int i, const Data& data, Constr
     return;
   }
   auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
-  // Only the columns on the two bodies' paths to the root are ever
-  // written (the rest stay zero from construction): clear just those.
-  clearBodyJacobianColumns(model, c.body1, c.dimension(), rows);
-  clearBodyJacobianColumns(model, c.body2, c.dimension(), rows);
-  addBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), rows);
-  addBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), rows);
+  // Only the columns on the two bodies' paths to the root are ever written
+  // (the rest stay zero from construction): body1's are assigned, then
+  // body2's below the common ancestors assigned and the shared ones added to.
+  writeBodyJacobianRows(model, data, c.body1, cd.K1[i], c.dimension(), -1, rows);
+  writeBodyJacobianRows(model, data, c.body2, cd.K2[i], c.dimension(), c.body1, rows);
 }
 
 }  // namespace
