@@ -266,8 +266,17 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
       const Vector3 lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
       const Eigen::Matrix<double, R, 1> rows =
           K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
-      // Not rows.head(dim): GCC 12 -Warray-bounds under AVX-512.
-      if (add) {
+      // All R rows at once when dim = R (the common case: a loop over dim
+      // compiled to a memcpy call per column); not rows.head(dim), which
+      // GCC 12 flags with -Warray-bounds under AVX-512.
+      auto column = J_rows.col(k).template head<R>();
+      if (dim == R) {
+        if (add) {
+          column += rows;
+        } else {
+          column = rows;
+        }
+      } else if (add) {
         for (int r = 0; r < dim; ++r) J_rows(r, k) += rows[r];
       } else {
         for (int r = 0; r < dim; ++r) J_rows(r, k) = rows[r];
