@@ -261,46 +261,6 @@ template <int NV>
   }
 }
 
-/// A⁻¹ of a small symmetric positive definite A (its lower triangle read) by
-/// Cholesky A = G Gᵀ in loops of fixed trip count: A⁻¹ = G⁻ᵀ G⁻¹, exactly
-/// symmetric. Eigen's LLT solve against the identity goes through its blocked
-/// triangular solver (packing for a GEMM) at these sizes: a spherical joint's
-/// 3 x 3 and a floating base's 6 x 6 cost ABA 4-7 % of its time (RNEA / ABA
-/// 0.336 → 0.361 on Go1). Not positive definite: NaN entries, as the LLT
-/// solve gave.
-template <int N, class Out>
-[[gnu::always_inline]] inline void inverseSpd(const Eigen::Matrix<double, N, N>& A, Out&& out) {
-  double G[N][N] = {};  // lower Cholesky factor
-  double W[N][N] = {};  // G⁻¹, lower
-  for (int j = 0; j < N; ++j) {
-    double d = A(j, j);
-    for (int k = 0; k < j; ++k) d -= G[j][k] * G[j][k];
-    const double g = std::sqrt(d), inverse_g = 1.0 / g;
-    G[j][j] = g;
-    W[j][j] = inverse_g;
-    for (int i = j + 1; i < N; ++i) {
-      double s = A(i, j);
-      for (int k = 0; k < j; ++k) s -= G[i][k] * G[j][k];
-      G[i][j] = s * inverse_g;
-    }
-  }
-  for (int j = 0; j < N; ++j) {  // G W = I, column j below the diagonal
-    for (int i = j + 1; i < N; ++i) {
-      double s = 0.0;
-      for (int k = j; k < i; ++k) s += G[i][k] * W[k][j];
-      W[i][j] = -s * W[i][i];
-    }
-  }
-  for (int j = 0; j < N; ++j) {  // (Wᵀ W)_ij = Σ_{k ≥ max(i, j)} W_ki W_kj
-    for (int i = j; i < N; ++i) {
-      double s = 0.0;
-      for (int k = i; k < N; ++k) s += W[k][i] * W[k][j];
-      out(i, j) = s;
-      out(j, i) = s;
-    }
-  }
-}
-
 /// Joint i's U_i = Ia_i S_i and D_i⁻¹ = (S_iᵀ U_i + armature + added inertia)⁻¹
 /// into data.U and data.Dinv (paper 000 Alg. 1 line 7, paper 001 §IV-C2).
 /// S_i's structure (writeMotionSubspace: revolute [axis; 0], prismatic
@@ -341,7 +301,7 @@ template <int NV>
   if constexpr (NV == 1) {
     Dinv(0, 0) = 1.0 / D(0, 0);
   } else {
-    inverseSpd<NV>(D, Dinv);
+    Dinv = D.llt().solve(MatrixNV::Identity());
   }
 }
 
