@@ -105,20 +105,18 @@ Ends computeEnds(const Constraint& c, const Data& data) {
 // Linear rows of -R_Aᵀ R_B X_{B←2} (point B on body2; point A's on body1 are
 // constant: constantRowsOnBody1).
 void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
-  // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
-  // order of operations as the full products (a rod's spin column must
-  // cancel to round-off the same way).
   if (!with_K2) {
     // The world (ν_B = 0): J̇v's terms cancel exactly, R_Aᵀ R_B is not needed.
     rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
     return;
   }
+  // Only the bottom rows [[t]x R  R] of X = [R 0; [t]x R  R], in the same
+  // order of operations as the full products (a rod's spin column must
+  // cancel to round-off the same way).
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
-  {
-    const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
-    rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
-    rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
-  }
+  const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
+  rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
+  rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
   rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
   // d/dt [R_Aᵀ(ṗ_A - ṗ_B)]: classical point accelerations add ω × v; the
   // rotating axes of A add -ω_A × (relative velocity).
@@ -269,8 +267,8 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
       // All R rows at once when dim = R (the common case: a loop over dim
       // compiled to a memcpy call per column); not rows.head(dim), which
       // GCC 12 flags with -Warray-bounds under AVX-512.
-      auto column = J_rows.col(k).template head<R>();
       if (dim == R) {
+        auto column = J_rows.col(k).template head<R>();  // (a block past dim rows would be out of range)
         if (add) {
           column += rows;
         } else {
