@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <tuple>
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
@@ -107,10 +108,7 @@ std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOption
     const std::vector<double>& t = columns[k].per_round_us;
     r.median_us = percentile(t, 0.5);
     r.spread_us = percentile(t, 0.75) - percentile(t, 0.25);
-    std::vector<double> ratios(t.size());
-    for (std::size_t i = 0; i < t.size(); ++i) ratios[i] = t[i] / floor[i];
-    r.ratio_to_aba = percentile(ratios, 0.5);
-    r.ratio_to_aba_spread = percentile(ratios, 0.75) - percentile(ratios, 0.25);
+    std::tie(r.ratio_to_aba, r.ratio_to_aba_spread) = medianRatio(t, floor);
   }
   return results;
 }

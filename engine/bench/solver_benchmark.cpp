@@ -89,13 +89,6 @@ struct SolverEvaluator {
   VectorX vdot, lambda;
 };
 
-// Median and interquartile range of a[r] / b[r] over the rounds.
-std::pair<double, double> medianRatio(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> ratio(a.size());
-  for (std::size_t r = 0; r < a.size(); ++r) ratio[r] = a[r] / b[r];
-  return {percentile(ratio, 0.5), percentile(ratio, 0.75) - percentile(ratio, 0.25)};
-}
-
 }  // namespace
 
 std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& options) {

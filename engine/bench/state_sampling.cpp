@@ -1,5 +1,6 @@
 #include <loopsim/bench/state_sampling.hpp>
 
+#include <algorithm>
 #include <random>
 #include <spdlog/spdlog.h>
 
@@ -10,6 +11,26 @@
 
 namespace loopsim {
 
+namespace {
+
+// Raises the log level to at least `level` for its lifetime (restored on
+// every exit, a throw included): the projections and simulations a bench
+// runs to make its states log per state.
+class QuietLogAtLeast {
+ public:
+  explicit QuietLogAtLeast(spdlog::level::level_enum level) : saved_(spdlog::get_level()) {
+    spdlog::set_level(std::max(saved_, level));
+  }
+  ~QuietLogAtLeast() { spdlog::set_level(saved_); }
+  QuietLogAtLeast(const QuietLogAtLeast&) = delete;
+  QuietLogAtLeast& operator=(const QuietLogAtLeast&) = delete;
+
+ private:
+  spdlog::level::level_enum saved_;
+};
+
+}  // namespace
+
 std::vector<SampledState> sampleStates(const Scene& scene, const ConstraintSet& set, int samples, unsigned seed) {
   const Model& model = *scene.model;
   std::mt19937 rng(seed);
@@ -19,11 +40,9 @@ std::vector<SampledState> sampleStates(const Scene& scene, const ConstraintSet& 
   VectorX dq(model.nv);
   int attempts = 0;
   // Each projection logs its correction at info level: too chatty for N samples.
-  const auto log_level = spdlog::get_level();
-  spdlog::set_level(std::max(log_level, spdlog::level::warn));
+  const QuietLogAtLeast quiet(spdlog::level::warn);
   while (static_cast<int>(states.size()) < samples) {
     if (++attempts > 10 * samples + 10) {
-      spdlog::set_level(log_level);
       throw ModelError(scene.source_file, "bench", "could not sample constraint-consistent states near the initial pose");
     }
     SampledState s{VectorX(model.nq), VectorX(model.nv), VectorX(model.nv)};
@@ -39,7 +58,6 @@ std::vector<SampledState> sampleStates(const Scene& scene, const ConstraintSet& 
     }
     states.push_back(std::move(s));
   }
-  spdlog::set_level(log_level);
   return states;
 }
 
@@ -47,26 +65,19 @@ std::vector<SampledState> simulatedStates(const Scene& scene, int steps) {
   // The consistent start logs at info level and the controller's set-up
   // warns about the scene (effort limits): `run` and `check` say that, a
   // timing table would drown in it.
-  const auto log_level = spdlog::get_level();
-  spdlog::set_level(std::max(log_level, spdlog::level::err));
+  const QuietLogAtLeast quiet(spdlog::level::err);
   std::vector<SampledState> states;
-  try {
-    Simulation sim(scene);
-    for (int k = 0; k < steps; ++k) {
-      SampledState s{sim.q(), sim.v(), VectorX()};
-      if (!sim.step()) {
-        throw ModelError(scene.source_file, "bench --trajectory",
-                         "the scene's simulation (solver " + scene.solver + ") diverged at t = " +
-                             std::to_string(sim.time()) + " s, step " + std::to_string(k + 1));
-      }
-      s.tau = sim.appliedTorque();  // the controller's τ at s (the step's)
-      states.push_back(std::move(s));
+  Simulation sim(scene);
+  for (int k = 0; k < steps; ++k) {
+    SampledState s{sim.q(), sim.v(), VectorX()};
+    if (!sim.step()) {
+      throw ModelError(scene.source_file, "bench --trajectory",
+                       "the scene's simulation (solver " + scene.solver + ") diverged at t = " +
+                           std::to_string(sim.time()) + " s, step " + std::to_string(k + 1));
     }
-  } catch (...) {
-    spdlog::set_level(log_level);
-    throw;
+    s.tau = sim.appliedTorque();  // the controller's τ at s (the step's)
+    states.push_back(std::move(s));
   }
-  spdlog::set_level(log_level);
   return states;
 }
 
