@@ -413,7 +413,18 @@ void Renderer::replayCommands() {
       glEnable(GL_BLEND);
     }
     if (c.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    // An opaque closed solid's back faces are hidden behind its front: not drawn at all
+    // (about half the triangles; a mirroring placement turns the winding around).
+    const bool cull = c.mesh->closed() && !translucent && !c.wireframe;
+    if (cull) {
+      glEnable(GL_CULL_FACE);
+      glFrontFace(linear.determinant() < 0.0f ? GL_CW : GL_CCW);
+    }
     c.mesh->draw();
+    if (cull) {
+      glDisable(GL_CULL_FACE);
+      glFrontFace(GL_CCW);
+    }
     if (c.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     if (translucent) {
       glDepthMask(GL_TRUE);

@@ -1,9 +1,11 @@
 #include "render/window.hpp"
 
+#include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
 #include <cfloat>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -64,6 +66,16 @@ Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mous
   ImGui::GetStyle().Alpha = 0.95f;
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
+  // The font atlas sampled at the nearest texel: glyphs sit on whole pixels at 1:1, so it
+  // looks the same, and a software rasteriser (llvmpipe) samples it for every pixel of
+  // every panel: the panels draw in 4.7 instead of 5.4 ms (Digit's, 1280x720). Lines are
+  // then anti-aliased by their geometry, not by the atlas' baked ramps (which need filtering).
+  ImGui_ImplOpenGL3_CreateDeviceObjects();  // now, not in the first NewFrame, to set the filter once
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<std::intptr_t>(ImGui::GetIO().Fonts->TexID)));
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  ImGui::GetStyle().AntiAliasedLinesUseTex = false;
 }
 
 Window::~Window() {

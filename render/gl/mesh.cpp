@@ -44,6 +44,7 @@ MeshData unitBox() {
     }
   }
   mesh.computeBounds();
+  mesh.closed = true;
   return mesh;
 }
 
@@ -69,6 +70,7 @@ MeshData unitSphereCap(int slices, int stacks, float theta_end) {
     }
   }
   mesh.computeBounds();
+  mesh.closed = true;
   return mesh;
 }
 
@@ -77,7 +79,8 @@ MeshData unitSphereCap(int slices, int stacks, float theta_end) {
 MeshData unitSphere(int slices, int stacks) { return unitSphereCap(slices, stacks, std::numbers::pi_v<float>); }
 
 MeshData unitHemisphere(int slices, int stacks) {
-  return unitSphereCap(slices, stacks, 0.5f * std::numbers::pi_v<float>);  // from the pole to the rim
+  // From the pole to the rim; open there, but only a capsule's cap, whose rim the cylinder's cap closes.
+  return unitSphereCap(slices, stacks, 0.5f * std::numbers::pi_v<float>);
 }
 
 MeshData unitCylinder(int slices) {
@@ -110,6 +113,7 @@ MeshData unitCylinder(int slices) {
     }
   }
   mesh.computeBounds();
+  mesh.closed = true;
   return mesh;
 }
 
@@ -133,11 +137,15 @@ MeshData unitCone(int slices) {
     mesh.indices.insert(mesh.indices.end(), {c, c + 2, c + 1});
   }
   mesh.computeBounds();
+  mesh.closed = true;
   return mesh;
 }
 
 GpuMesh::GpuMesh(const MeshData& data)
-    : index_count_(static_cast<int>(data.indices.size())), min_corner_(data.min_corner), max_corner_(data.max_corner) {
+    : index_count_(static_cast<int>(data.indices.size())),
+      closed_(data.closed),
+      min_corner_(data.min_corner),
+      max_corner_(data.max_corner) {
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &vbo_);
   glGenBuffers(1, &ebo_);

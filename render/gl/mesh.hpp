@@ -11,6 +11,10 @@ namespace loopsim::render {
 struct MeshData {
   std::vector<float> vertices;  // interleaved px py pz nx ny nz
   std::vector<std::uint32_t> indices;
+  // Wound counter-clockwise seen from outside, its inside never seen: the renderer
+  // culls its back faces (the unit primitives; not meshes from files, whose winding
+  // is the author's). A software rasteriser otherwise pays for every hidden face.
+  bool closed = false;
   Eigen::Vector3f min_corner = Eigen::Vector3f::Zero(), max_corner = Eigen::Vector3f::Zero();  // bounds
 
   void addVertex(const Eigen::Vector3f& p, const Eigen::Vector3f& n);
@@ -38,10 +42,12 @@ class GpuMesh {
   const Eigen::Vector3f& minCorner() const { return min_corner_; }
   const Eigen::Vector3f& maxCorner() const { return max_corner_; }
   int triangleCount() const { return index_count_ / 3; }
+  bool closed() const { return closed_; }
 
  private:
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
   int index_count_ = 0;
+  bool closed_ = false;
   Eigen::Vector3f min_corner_, max_corner_;
 };
 

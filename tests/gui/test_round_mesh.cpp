@@ -1,12 +1,16 @@
 // Round primitives' levels of detail (no window needed): the level drawn keeps the
 // silhouette within a quarter pixel and is the coarsest that does; a capsule's cap
-// is a closed-up half sphere facing outward.
+// is a closed-up half sphere facing outward; every unit primitive is wound
+// counter-clockwise from outside, as the renderer's back-face culling needs.
 #include <gtest/gtest.h>
 
 #include <Eigen/Geometry>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "render/gl/mesh.hpp"
 #include "render/gl/round_mesh.hpp"
@@ -75,6 +79,41 @@ TEST(RoundMesh, AHemisphereIsTheUpperHalfOfTheUnitSphereFacingOutward) {
   // Inscribed: a little less than the half sphere's 2 pi.
   EXPECT_LT(area, 2.0 * std::numbers::pi);
   EXPECT_GT(area, 0.9 * 2.0 * std::numbers::pi);
+}
+
+// The renderer culls the back faces of meshes marked closed: a triangle wound the
+// other way would vanish from the view. Each face's normal from its winding must
+// point away from a point inside the solid (and agree with the vertex normals).
+TEST(UnitPrimitives, AreMarkedClosedAndWoundCounterClockwiseSeenFromOutside) {
+  using loopsim::render::MeshData;
+  const std::vector<std::pair<std::string, std::pair<MeshData, Eigen::Vector3f>>> primitives = {
+      {"box", {loopsim::render::unitBox(), Eigen::Vector3f::Zero()}},
+      {"sphere", {loopsim::render::unitSphere(12, 6), Eigen::Vector3f::Zero()}},
+      {"hemisphere", {loopsim::render::unitHemisphere(12, 3), Eigen::Vector3f(0, 0, 0.25f)}},
+      {"cylinder", {loopsim::render::unitCylinder(12), Eigen::Vector3f::Zero()}},
+      {"cone", {loopsim::render::unitCone(12), Eigen::Vector3f(0, 0, 0.25f)}},
+  };
+  for (const auto& [name, entry] : primitives) {
+    const auto& [mesh, inside] = entry;
+    EXPECT_TRUE(mesh.closed) << name;
+    const auto at = [&](std::uint32_t i) {
+      return Eigen::Vector3f(mesh.vertices[6 * i], mesh.vertices[6 * i + 1], mesh.vertices[6 * i + 2]);
+    };
+    const auto normal_at = [&](std::uint32_t i) {
+      return Eigen::Vector3f(mesh.vertices[6 * i + 3], mesh.vertices[6 * i + 4], mesh.vertices[6 * i + 5]);
+    };
+    int faces = 0;
+    for (std::size_t k = 0; k < mesh.indices.size(); k += 3) {
+      const std::uint32_t i = mesh.indices[k], j = mesh.indices[k + 1], l = mesh.indices[k + 2];
+      const Eigen::Vector3f face = (at(j) - at(i)).cross(at(l) - at(i));
+      if (face.norm() < 1e-5f) continue;  // the poles' degenerate triangles (float round-off: not exactly zero)
+      ++faces;
+      const Eigen::Vector3f centroid = (at(i) + at(j) + at(l)) / 3.0f;
+      EXPECT_GT(face.dot(centroid - inside), 0.0f) << name << " triangle " << k / 3 << " is wound inward";
+      EXPECT_GT(face.dot(normal_at(i) + normal_at(j) + normal_at(l)), 0.0f) << name << " triangle " << k / 3;
+    }
+    EXPECT_GT(faces, 0) << name;
+  }
 }
 
 }  // namespace
