@@ -48,6 +48,12 @@ void BM_Crba(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(crba(f.model, f.data, f.q).data());
 }
 
+// One triangle, as a peer's CRBA fills it (the other is then read through the symmetry).
+void BM_CrbaLowerTriangle(benchmark::State& state) {
+  Fixture& f = fixture();
+  for (auto _ : state) benchmark::DoNotOptimize(crba(f.model, f.data, f.q, MassMatrixFill::LowerTriangle).data());
+}
+
 void BM_Aba(benchmark::State& state) {
   Fixture& f = fixture();
   for (auto _ : state) benchmark::DoNotOptimize(aba(f.model, f.data, f.q, f.v, f.tau).data());
@@ -58,4 +64,5 @@ void BM_Aba(benchmark::State& state) {
 BENCHMARK(BM_ForwardKinematics);
 BENCHMARK(BM_Rnea);
 BENCHMARK(BM_Crba);
+BENCHMARK(BM_CrbaLowerTriangle);
 BENCHMARK(BM_Aba);
