@@ -245,7 +245,7 @@ void Renderer::drawGround(const ShaderProgram& shader) {
   glBindVertexArray(0);
 }
 
-void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
+void Renderer::beginScene(int width, int height, const OrbitCamera& camera, std::span<const PixelRect> covered) {
   width_ = std::max(1, width);
   height_ = std::max(1, height);
   commands_.clear();
@@ -267,15 +267,30 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera) {
   pixels_per_unit_at_unit_depth_ = 0.5f * static_cast<float>(height_) * projection(1, 1);
   eye_ = camera.eye();
 
-  // The ground first, then the sky behind everything, shaded only where the ground left the cleared depth.
-  drawGround(*ground_shader_);
+  // The ground first, then the sky behind everything, shaded only where the ground left the
+  // cleared depth; neither under the opaque panels (a region's scissor each). The panels
+  // hide the depth left there too: nothing drawn later shows through them.
+  uncoveredRegions(width_, height_, covered, visible_regions_);
+  const bool cut = !covered.empty();
+  if (cut) glEnable(GL_SCISSOR_TEST);
+  const auto scissor = [&](const PixelRect& r) {
+    if (cut) glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+  };
+  for (const PixelRect& r : visible_regions_) {
+    scissor(r);
+    drawGround(*ground_shader_);
+  }
   glBindVertexArray(empty_vao_);
   glDepthMask(GL_FALSE);
   sky_shader_->use();
   sky_shader_->set("horizon", kHorizon);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
+  for (const PixelRect& r : visible_regions_) {
+    scissor(r);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+  }
   glDepthMask(GL_TRUE);
   glBindVertexArray(0);
+  if (cut) glDisable(GL_SCISSOR_TEST);
 }
 
 float Renderer::pixelRadius(const Eigen::Vector3f& centre, float radius) const {

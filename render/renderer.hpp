@@ -9,6 +9,7 @@
 // Stateless about physics: callers pass world transforms and colours.
 #include <array>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include <Eigen/Core>
@@ -17,6 +18,7 @@
 #include "render/gl/mesh.hpp"
 #include "render/gl/round_mesh.hpp"
 #include "render/gl/shader.hpp"
+#include "render/screen_regions.hpp"
 
 namespace loopsim::render {
 
@@ -35,8 +37,9 @@ class Renderer {
 
   int msaaSamples() const { return samples_; }
 
-  /// Clears the window's depth and draws the sky and the ground into it.
-  void beginScene(int width, int height, const OrbitCamera& camera);
+  /// Clears the window's depth and draws the sky and the ground into it, except under
+  /// `covered`: opaque panels drawn over the view afterwards (their pixels are left as they were).
+  void beginScene(int width, int height, const OrbitCamera& camera, std::span<const PixelRect> covered = {});
   /// A solid: `mesh` placed by `model` (world from mesh, may scale), colour rgba.
   void drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba, const SolidStyle& style);
   /// A round solid at the level of detail its size on screen needs (RoundMesh).
@@ -86,6 +89,7 @@ class Renderer {
       composite_shader_;
   std::vector<Command> commands_;
   std::vector<Eigen::Vector3f> line_points_;
+  std::vector<PixelRect> visible_regions_;  // beginScene's: the window minus the covered rectangles
   std::unique_ptr<GpuMesh> box_, cone_;
   std::unique_ptr<RoundMesh> sphere_, hemisphere_, cylinder_;
   Eigen::Matrix4f view_projection_ = Eigen::Matrix4f::Identity();

@@ -63,7 +63,9 @@ Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mous
   ImGui::GetIO().IniFilename = nullptr;  // layout is ours; never write imgui.ini into the user's folder
   ImGui::StyleColorsDark();
   ImGui::GetStyle().WindowRounding = 4.0f;
-  ImGui::GetStyle().Alpha = 0.95f;
+  // Opaque panels (as MuJoCo's): the 3D view is then not drawn under them at all
+  // (Renderer::beginScene's covered rectangles), a third of the window at 1280x720.
+  ImGui::GetStyle().Colors[ImGuiCol_WindowBg].w = 1.0f;
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   // The font atlas sampled at the nearest texel: glyphs sit on whole pixels at 1:1, so it

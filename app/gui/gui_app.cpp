@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include <spdlog/fmt/ranges.h>
 
@@ -187,7 +189,8 @@ class GuiApp {
   std::unique_ptr<Data> perturbation_scratch_;
   int scripted_body_ = 0;  // --perturb's body (0: none)
   Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
-  ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // records shown instead of the simulation  // solvers in lockstep (drawn instead of the session)
+  ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // where a Ctrl+right-drag (turn the selected body) started
+  std::vector<render::PixelRect> covered_;  // this frame's opaque panels in framebuffer pixels
   Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
   bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
@@ -907,7 +910,14 @@ void GuiApp::drawScene(int width, int height) {
   if (session_ && state_.follow && state_.selected_body > 0) {
     camera_.lookat = session_->kinematics().oMi[state_.selected_body].t.cast<float>();
   }
-  renderer_.beginScene(width, height, camera_);
+  // The opaque panels in framebuffer pixels (rows up), rounded inward: only pixels they hide.
+  covered_.clear();
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  for (const GuiState::PanelRect& p : state_.opaque_panels) {
+    covered_.push_back({static_cast<int>(std::ceil(p.x0 * scale.x)), height - static_cast<int>(std::floor(p.y1 * scale.y)),
+                        static_cast<int>(std::floor(p.x1 * scale.x)), height - static_cast<int>(std::ceil(p.y0 * scale.y))});
+  }
+  renderer_.beginScene(width, height, camera_, covered_);
   if (timeline_ && model_view_) {
     // One record solid in the model's colours; two records as two translucent ghosts in their colours.
     render::ModelStyle style;
@@ -964,6 +974,7 @@ void GuiApp::drawScene(int width, int height) {
 
 void GuiApp::drawUi() {
   state_.widgets.beginFrame();
+  state_.opaque_panels.clear();
   if (state_.show_ui) {
     drawControlPanel(state_, session_.get());
     drawInfoPanel(state_, session_.get());

@@ -78,6 +78,13 @@ struct GuiState {
   GuiRequests requests;
   WidgetLog widgets;  // --log-widgets
 
+  // This frame's opaque panels, in ImGui's coordinates (pixels from the top left):
+  // the 3D view is not drawn under them. Filled by the panels, cleared each frame.
+  struct PanelRect {
+    float x0, y0, x1, y1;
+  };
+  std::vector<PanelRect> opaque_panels;
+
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
   void say(std::string message);
 };

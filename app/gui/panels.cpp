@@ -1,6 +1,7 @@
 #include "gui/panels.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>  // ImGuiWindow::Hidden
 
 #include <algorithm>
 #include <cmath>
@@ -313,6 +314,17 @@ void plot(const char* label, const SeriesBuffer& series, const char* format) {
   ImGui::PlotLines(label, series.data(), series.count(), series.offset(), overlay, FLT_MAX, FLT_MAX, ImVec2(0, 60));
 }
 
+// Called inside an opaque panel, before End: its rectangle, unless only its
+// (translucent) title bar shows or it is not drawn this frame (a new auto-sized
+// window's first). Narrowed by the corner rounding on each side, so that what it
+// keeps is all inside the rounded shape.
+void noteOpaquePanel(GuiState& state) {
+  if (ImGui::IsWindowCollapsed() || ImGui::GetCurrentWindowRead()->Hidden) return;
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const float inset = ImGui::GetStyle().WindowRounding;
+  state.opaque_panels.push_back({pos.x + inset, pos.y, pos.x + size.x - inset, pos.y + size.y});
+}
+
 }  // namespace
 
 void drawControlPanel(GuiState& state, SimulationSession* session) {
@@ -327,6 +339,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   jointSlidersSection(state, session);
   compareSection(state, session);
   renderingSection(state);
+  noteOpaquePanel(state);
   ImGui::End();
 }
 
@@ -338,6 +351,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene loaded");
     ImGui::Text("FPS %.0f", state.fps);
+    noteOpaquePanel(state);
     ImGui::End();
     return;
   }
@@ -346,6 +360,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   if (state.timeline) {
     ImGui::TextColored(kDimColour, "showing records on the timeline (the\nsimulation waits at t = %.3f s)", sim.time());
     ImGui::Text("FPS %.0f", state.fps);
+    noteOpaquePanel(state);
     ImGui::End();
     return;
   }
@@ -389,6 +404,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::TextUnformatted("energy balance (J)");
   plot("##energy", session->energy_plot, "%.2e");
   ImGui::PopItemWidth();
+  noteOpaquePanel(state);
   ImGui::End();
 }
 
