@@ -270,12 +270,9 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera, std:
   // The ground first, then the sky behind everything, shaded only where the ground left the
   // cleared depth; neither under the opaque panels (a region's scissor each). The panels
   // hide the depth left there too: nothing drawn later shows through them.
-  uncoveredRegions(width_, height_, covered, visible_regions_);
-  const bool cut = !covered.empty();
-  if (cut) glEnable(GL_SCISSOR_TEST);
-  const auto scissor = [&](const PixelRect& r) {
-    if (cut) glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
-  };
+  uncoveredRegions(width_, height_, covered, visible_regions_);  // the whole window when nothing is covered
+  glEnable(GL_SCISSOR_TEST);
+  const auto scissor = [](const PixelRect& r) { glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0); };
   for (const PixelRect& r : visible_regions_) {
     scissor(r);
     drawGround(*ground_shader_);
@@ -290,7 +287,7 @@ void Renderer::beginScene(int width, int height, const OrbitCamera& camera, std:
   }
   glDepthMask(GL_TRUE);
   glBindVertexArray(0);
-  if (cut) glDisable(GL_SCISSOR_TEST);
+  glDisable(GL_SCISSOR_TEST);
 }
 
 float Renderer::pixelRadius(const Eigen::Vector3f& centre, float radius) const {

@@ -314,10 +314,10 @@ void plot(const char* label, const SeriesBuffer& series, const char* format) {
   ImGui::PlotLines(label, series.data(), series.count(), series.offset(), overlay, FLT_MAX, FLT_MAX, ImVec2(0, 60));
 }
 
-// Called inside an opaque panel, before End: its rectangle, unless only its
-// (translucent) title bar shows or it is not drawn this frame (a new auto-sized
-// window's first). Narrowed by the corner rounding on each side, so that what it
-// keeps is all inside the rounded shape.
+// Called right after an opaque panel's Begin (which sets this frame's position and
+// size): its rectangle, unless only its (translucent) title bar shows or it is not
+// drawn this frame (a new auto-sized window's first). Narrowed by the corner
+// rounding on each side, so that what it keeps is all inside the rounded shape.
 void noteOpaquePanel(GuiState& state) {
   if (ImGui::IsWindowCollapsed() || ImGui::GetCurrentWindowRead()->Hidden) return;
   const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
@@ -331,6 +331,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 16));
   ImGui::Begin("loopsim", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  noteOpaquePanel(state);
   state.widgets.noteTitleBar("loopsim");
   fileSection(state, session);
   simulationSection(state, session);
@@ -339,7 +340,6 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   jointSlidersSection(state, session);
   compareSection(state, session);
   renderingSection(state);
-  noteOpaquePanel(state);
   ImGui::End();
 }
 
@@ -348,10 +348,10 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8, 8), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, io.DisplaySize.y - 16));
   ImGui::Begin("Info", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  noteOpaquePanel(state);
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene loaded");
     ImGui::Text("FPS %.0f", state.fps);
-    noteOpaquePanel(state);
     ImGui::End();
     return;
   }
@@ -360,7 +360,6 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   if (state.timeline) {
     ImGui::TextColored(kDimColour, "showing records on the timeline (the\nsimulation waits at t = %.3f s)", sim.time());
     ImGui::Text("FPS %.0f", state.fps);
-    noteOpaquePanel(state);
     ImGui::End();
     return;
   }
@@ -404,7 +403,6 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::TextUnformatted("energy balance (J)");
   plot("##energy", session->energy_plot, "%.2e");
   ImGui::PopItemWidth();
-  noteOpaquePanel(state);
   ImGui::End();
 }
 
