@@ -57,11 +57,72 @@ void choleskySolveInPlace(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX
 }
 
 double SmallCholesky::factorize(const Eigen::Ref<const MatrixX>& A, double shift) {
+  // choleskyRows on raw rows, with two changes for the systems every ltl-family
+  // solve factors (Delassus matrices of 3-24 rows): the entries below a pivot
+  // are computed four rows at a time (four independent dot products, where one
+  // waits on its own add latency), and the pivots are inverted once, so the
+  // factorisation and both substitutions multiply instead of dividing.
+  const int n = size();
+  if (n == 0) return 1.0;
   factor_.triangularView<Eigen::Lower>() = A;
   factor_.diagonal().array() += shift;
-  return detail::choleskyRows(factor_);
+  const double scale = factor_.diagonal().maxCoeff();
+  double min_pivot = std::numeric_limits<double>::infinity();
+  double* const G = factor_.data();  // row-major: row i at G + i·n
+  double* const inverse = inverse_diagonal_.data();
+  for (int j = 0; j < n; ++j) {
+    const double* const row_j = G + j * n;
+    double d = row_j[j];
+    for (int k = 0; k < j; ++k) d -= row_j[k] * row_j[k];
+    if (!(d > 0.0)) return 0.0;
+    const double g = std::sqrt(d);
+    const double inverse_g = 1.0 / g;
+    G[j * n + j] = g;
+    inverse[j] = inverse_g;
+    min_pivot = std::min(min_pivot, d);
+    int i = j + 1;
+    for (; i + 4 <= n; i += 4) {
+      double *r0 = G + i * n, *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
+      double s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
+      for (int k = 0; k < j; ++k) {
+        const double x = row_j[k];
+        s0 -= r0[k] * x;
+        s1 -= r1[k] * x;
+        s2 -= r2[k] * x;
+        s3 -= r3[k] * x;
+      }
+      r0[j] = s0 * inverse_g;
+      r1[j] = s1 * inverse_g;
+      r2[j] = s2 * inverse_g;
+      r3[j] = s3 * inverse_g;
+    }
+    for (; i < n; ++i) {
+      double* const row_i = G + i * n;
+      double sum = row_i[j];
+      for (int k = 0; k < j; ++k) sum -= row_i[k] * row_j[k];
+      row_i[j] = sum * inverse_g;
+    }
+  }
+  return scale > 0.0 ? min_pivot / scale : 0.0;
 }
 
-void SmallCholesky::solveInPlace(Eigen::Ref<VectorX> x) const { detail::choleskySolveRows(factor_, x); }
+void SmallCholesky::solveInPlace(Eigen::Ref<VectorX> x) const {
+  const int n = size();
+  const double* const G = factor_.data();
+  const double* const inverse = inverse_diagonal_.data();
+  double* const xs = x.data();
+  for (int i = 0; i < n; ++i) {  // G y = x
+    const double* const row_i = G + i * n;
+    double sum = xs[i];
+    for (int k = 0; k < i; ++k) sum -= row_i[k] * xs[k];
+    xs[i] = sum * inverse[i];
+  }
+  for (int i = n - 1; i >= 0; --i) {  // Gᵀ x = y
+    const double* const row_i = G + i * n;
+    const double xi = xs[i] * inverse[i];
+    xs[i] = xi;
+    for (int k = 0; k < i; ++k) xs[k] -= xi * row_i[k];
+  }
+}
 
 }  // namespace loopsim

@@ -31,9 +31,10 @@ inline constexpr double kCholeskyCollapseRatio = 1e-12;
 /// A Cholesky factor with its own row-major storage, sized once.
 class SmallCholesky {
  public:
-  explicit SmallCholesky(int n = 0) : factor_(RowMajorMatrix::Zero(n, n)) {}
+  explicit SmallCholesky(int n = 0) : factor_(RowMajorMatrix::Zero(n, n)), inverse_diagonal_(VectorX::Zero(n)) {}
 
-  /// Factors A + shift·I (A's lower triangle is read); returns choleskyInPlace's ratio.
+  /// Factors A + shift·I (A's lower triangle is read); returns choleskyInPlace's
+  /// ratio (the same factorisation, multiplying by the inverted pivots).
   double factorize(const Eigen::Ref<const MatrixX>& A, double shift = 0.0);
   /// x ← (A + shift·I)⁻¹ x with the last factorisation.
   void solveInPlace(Eigen::Ref<VectorX> x) const;
@@ -42,7 +43,8 @@ class SmallCholesky {
 
  private:
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  RowMajorMatrix factor_;  // G in the lower triangle
+  RowMajorMatrix factor_;     // G in the lower triangle
+  VectorX inverse_diagonal_;  // 1 / G_jj
 };
 
 namespace detail {

@@ -6,6 +6,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;
@@ -59,6 +60,30 @@ void BM_Aba(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(aba(f.model, f.data, f.q, f.v, f.tau).data());
 }
 
+// Featherstone's LTDL of the CRBA matrix (the ltl family's factorisation).
+void BM_LtdlFactorize(benchmark::State& state) {
+  Fixture& f = fixture();
+  const MatrixX M = crba(f.model, f.data, f.q);
+  LtlFactorization ltl(f.model);
+  for (auto _ : state) {
+    ltl.factorize(M);
+    benchmark::DoNotOptimize(ltl.D().data());
+  }
+}
+
+// x ← M⁻¹ x through the factors (two sweeps and D⁻¹).
+void BM_LtdlSolve(benchmark::State& state) {
+  Fixture& f = fixture();
+  const MatrixX M = crba(f.model, f.data, f.q);
+  LtlFactorization ltl(f.model);
+  ltl.factorize(M);
+  VectorX x = f.tau;
+  for (auto _ : state) {
+    ltl.solve(x);
+    benchmark::DoNotOptimize(x.data());
+  }
+}
+
 }  // namespace
 
 BENCHMARK(BM_ForwardKinematics);
@@ -66,3 +91,5 @@ BENCHMARK(BM_Rnea);
 BENCHMARK(BM_Crba);
 BENCHMARK(BM_CrbaLowerTriangle);
 BENCHMARK(BM_Aba);
+BENCHMARK(BM_LtdlFactorize);
+BENCHMARK(BM_LtdlSolve);

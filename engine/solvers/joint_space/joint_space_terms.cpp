@@ -51,7 +51,7 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
       cdata_(set),
       ltl_(set.model()),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
-      vdot_free_(VectorX::Zero(set.model().nv)),
+      free_scaled_(VectorX::Zero(set.model().nv)),
       rhs_(VectorX::Zero(set.dimension())),
       force_(VectorX::Zero(set.model().nv)),
       held_(set.model().nq, set.model().nv) {
@@ -121,14 +121,18 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   const bool same_q = held_.kinematicsAt(model, data_, q, v, cdata_.zero_nv);
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
   biasForcesAtKinematics(model, data_, fext);
-  vdot_free_ = tau - data_.tau;
+  free_scaled_ = tau - data_.tau;
   if (!same_q) {
     factorizeMass(added_inertia_);
   } else if (!same_factors) {
     refactorMass(added_inertia_);
   }
   if (!same_factors) held_.hold(q, added_inertia_);
-  ltl_.solve(vdot_free_);  // v̇_free = M⁻¹(τ - h + Σ Jᵀ f_ext)
+  // z = D⁻¹ L⁻ᵀ (τ - h + Σ Jᵀ f_ext): v̇_free = L⁻¹ z is never formed, as
+  // J v̇_free = Yᵀ z (b below) and v̇ = L⁻¹ (z + D⁻¹ Y λ) need one tip-ward
+  // sweep in all (acceleration) instead of one here and one there.
+  ltl_.solveLt(free_scaled_);
+  ltl_.solveD(free_scaled_);
   if (set_.dimension() == 0) return;
   // k at the new v; J only at a new q.
   evaluateConstraints(set_, data_, q, v, cdata_, same_q ? kConstraintErrors : kConstraintErrors | kConstraintJacobian);
@@ -140,15 +144,20 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
 }
 
 void JointSpaceTerms::updateRhs() {
-  const MatrixX& J = cdata_.J;
+  // b = k - J v̇_free = k - Yᵀ z: J M⁻¹ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ L⁻ᵀ, over the supports.
+  rhs_ = cdata_.k;
   for (int c = 0; c < set_.size(); ++c) {
-    const std::span<const int> dofs = support(c);
-    const int offset = set_.rowOffset(c);
-    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
-      double j_vdot_free = 0.0;
-      for (int i : dofs) j_vdot_free += J(r, i) * vdot_free_[i];
-      rhs_[r] = cdata_.k[r] - j_vdot_free;
-    }
+    const int width = set_[c].dimension(), offset = set_.rowOffset(c);
+    const int first = support_begin_[c], count = support_begin_[c + 1] - first;
+    const double* y = y_values_.data() + y_begin_[c];
+    const int* dofs = support_dofs_.data() + first;
+    withRowWidth(width, [&](auto fixed) {
+      const int w = rowWidth(fixed, width);
+      for (int p = 0; p < count; ++p) {
+        const double z = free_scaled_[dofs[p]];
+        for (int a = 0; a < w; ++a) rhs_[offset + a] -= y[p * w + a] * z;
+      }
+    });
   }
 }
 
@@ -293,12 +302,17 @@ void JointSpaceTerms::assembleDelassus() {
 }
 
 void JointSpaceTerms::acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot) {
-  inverseMassTimesJt(lambda, force_);
-  vdot = vdot_free_ + force_;
+  // v̇ = L⁻¹ (z + D⁻¹ Y λ) = v̇_free + M⁻¹ Jᵀ λ.
+  vdot = free_scaled_;
+  if (set_.dimension() > 0) {
+    force_.setZero();
+    addYTimes(lambda, force_);
+    vdot += ltl_.inverseD().cwiseProduct(force_);
+  }
+  ltl_.solveL(vdot);
 }
 
-void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
-  out.setZero();
+void JointSpaceTerms::addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
   for (int c = 0; c < set_.size(); ++c) {
     const int width = set_[c].dimension(), offset = set_.rowOffset(c);
     const int first = support_begin_[c], count = support_begin_[c + 1] - first;
@@ -309,6 +323,11 @@ void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda
       out[support_dofs_[first + p]] += sum;  // L⁻ᵀ Jᵀ λ
     }
   }
+}
+
+void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
+  out.setZero();
+  addYTimes(lambda, out);
   ltl_.solveD(out);
   ltl_.solveL(out);
 }

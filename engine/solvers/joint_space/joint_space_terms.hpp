@@ -52,7 +52,8 @@ class JointSpaceTerms final : public ProjectionTerms {
   void evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                         const VectorX& added) override;
 
-  /// v̇ = v̇_free + M⁻¹ Jᵀ λ = v̇_free + L⁻¹ D⁻¹ (Y λ). No allocation.
+  /// v̇ = v̇_free + M⁻¹ Jᵀ λ = L⁻¹ (D⁻¹ L⁻ᵀ (τ - h) + D⁻¹ Y λ); with an empty
+  /// set (λ empty) the free acceleration. No allocation.
   void acceleration(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> vdot);
   /// out = M⁻¹ Jᵀ λ through the factors and Y's supports. No allocation.
   void inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const override;
@@ -61,7 +62,6 @@ class JointSpaceTerms final : public ProjectionTerms {
 
   int dimension() const { return set_.dimension(); }
   const MatrixX& delassus() const override { return delassus_; }  // Λ, full symmetric
-  const VectorX& freeAcceleration() const { return vdot_free_; }
   const VectorX& rhs() const { return rhs_; }                  // b = k - J v̇_free
   const ConstraintData& constraintData() const override { return cdata_; }
   const LtlFactorization& factorization() const { return ltl_; }
@@ -73,10 +73,11 @@ class JointSpaceTerms final : public ProjectionTerms {
   [[noreturn]] void throwRankDeficient(std::string_view solver) const;
 
  private:
-  void updateRhs();                           // b = k - J v̇_free over the supports
+  void updateRhs();                           // b = k - J v̇_free = k - Yᵀ z over the supports
   void factorizeMass(const VectorX& added);   // CRBA on the current kinematics, + diag(added), LTDL
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
   void reduceJacobian();               // Y = L⁻ᵀ Jᵀ over the supports
+  void addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const;  // out += Y λ
   void assembleDelassus();
 
   const ConstraintSet& set_;
@@ -104,7 +105,7 @@ class JointSpaceTerms final : public ProjectionTerms {
   std::vector<double> y_values_;
   std::vector<int> y_begin_;
   MatrixX delassus_;  // Λ = Yᵀ D⁻¹ Y
-  VectorX vdot_free_;
+  VectorX free_scaled_;  // z = D⁻¹ L⁻ᵀ (τ - h + Σ Jᵀ f_ext): v̇_free = L⁻¹ z
   VectorX rhs_;       // b
   VectorX force_;     // joint-space workspace (nv)
 

@@ -86,6 +86,25 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
     // dof without descendants the sums are empty: U_ij = M_ij / D_j.
     const int* ancestor = ancestors_.data() + ancestor_begin_[j];
     const int* const ancestor_end = ancestors_.data() + ancestor_begin_[j + 1];
+    // Four ancestors at a time: four independent sums (each still added in
+    // the order of k) keep the FMA unit busy where one sum
+    // waits on its own latency; scaled[k] is loaded once for the four.
+    for (; ancestor_end - ancestor >= 4; ancestor += 4) {
+      const int i0 = ancestor[0], i1 = ancestor[1], i2 = ancestor[2], i3 = ancestor[3];
+      const double *r0 = U + i0 * ld, *r1 = U + i1 * ld, *r2 = U + i2 * ld, *r3 = U + i3 * ld;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (int k = begin; k < end; ++k) {
+        const double x = scaled[k];
+        s0 += r0[k] * x;
+        s1 += r1[k] * x;
+        s2 += r2[k] * x;
+        s3 += r3[k] * x;
+      }
+      U[i0 * ld + j] = (M(j, i0) - s0) * inverse_pivot;
+      U[i1 * ld + j] = (M(j, i1) - s1) * inverse_pivot;
+      U[i2 * ld + j] = (M(j, i2) - s2) * inverse_pivot;
+      U[i3 * ld + j] = (M(j, i3) - s3) * inverse_pivot;
+    }
     for (; ancestor != ancestor_end; ++ancestor) {
       const int i = *ancestor;
       const double* const row_i = U + i * ld;

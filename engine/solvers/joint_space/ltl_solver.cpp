@@ -10,7 +10,7 @@ SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
                             Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   terms_.evaluate(q, v, tau, fext);
   if (terms_.dimension() == 0) {
-    vdot = terms_.freeAcceleration();
+    terms_.acceleration(lambda, vdot);  // λ is empty: the free acceleration
     return {};
   }
   if (delassus_cholesky_.factorize(terms_.delassus()) <= kCholeskyCollapseRatio) terms_.throwRankDeficient(name());

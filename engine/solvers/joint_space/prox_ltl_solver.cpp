@@ -22,7 +22,7 @@ SolveStats ProxLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   terms_.evaluate(q, v, tau, fext);
   if (terms_.dimension() == 0) {
-    vdot = terms_.freeAcceleration();
+    terms_.acceleration(lambda, vdot);  // λ is empty: the free acceleration
     return {};
   }
   const double mu_inv = 1.0 / settings_.muValue();

@@ -36,7 +36,7 @@ SolveStats SoftLtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   terms_.evaluate(q, v, tau, fext);
   if (terms_.dimension() == 0) {
-    vdot = terms_.freeAcceleration();
+    terms_.acceleration(lambda, vdot);  // λ is empty: the free acceleration
     return {};
   }
   // (Λ + W⁻¹) λ = k - J v̇_free: paper 000 eq. 52's penalty, moved to constraint space.
