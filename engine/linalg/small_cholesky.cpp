@@ -107,6 +107,11 @@ double SmallCholesky::factorize(const Eigen::Ref<const MatrixX>& A, double shift
 }
 
 void SmallCholesky::solveInPlace(Eigen::Ref<VectorX> x) const {
+  solveLower(x);
+  solveUpper(x);
+}
+
+void SmallCholesky::solveLower(Eigen::Ref<VectorX> x) const {
   const int n = size();
   const double* const G = factor_.data();
   const double* const inverse = inverse_diagonal_.data();
@@ -117,11 +122,29 @@ void SmallCholesky::solveInPlace(Eigen::Ref<VectorX> x) const {
     for (int k = 0; k < i; ++k) sum -= row_i[k] * xs[k];
     xs[i] = sum * inverse[i];
   }
+}
+
+void SmallCholesky::solveUpper(Eigen::Ref<VectorX> x) const {
+  const int n = size();
+  const double* const G = factor_.data();
+  const double* const inverse = inverse_diagonal_.data();
+  double* const xs = x.data();
   for (int i = n - 1; i >= 0; --i) {  // Gᵀ x = y
     const double* const row_i = G + i * n;
     const double xi = xs[i] * inverse[i];
     xs[i] = xi;
     for (int k = 0; k < i; ++k) xs[k] -= xi * row_i[k];
+  }
+}
+
+void SmallCholesky::solveLowerTransposedRows(Eigen::Ref<MatrixX> X) const {
+  // Column i of X G⁻ᵀ is (X_i - Σ_{k<i} G_ik (X G⁻ᵀ)_k) / G_ii: the rows of X
+  // are independent right-hand sides, so each step is an axpy down a column.
+  const int n = size();
+  for (int i = 0; i < n; ++i) {
+    auto column = X.col(i);
+    for (int k = 0; k < i; ++k) column -= factor_(i, k) * X.col(k);
+    column *= inverse_diagonal_[i];
   }
 }
 

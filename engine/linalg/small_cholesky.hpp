@@ -36,8 +36,15 @@ class SmallCholesky {
   /// Factors A + shift·I (A's lower triangle is read); returns choleskyInPlace's
   /// ratio (the same factorisation, multiplying by the inverted pivots).
   double factorize(const Eigen::Ref<const MatrixX>& A, double shift = 0.0);
-  /// x ← (A + shift·I)⁻¹ x with the last factorisation.
+  /// x ← (A + shift·I)⁻¹ x with the last factorisation: solveLower then solveUpper.
   void solveInPlace(Eigen::Ref<VectorX> x) const;
+  /// x ← G⁻¹ x (forward substitution).
+  void solveLower(Eigen::Ref<VectorX> x) const;
+  /// x ← G⁻ᵀ x (back substitution).
+  void solveUpper(Eigen::Ref<VectorX> x) const;
+  /// X ← X G⁻ᵀ for X with size() columns: the forward substitution of every row
+  /// of X at once, as axpys over X's contiguous columns.
+  void solveLowerTransposedRows(Eigen::Ref<MatrixX> X) const;
 
   int size() const { return static_cast<int>(factor_.rows()); }
 

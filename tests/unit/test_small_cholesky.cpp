@@ -52,3 +52,35 @@ TEST(SmallCholesky, InPlaceReportsAnIndefiniteLargeBlock) {
   A(60, 60) = -1.0;
   EXPECT_EQ(choleskyInPlace(A), 0.0);
 }
+
+// SmallCholesky (its own row-major factor, rows four at a time, inverted
+// pivots): the same factor and solution as Eigen's LLT and the same pivot
+// ratio as the row form, at sizes on both sides of the four-row blocks, with
+// the shift applied, and 0 for an indefinite matrix. No allocation.
+TEST(SmallCholesky, OwnFactorMatchesLltWithAndWithoutShift) {
+  for (int n : {1, 3, 4, 5, 12, 13, 36, 37}) {
+    for (double shift : {0.0, 0.25}) {
+      const MatrixX A = randomSpd(n, static_cast<unsigned>(100 + n));
+      const MatrixX shifted = A + shift * MatrixX::Identity(n, n);
+      SmallCholesky cholesky(n);
+      const VectorX b = VectorX::Random(n);
+      VectorX x = b;
+      double ratio = 0.0;
+      const long allocations = test::countHeapAllocations([&] {
+        ratio = cholesky.factorize(A, shift);
+        cholesky.solveInPlace(x);
+      });
+      EXPECT_EQ(allocations, 0) << n;
+      EXPECT_LT((shifted * x - b).norm(), 1e-10 * b.norm() * shifted.norm()) << n << " shift " << shift;
+      const Eigen::LLT<MatrixX> llt(shifted);
+      EXPECT_LT((llt.solve(b) - x).norm(), 1e-10 * x.norm()) << n << " shift " << shift;
+      MatrixX rows = shifted;
+      const double row_ratio = detail::choleskyRows(rows);
+      EXPECT_NEAR(ratio, row_ratio, 1e-12 * row_ratio) << n << " shift " << shift;
+    }
+  }
+  MatrixX indefinite = randomSpd(13, 7);
+  indefinite(9, 9) = -1.0;
+  SmallCholesky cholesky(13);
+  EXPECT_EQ(cholesky.factorize(indefinite), 0.0);
+}

@@ -3,6 +3,7 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/constraints/constraint_position_terms.hpp>
+#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 
@@ -11,8 +12,8 @@ DenseJointSpaceTerms::DenseJointSpaceTerms(const ConstraintSet& set, const Vecto
       added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
-      mass_llt_(set.model().nv),
-      minv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
+      mass_cholesky_(set.model().nv),
+      reduced_jacobian_(MatrixX::Zero(set.dimension(), set.model().nv)),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
       held_(set.model().nq, set.model().nv) {}
 
@@ -49,25 +50,36 @@ void DenseJointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, 
 }
 
 void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
-  out.noalias() = minv_jt_ * lambda;
+  out.noalias() = reduced_jacobian_.transpose() * lambda;
+  mass_cholesky_.solveUpper(out);
 }
 
 void DenseJointSpaceTerms::factorizeMass(const VectorX& added) {
   crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
   held_.addToDiagonal(data_.M, added);
-  mass_llt_.compute(data_.M);
+  factorizeHeldMass();
 }
 
 void DenseJointSpaceTerms::refactorMass(const VectorX& added) {
   held_.replaceDiagonal(data_.M, added);
-  mass_llt_.compute(data_.M);
+  factorizeHeldMass();
+}
+
+void DenseJointSpaceTerms::factorizeHeldMass() {
+  if (mass_cholesky_.factorize(data_.M) == 0.0) {
+    const Model& model = set_.model();
+    throw ModelError(model.source_file, "model '" + model.name + "'",
+                     "joint-space inertia matrix is not positive definite (dense Cholesky of M + diag(added))");
+  }
 }
 
 void DenseJointSpaceTerms::reduceJacobian() {
   if (set_.dimension() == 0) return;
-  minv_jt_ = cdata_.J.transpose();
-  mass_llt_.solveInPlace(minv_jt_);
-  delassus_.noalias() = cdata_.J * minv_jt_;
+  // With M = G Gᵀ: W = J G⁻ᵀ (m x nv) and Λ = J M⁻¹ Jᵀ = W Wᵀ; M⁻¹ Jᵀ λ is
+  // then G⁻ᵀ (Wᵀ λ), one back substitution per use.
+  reduced_jacobian_ = cdata_.J;
+  mass_cholesky_.solveLowerTransposedRows(reduced_jacobian_);
+  delassus_.noalias() = reduced_jacobian_ * reduced_jacobian_.transpose();
 }
 
 }  // namespace loopsim

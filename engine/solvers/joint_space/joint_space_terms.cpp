@@ -362,11 +362,4 @@ void JointSpaceTerms::throwRankDeficient(std::string_view solver) const {
   loopsim::throwRankDeficient(set_, cdata_.J, solver);
 }
 
-bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt) {
-  if (llt.info() != Eigen::Success) return true;
-  const double scale = A.diagonal().maxCoeff();
-  const double min_pivot = llt.matrixLLT().diagonal().minCoeff();
-  return !(min_pivot * min_pivot > 1e-12 * scale);
-}
-
 }  // namespace loopsim

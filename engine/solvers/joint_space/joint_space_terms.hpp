@@ -17,7 +17,6 @@
 // λ convention (DESIGN.md): M v̇ + h = τ + Jᵀλ with λ acting on each
 // constraint's first body; the papers' λ is minus this. With it,
 //   v̇ = v̇_free + M⁻¹ Jᵀ λ,   J v̇ - k = Λ λ - b,   b := k - J v̇_free.
-#include <Eigen/Cholesky>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -111,11 +110,6 @@ class JointSpaceTerms final : public ProjectionTerms {
 
   HeldPositionTerms held_;  // the q and added diagonal of the position terms
 };
-
-/// True when an LLT of a symmetric positive semi-definite matrix A failed or a
-/// pivot collapsed relative to A's diagonal (pivot² <= 1e-12 max diag A): the
-/// test kkt uses for rank-deficient Delassus matrices.
-bool choleskyCollapsed(const MatrixX& A, const Eigen::LLT<MatrixX>& llt);
 
 /// Error path of exact solvers (allocates): ranks the rows of J by a
 /// column-pivoting QR of Jᵀ and throws a ModelError naming the dependent rows

@@ -7,7 +7,7 @@ namespace loopsim {
 KktSolver::KktSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
       terms_(constraints, added_inertia_),
-      delassus_llt_(constraints.dimension()),
+      delassus_cholesky_(constraints.dimension()),
       vdot_free_(VectorX::Zero(constraints.model().nv)),
       rhs_(VectorX::Zero(constraints.dimension())) {}
 
@@ -15,7 +15,7 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
                             const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                             Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   // h - Σ Jᵀ f_ext (RNEA at zero acceleration, fext folded in), the Cholesky
-  // of M + dt·D, k, J, M⁻¹ Jᵀ and Λ = J M⁻¹ Jᵀ, from one kinematics pass.
+  // of M + dt·D, k, J, J G⁻ᵀ and Λ = J M⁻¹ Jᵀ, from one kinematics pass.
   terms_.evaluate(q, v, fext);
   const ConstraintData& cdata = terms_.constraintData();
   vdot_free_ = tau - terms_.bias();
@@ -25,18 +25,18 @@ SolveStats KktSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
     vdot = vdot_free_;
     return {};
   }
-  const MatrixX& delassus = terms_.delassus();
-  delassus_llt_.compute(delassus);
   // A rank-deficient set makes Λ singular: the factorisation fails or a pivot
-  // collapses relative to the diagonal.
-  if (choleskyCollapsed(delassus, delassus_llt_)) throwRankDeficient(constraints_, cdata.J, name());
+  // collapses relative to the diagonal (pivot² <= 1e-12 max diag Λ).
+  if (delassus_cholesky_.factorize(terms_.delassus()) <= kCholeskyCollapseRatio) {
+    throwRankDeficient(constraints_, cdata.J, name());
+  }
 
   rhs_ = cdata.k;
   rhs_.noalias() -= cdata.J * vdot_free_;
-  delassus_llt_.solveInPlace(rhs_);
+  delassus_cholesky_.solveInPlace(rhs_);
   lambda = rhs_;  // Λ λ = k - J v̇_free
-  vdot = vdot_free_;
-  vdot.noalias() += terms_.inverseMassTimesJt() * lambda;
+  terms_.inverseMassTimesJt(lambda, vdot);
+  vdot += vdot_free_;
 
   SolveStats stats;
   stats.iterations = 1;

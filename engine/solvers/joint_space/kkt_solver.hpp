@@ -2,11 +2,10 @@
 // `kkt`: the dense reference. CRBA, Cholesky of M, dense J, the Delassus
 // matrix Λ = J M⁻¹ Jᵀ and its Cholesky (range-space / Schur-complement form
 // of the KKT system [M -Jᵀ; J 0]). Its position terms (the Cholesky of M,
-// J, M⁻¹ Jᵀ, Λ) live in DenseJointSpaceTerms, which a post-step velocity
+// J, J G⁻ᵀ, Λ) live in DenseJointSpaceTerms, which a post-step velocity
 // projection evaluates at the projected q and the next solve then keeps.
-#include <Eigen/Cholesky>
-
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/solvers/joint_space/dense_joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -32,7 +31,7 @@ class KktSolver final : public ConstrainedSolver {
 
  private:
   DenseJointSpaceTerms terms_;
-  Eigen::LLT<MatrixX> delassus_llt_;
+  SmallCholesky delassus_cholesky_;
   VectorX vdot_free_;
   VectorX rhs_;
 };
