@@ -8,7 +8,7 @@
 #include <span>
 
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/linalg/small_cholesky.hpp>
+#include <loopsim/linalg/dense_cholesky.hpp>
 #include <loopsim/solvers/joint_space/held_position_terms.hpp>
 #include <loopsim/solvers/joint_space/projection_terms.hpp>
 
@@ -34,7 +34,7 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   void inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const override;
 
   const VectorX& bias() const { return data_.tau; }  // h − Σ Jᵀ f_ext
-  const SmallCholesky& massCholesky() const { return mass_cholesky_; }
+  const DenseCholesky& massCholesky() const { return mass_cholesky_; }
 
  private:
   void factorizeMass(const VectorX& added);  // CRBA on the current kinematics, + diag(added), Cholesky
@@ -46,7 +46,7 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   const VectorX& added_inertia_;
   Data data_;
   ConstraintData cdata_;
-  SmallCholesky mass_cholesky_;  // dense: every entry of M, none of its sparsity
+  DenseCholesky mass_cholesky_;  // dense: every entry of M, none of its sparsity
   MatrixX reduced_jacobian_;  // W = J G⁻ᵀ with M = G Gᵀ
   MatrixX delassus_;  // J M⁻¹ Jᵀ
   HeldPositionTerms held_;  // the q and added diagonal of the position terms

@@ -5,7 +5,7 @@
 // J, J G⁻ᵀ, Λ) live in DenseJointSpaceTerms, which a post-step velocity
 // projection evaluates at the projected q and the next solve then keeps.
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/linalg/small_cholesky.hpp>
+#include <loopsim/linalg/dense_cholesky.hpp>
 #include <loopsim/solvers/joint_space/dense_joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -31,7 +31,7 @@ class KktSolver final : public ConstrainedSolver {
 
  private:
   DenseJointSpaceTerms terms_;
-  SmallCholesky delassus_cholesky_;
+  DenseCholesky delassus_cholesky_;
   VectorX vdot_free_;
   VectorX rhs_;
 };
