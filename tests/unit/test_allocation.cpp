@@ -279,3 +279,28 @@ TEST(Allocation, AutoMuEstimateAndSolveDoNotAllocate) {
     }
   }
 }
+
+// The joint-space solvers at a new q (CRBA, the factorisations of M and Λ,
+// M⁻¹ Jᵀ) and at the same q (the held position terms): no heap, below and
+// above DenseCholesky's hand-over to Eigen's blocked LLT (Atlas, nv 36; two
+// Digits with the box, nv 114).
+TEST(Allocation, JointSpaceSolversDoNotAllocate) {
+  const std::filesystem::path scenes = std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes";
+  for (const char* file : {"atlas_standing.yaml", "two_digits_box.yaml"}) {
+    const Scene scene = loadScene(scenes / file);
+    const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+    const int nv = scene.model->nv;
+    const VectorX v = VectorX::Constant(nv, 0.1), tau = VectorX::Constant(nv, 0.5);
+    VectorX q1(scene.model->nq);
+    integrate(*scene.model, scene.q0, v, 1e-3, q1);
+    VectorX vdot(nv), lambda(set.dimension());
+    for (const char* name : {"kkt", "ltl", "prox-ltl", "soft-ltl"}) {
+      auto solver = makeSolver(name, set, scene.solver_settings);
+      solver->setAddedInertia(VectorX::Constant(nv, 0.01));
+      solver->solve(scene.q0, v, tau, {}, vdot, lambda);
+      EXPECT_EQ(countAllocations([&] { solver->solve(q1, v, tau, {}, vdot, lambda); }), 0) << name << ", " << file;
+      EXPECT_EQ(countAllocations([&] { solver->solve(q1, v, tau, {}, vdot, lambda); }), 0)
+          << name << ", " << file << " (same q)";
+    }
+  }
+}
