@@ -317,11 +317,15 @@ void JointSpaceTerms::addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::
     const int width = set_[c].dimension(), offset = set_.rowOffset(c);
     const int first = support_begin_[c], count = support_begin_[c + 1] - first;
     const double* y = y_values_.data() + y_begin_[c];
-    for (int p = 0; p < count; ++p) {
-      double sum = 0.0;
-      for (int a = 0; a < width; ++a) sum += y[p * width + a] * lambda[offset + a];
-      out[support_dofs_[first + p]] += sum;  // L⁻ᵀ Jᵀ λ
-    }
+    const int* dofs = support_dofs_.data() + first;
+    withRowWidth(width, [&](auto fixed) {
+      const int w = rowWidth(fixed, width);
+      for (int p = 0; p < count; ++p) {
+        double sum = 0.0;
+        for (int a = 0; a < w; ++a) sum += y[p * w + a] * lambda[offset + a];
+        out[dofs[p]] += sum;  // L⁻ᵀ Jᵀ λ
+      }
+    });
   }
 }
 
@@ -333,15 +337,26 @@ void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda
 }
 
 double JointSpaceTerms::residual(const Eigen::Ref<const VectorX>& vdot) const {
+  // J v̇ - k by the support's columns of J (constraint c's rows of a column
+  // are contiguous), the row count fixed at compile time for the common widths.
   const MatrixX& J = cdata_.J;
   double worst = 0.0;
   for (int c = 0; c < set_.size(); ++c) {
-    const int offset = set_.rowOffset(c);
-    for (int r = offset; r < offset + set_[c].dimension(); ++r) {
-      double jv = 0.0;
-      for (int i : support(c)) jv += J(r, i) * vdot[i];
-      worst = std::max(worst, std::abs(jv - cdata_.k[r]));
-    }
+    const int width = set_[c].dimension(), offset = set_.rowOffset(c);
+    withRowWidth(width, [&](auto fixed) {
+      constexpr int W = decltype(fixed)::value;
+      if constexpr (W > 0) {
+        Eigen::Matrix<double, W, 1> jv = -cdata_.k.segment<W>(offset);
+        for (int i : support(c)) jv += vdot[i] * J.col(i).segment<W>(offset);
+        worst = std::max(worst, jv.cwiseAbs().maxCoeff());
+      } else {
+        for (int r = offset; r < offset + width; ++r) {
+          double jv = 0.0;
+          for (int i : support(c)) jv += J(r, i) * vdot[i];
+          worst = std::max(worst, std::abs(jv - cdata_.k[r]));
+        }
+      }
+    });
   }
   return worst;
 }
