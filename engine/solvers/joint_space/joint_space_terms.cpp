@@ -218,13 +218,21 @@ void JointSpaceTerms::reduceJacobian() {
         double* yp = y + p * w;
         if constexpr (W > 0) {
           // Accumulate in registers: through yp the stores would alias the
-          // loads of yr and serialise the loop.
-          Eigen::Matrix<double, W, 1> row = Eigen::Map<const Eigen::Matrix<double, W, 1>>(yp);
-          for (int r = p + 1; r <= p + run[p]; ++r) {
-            row -= ltl_.L(dofs[r], dofs[p]) * Eigen::Map<const Eigen::Matrix<double, W, 1>>(y + r * W);
+          // loads of yr and serialise the loop. Two sums (even and odd
+          // descendants) halve the chain of dependent subtractions: the
+          // descendants of a floating base's dofs are most of the support.
+          using Row = Eigen::Matrix<double, W, 1>;
+          Row even = Eigen::Map<const Row>(yp), odd = Row::Zero();
+          const double* const column = ltl_.columnOfL(dofs[p]);
+          const int last = p + run[p];
+          int r = p + 1;
+          for (; r + 1 <= last; r += 2) {
+            even -= column[dofs[r]] * Eigen::Map<const Row>(y + r * W);
+            odd -= column[dofs[r + 1]] * Eigen::Map<const Row>(y + (r + 1) * W);
           }
-          Eigen::Map<Eigen::Matrix<double, W, 1>> out(yp);
-          out = row;
+          if (r <= last) even -= column[dofs[r]] * Eigen::Map<const Row>(y + r * W);
+          Eigen::Map<Row> out(yp);
+          out = even + odd;
         } else {
           for (int r = p + 1; r <= p + run[p]; ++r) {
             const double u = ltl_.L(dofs[r], dofs[p]);

@@ -54,6 +54,8 @@ class LtlFactorization {
 
   /// L(i, j) for j < i on the pattern (0 off the pattern).
   double L(int i, int j) const { return upper_(j, i); }
+  /// Column j of L as a contiguous row of U = Lᵀ: L(i, j) = columnOfL(j)[i].
+  const double* columnOfL(int j) const { return upper_.row(j).data(); }
   const VectorX& D() const { return diagonal_; }
   /// D⁻¹, kept with the factors: products with it replace divisions in the sweeps.
   const VectorX& inverseD() const { return inverse_diagonal_; }
