@@ -18,7 +18,7 @@ class DenseCholesky {
 
   explicit DenseCholesky(int n = 0);
 
-  /// Factors A (its lower triangle is read). Returns the smallest pivot (G_jj²)
+  /// Factors a symmetric A (both triangles stored). Returns the smallest pivot (G_jj²)
   /// over the largest diagonal entry of A, 0 when A is not positive definite:
   /// as choleskyInPlace, so kCholeskyCollapseRatio applies.
   double factorize(const Eigen::Ref<const MatrixX>& A);

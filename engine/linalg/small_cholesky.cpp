@@ -64,11 +64,17 @@ double SmallCholesky::factorize(const Eigen::Ref<const MatrixX>& A, double shift
   // factorisation and both substitutions multiply instead of dividing.
   const int n = size();
   if (n == 0) return 1.0;
-  factor_.triangularView<Eigen::Lower>() = A;
-  factor_.diagonal().array() += shift;
+  double* const G = factor_.data();  // row-major: row i at G + i·n
+  // Row i of the lower triangle is column i of the upper one: contiguous in
+  // the column-major A (reading the lower triangle by rows was a strided
+  // gather, a sixth of the factorisation at 24 rows).
+  for (int i = 0; i < n; ++i) {
+    const double* const column = A.col(i).data();
+    std::copy(column, column + i + 1, G + i * n);
+    G[i * n + i] += shift;
+  }
   const double scale = factor_.diagonal().maxCoeff();
   double min_pivot = std::numeric_limits<double>::infinity();
-  double* const G = factor_.data();  // row-major: row i at G + i·n
   double* const inverse = inverse_diagonal_.data();
   for (int j = 0; j < n; ++j) {
     const double* const row_j = G + j * n;

@@ -33,8 +33,9 @@ class SmallCholesky {
  public:
   explicit SmallCholesky(int n = 0) : factor_(RowMajorMatrix::Zero(n, n)), inverse_diagonal_(VectorX::Zero(n)) {}
 
-  /// Factors A + shift·I (A's lower triangle is read); returns choleskyInPlace's
-  /// ratio (the same factorisation, multiplying by the inverted pivots).
+  /// Factors A + shift·I for a symmetric A (both triangles stored: its upper
+  /// triangle is read, by contiguous columns); returns choleskyInPlace's ratio
+  /// (the same factorisation, multiplying by the inverted pivots).
   double factorize(const Eigen::Ref<const MatrixX>& A, double shift = 0.0);
   /// x ← (A + shift·I)⁻¹ x with the last factorisation: solveLower then solveUpper.
   void solveInPlace(Eigen::Ref<VectorX> x) const;
