@@ -42,6 +42,38 @@ constexpr int rowWidth(std::integral_constant<int, W>, int width) {
   return W > 0 ? W : width;
 }
 
+// Σ_k s_k a_k b_kᵀ over k in [0, count): column j of the Wa x Wb result held
+// in a local array. Through Eigen's fixed-size outer products GCC stored the
+// accumulator back to the stack at every update and cleared it with a memset
+// call (perf: the Λ blocks were 9 % of ltl on Atlas 2F+2H). `a_at(k)`,
+// `b_at(k)` and `scale_at(k)` give the k-th factors; a_k is scaled as
+// (s_k a_k) for the diagonal blocks and b_k as (s_k b_k) for the others, the
+// products in the order the blocks were formed before.
+template <int Wa, int Wb, bool kScaleA, class A, class B, class S>
+Eigen::Matrix<double, Wa, Wb> sumOfScaledOuterProducts(int count, A&& a_at, B&& b_at, S&& scale_at) {
+  double sum[Wb][Wa] = {};
+  for (int k = 0; k < count; ++k) {
+    const double* a = a_at(k);
+    const double* b = b_at(k);
+    const double s = scale_at(k);
+    if constexpr (kScaleA) {
+      double sa[Wa];
+      for (int i = 0; i < Wa; ++i) sa[i] = s * a[i];
+      for (int j = 0; j < Wb; ++j)
+        for (int i = 0; i < Wa; ++i) sum[j][i] += sa[i] * b[j];
+    } else {
+      for (int j = 0; j < Wb; ++j) {
+        const double sb = s * b[j];
+        for (int i = 0; i < Wa; ++i) sum[j][i] += a[i] * sb;
+      }
+    }
+  }
+  Eigen::Matrix<double, Wa, Wb> out;
+  for (int j = 0; j < Wb; ++j)
+    for (int i = 0; i < Wa; ++i) out(i, j) = sum[j][i];
+  return out;
+}
+
 }  // namespace
 
 JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia)
@@ -256,16 +288,13 @@ void JointSpaceTerms::assembleDelassus() {
     const double* yc = y_values_.data() + y_begin_[c];
     withRowWidth(mc, [&](auto fixed_c) {
       constexpr int Wc = decltype(fixed_c)::value;
-      using Block = Eigen::Matrix<double, Wc == 0 ? Eigen::Dynamic : Wc, Wc == 0 ? Eigen::Dynamic : Wc>;
       using Row = Eigen::Matrix<double, Wc == 0 ? Eigen::Dynamic : Wc, 1>;
       using Column = Eigen::Map<const Row>;
       if constexpr (Wc > 0) {
-        Block block = Block::Zero();
-        for (int p = 0; p < count; ++p) {
-          const Column y(yc + p * Wc);
-          block.noalias() += (Dinv[support_dofs_[first + p]] * y) * y.transpose();
-        }
-        delassus_.block<Wc, Wc>(oc, oc) = block;
+        const int* dofs = support_dofs_.data() + first;
+        delassus_.block<Wc, Wc>(oc, oc) = sumOfScaledOuterProducts<Wc, Wc, true>(
+            count, [&](int p) { return yc + p * Wc; }, [&](int p) { return yc + p * Wc; },
+            [&](int p) { return Dinv[dofs[p]]; });
       } else {
         auto block = delassus_.block(oc, oc, mc, mc);
         block.setZero();
@@ -283,13 +312,10 @@ void JointSpaceTerms::assembleDelassus() {
         withRowWidth(md, [&](auto fixed_d) {
           constexpr int Wc = decltype(fixed_c)::value, Wd = decltype(fixed_d)::value;
           if constexpr (Wc > 0 && Wd > 0) {
-            Eigen::Matrix<double, Wc, Wd> block = Eigen::Matrix<double, Wc, Wd>::Zero();
-            for (int k = begin; k < end; ++k) {
-              const SharedDof& shared = pair_dofs_[k];
-              const Eigen::Map<const Eigen::Matrix<double, Wc, 1>> yp(yc + shared.position_c * Wc);
-              const Eigen::Map<const Eigen::Matrix<double, Wd, 1>> yq(yd + shared.position_d * Wd);
-              block.noalias() += yp * (Dinv[shared.dof] * yq).transpose();
-            }
+            const SharedDof* shared = pair_dofs_.data() + begin;
+            const Eigen::Matrix<double, Wc, Wd> block = sumOfScaledOuterProducts<Wc, Wd, false>(
+                end - begin, [&](int k) { return yc + shared[k].position_c * Wc; },
+                [&](int k) { return yd + shared[k].position_d * Wd; }, [&](int k) { return Dinv[shared[k].dof]; });
             delassus_.block<Wc, Wd>(oc, od) = block;
             delassus_.block<Wd, Wc>(od, oc) = block.transpose();
           } else {
