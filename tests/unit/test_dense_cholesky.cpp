@@ -2,20 +2,12 @@
 // form to Eigen's blocked LLT: the same solutions, the same G (through
 // X G⁻ᵀ and G⁻ᵀ x), the same pivot ratio, 0 for an indefinite matrix.
 #include <gtest/gtest.h>
+#include "random_spd.hpp"
 
 #include <loopsim/linalg/dense_cholesky.hpp>
 
 using namespace loopsim;
-
-namespace {
-
-MatrixX randomSpd(int n, unsigned seed) {
-  std::srand(seed);
-  const MatrixX B = MatrixX::Random(n, n);
-  return B * B.transpose() + 0.1 * MatrixX::Identity(n, n);
-}
-
-}  // namespace
+using loopsim::test::randomSpd;
 
 TEST(DenseCholesky, RowFormAndBlockedFormAgreeWithLlt) {
   for (int n : {3, 12, DenseCholesky::kBlockedFrom - 1, DenseCholesky::kBlockedFrom, 100}) {

@@ -3,20 +3,12 @@
 // factor as Eigen's LLT, the same pivot ratio as the row form, no allocation.
 #include "allocation_counter.hpp"
 #include <gtest/gtest.h>
+#include "random_spd.hpp"
 
 #include <loopsim/linalg/small_cholesky.hpp>
 
 using namespace loopsim;
-
-namespace {
-
-MatrixX randomSpd(int n, unsigned seed) {
-  std::srand(seed);
-  const MatrixX B = MatrixX::Random(n, n);
-  return B * B.transpose() + 0.1 * MatrixX::Identity(n, n);
-}
-
-}  // namespace
+using loopsim::test::randomSpd;
 
 TEST(SmallCholesky, InPlaceFactorAndSolveMatchLltOnSmallAndLargeBlocks) {
   for (int n : {5, 47, 48, 120, 250}) {

@@ -175,23 +175,34 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   updateRhs();
 }
 
-void JointSpaceTerms::updateRhs() {
-  // b = k - J v̇_free = k - Yᵀ z: J M⁻¹ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ L⁻ᵀ, over the supports.
-  rhs_ = cdata_.k;
+template <class F>
+void JointSpaceTerms::forEachYBlock(F&& f) const {
   for (int c = 0; c < set_.size(); ++c) {
     const int width = set_[c].dimension(), offset = set_.rowOffset(c);
     const int first = support_begin_[c], count = support_begin_[c + 1] - first;
     const double* y = y_values_.data() + y_begin_[c];
     const int* dofs = support_dofs_.data() + first;
     withRowWidth(width, [&](auto fixed) {
-      const int w = rowWidth(fixed, width);
-      for (int p = 0; p < count; ++p) {
-        const double z = free_scaled_[dofs[p]];
-        for (int a = 0; a < w; ++a) rhs_[offset + a] -= y[p * w + a] * z;
+      if constexpr (decltype(fixed)::value > 0) {
+        f(offset, fixed, count, y, dofs);
+      } else {
+        f(offset, width, count, y, dofs);
       }
     });
   }
 }
+
+void JointSpaceTerms::updateRhs() {
+  // b = k - J v̇_free = k - Yᵀ z: J M⁻¹ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ L⁻ᵀ, over the supports.
+  rhs_ = cdata_.k;
+  forEachYBlock([&](int offset, auto w, int count, const double* y, const int* dofs) {
+    for (int p = 0; p < count; ++p) {
+      const double z = free_scaled_[dofs[p]];
+      for (int a = 0; a < w; ++a) rhs_[offset + a] -= y[p * w + a] * z;
+    }
+  });
+}
+
 
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const VectorX& added) {
@@ -347,20 +358,13 @@ void JointSpaceTerms::acceleration(const Eigen::Ref<const VectorX>& lambda, Eige
 }
 
 void JointSpaceTerms::addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
-  for (int c = 0; c < set_.size(); ++c) {
-    const int width = set_[c].dimension(), offset = set_.rowOffset(c);
-    const int first = support_begin_[c], count = support_begin_[c + 1] - first;
-    const double* y = y_values_.data() + y_begin_[c];
-    const int* dofs = support_dofs_.data() + first;
-    withRowWidth(width, [&](auto fixed) {
-      const int w = rowWidth(fixed, width);
-      for (int p = 0; p < count; ++p) {
-        double sum = 0.0;
-        for (int a = 0; a < w; ++a) sum += y[p * w + a] * lambda[offset + a];
-        out[dofs[p]] += sum;  // L⁻ᵀ Jᵀ λ
-      }
-    });
-  }
+  forEachYBlock([&](int offset, auto w, int count, const double* y, const int* dofs) {
+    for (int p = 0; p < count; ++p) {
+      double sum = 0.0;
+      for (int a = 0; a < w; ++a) sum += y[p * w + a] * lambda[offset + a];
+      out[dofs[p]] += sum;  // L⁻ᵀ Jᵀ λ
+    }
+  });
 }
 
 void JointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {

@@ -77,6 +77,11 @@ class JointSpaceTerms final : public ProjectionTerms {
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
   void reduceJacobian();               // Y = L⁻ᵀ Jᵀ over the supports
   void addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const;  // out += Y λ
+  // f(offset, w, count, y, dofs) for each constraint's block of Y: its first
+  // row in the set, its width (a compile-time constant for 1, 3 and 6 rows),
+  // |S_c|, the block and S_c.
+  template <class F>
+  void forEachYBlock(F&& f) const;
   void assembleDelassus();
 
   const ConstraintSet& set_;
