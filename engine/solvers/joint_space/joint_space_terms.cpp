@@ -203,7 +203,6 @@ void JointSpaceTerms::updateRhs() {
   });
 }
 
-
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const VectorX& added) {
   // Placements only: a projection needs φ, J and J v, not the velocity
