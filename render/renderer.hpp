@@ -74,7 +74,10 @@ class Renderer {
 
   void resizeTargets(int width, int height);
   void releaseTargets();
-  void drawGround(const ShaderProgram& shader);
+  /// The whole square; or, with multisampling, its inner square and the ring around it whose far
+  /// edge the ground shader anti-aliases (ground_edge_shader_).
+  enum class GroundPiece { kWhole, kInner, kEdgeRing };
+  void drawGround(const ShaderProgram& shader, GroundPiece piece);
   /// The pixels the kept commands can touch (x0 y0 x1 y1, x1 and y1 past the end); false if none.
   bool commandsBox(std::array<int, 4>& box) const;
   void replayCommands();
@@ -82,10 +85,9 @@ class Renderer {
   int samples_;
   int width_ = 0, height_ = 0;
   int target_width_ = 0, target_height_ = 0;
-  unsigned fbo_ = 0, color_rb_ = 0, depth_rb_ = 0;       // multisampled
-  unsigned resolve_fbo_ = 0, resolve_texture_ = 0;        // its resolve, laid over the window
+  unsigned fbo_ = 0, color_texture_ = 0, depth_rb_ = 0;  // multisampled; the colour resolved by composite_shader_
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
-  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_depth_shader_, sky_shader_, line_shader_,
+  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_edge_shader_, ground_depth_shader_, sky_shader_, line_shader_,
       composite_shader_;
   std::vector<Command> commands_;
   std::vector<Eigen::Vector3f> line_points_;
