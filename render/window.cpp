@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -118,6 +119,35 @@ void Window::beginFrame() {
     io.MouseWheel = io.MouseWheelH = 0.0f;
   }
   ImGui::NewFrame();
+}
+
+void Window::fillBehindUi(std::span<const UiRect> rects) {
+  backdrops_.assign(rects.begin(), rects.end());
+  if (backdrops_.empty()) return;
+  // Behind every window: the background list renders first.
+  ImGui::GetBackgroundDrawList()->AddCallback(
+      [](const ImDrawList*, const ImDrawCmd* cmd) { static_cast<const Window*>(cmd->UserCallbackData)->clearBackdrops(); },
+      this);
+  ImGui::GetBackgroundDrawList()->AddCallback(ImDrawCallback_ResetRenderState, nullptr);
+}
+
+void Window::clearBackdrops() const {
+  // A scissored clear: no blending and no texture, unlike ImGui's own rectangle.
+  const ImDrawData* data = ImGui::GetDrawData();
+  const float sx = data->FramebufferScale.x, sy = data->FramebufferScale.y;
+  const float height = data->DisplaySize.y * sy;
+  const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+  glClearColor(bg.x, bg.y, bg.z, 1.0f);
+  glEnable(GL_SCISSOR_TEST);
+  for (const UiRect& r : backdrops_) {
+    const auto x0 = static_cast<GLint>(std::lround((r.x0 - data->DisplayPos.x) * sx));
+    const auto x1 = static_cast<GLint>(std::lround((r.x1 - data->DisplayPos.x) * sx));
+    const auto y0 = static_cast<GLint>(std::lround(height - (r.y1 - data->DisplayPos.y) * sy));
+    const auto y1 = static_cast<GLint>(std::lround(height - (r.y0 - data->DisplayPos.y) * sy));
+    if (x1 <= x0 || y1 <= y0) continue;
+    glScissor(x0, y0, x1 - x0, y1 - y0);
+    glClear(GL_COLOR_BUFFER_BIT);
+  }
 }
 
 void Window::renderUi() {

@@ -3,8 +3,10 @@
 // Creating one without a display throws DisplayUnavailable (never a GLFW abort),
 // so the caller can say why and exit cleanly.
 #include <array>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 struct GLFWwindow;
 
@@ -38,6 +40,15 @@ class Window {
   void beginFrame();
   /// Renders ImGui's draw data over the scene (call before swap).
   void renderUi();
+  /// A rectangle in ImGui's coordinates (pixels from the top left, x1 and y1 past the end).
+  struct UiRect {
+    float x0, y0, x1, y1;
+  };
+  /// Fills these rectangles with the opaque window background behind this frame's ImGui windows
+  /// (call between beginFrame and renderUi). For panels that draw no background of their own
+  /// (ImGuiCol_WindowBg transparent while they begin): ImGui would blend its background over
+  /// the scene through the font atlas, which a software rasteriser pays for at every pixel.
+  void fillBehindUi(std::span<const UiRect> rects);
   void swapBuffers();
   void framebufferSize(int& width, int& height) const;
   void setTitle(const std::string& title);
@@ -51,12 +62,14 @@ class Window {
 
  private:
   static void onKey(GLFWwindow* window, int key, int scancode, int action, int mods);
+  void clearBackdrops() const;
 
   static constexpr int kKeyCount = 349;  // GLFW_KEY_LAST + 1
   GLFWwindow* window_ = nullptr;
   bool ignore_mouse_ = false;
   std::array<short, kKeyCount> pressed_mods_{};   // mods + 1 of a press in the last poll, 0 if none
   std::array<short, kKeyCount> repeated_mods_{};  // the same for a press or an auto-repeat
+  std::vector<UiRect> backdrops_;                  // fillBehindUi's, until renderUi draws them
 };
 
 /// True when an X11 or Wayland display is named by the environment.

@@ -314,15 +314,19 @@ void plot(const char* label, const SeriesBuffer& series, const char* format) {
   ImGui::PlotLines(label, series.data(), series.count(), series.offset(), overlay, FLT_MAX, FLT_MAX, ImVec2(0, 60));
 }
 
-// Called right after an opaque panel's Begin (which sets this frame's position and
-// size): its rectangle, unless only its (translucent) title bar shows or it is not
-// drawn this frame (a new auto-sized window's first). Narrowed by the corner
-// rounding on each side, so that what it keeps is all inside the rounded shape.
-void noteOpaquePanel(GuiState& state) {
+// Begins an opaque panel (square corners, as MuJoCo's) that draws no background itself: GuiApp
+// fills the rectangles noted here behind the UI (Window::fillBehindUi) and leaves the 3D view
+// out of them. Its rectangle is noted unless only its title bar shows or it is not drawn this
+// frame (a new auto-sized window's first).
+void beginOpaquePanel(GuiState& state, const char* name) {
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0, 0, 0, 0));
+  ImGui::Begin(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  ImGui::PopStyleColor();
+  ImGui::PopStyleVar();
   if (ImGui::IsWindowCollapsed() || ImGui::GetCurrentWindowRead()->Hidden) return;
   const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-  const float inset = ImGui::GetStyle().WindowRounding;
-  state.opaque_panels.push_back({pos.x + inset, pos.y, pos.x + size.x - inset, pos.y + size.y});
+  state.opaque_panels.push_back({pos.x, pos.y, pos.x + size.x, pos.y + size.y});
 }
 
 }  // namespace
@@ -330,8 +334,7 @@ void noteOpaquePanel(GuiState& state) {
 void drawControlPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 16));
-  ImGui::Begin("loopsim", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
-  noteOpaquePanel(state);
+  beginOpaquePanel(state, "loopsim");
   state.widgets.noteTitleBar("loopsim");
   fileSection(state, session);
   simulationSection(state, session);
@@ -347,8 +350,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8, 8), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, io.DisplaySize.y - 16));
-  ImGui::Begin("Info", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
-  noteOpaquePanel(state);
+  beginOpaquePanel(state, "Info");
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene loaded");
     ImGui::Text("FPS %.0f", state.fps);

@@ -186,6 +186,30 @@ TEST(Gui, Go1ScreenshotShowsTheRobot) { expectScreenshotShowsRobot("go1_standing
 TEST(Gui, DigitScreenshotShowsTheRobot) { expectScreenshotShowsRobot("digit_standing.yaml"); }
 TEST(Gui, FourBarScreenshotShowsTheMechanism) { expectScreenshotShowsRobot("four_bar.yaml"); }
 
+// The side panels draw no background of their own (Window::fillBehindUi fills it behind the UI):
+// their empty area must have ImGui's window background colour, not the scene or stale pixels.
+TEST(Gui, ThePanelsAreFilledWithTheWindowBackground) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath("panels.png");
+  const Output out = runGui(scenePath("digit_standing.yaml") + " --frames 3 --size 1280x720 --msaa 4 --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 1280) << out.text;
+  // Dear ImGui's dark style: WindowBg (0.06, 0.06, 0.06), drawn opaque.
+  const auto fraction = [&](int x0, int y0, int x1, int y1) {
+    long background = 0;
+    for (int y = y0; y < y1; ++y) {
+      for (int x = x0; x < x1; ++x) background += image.at(x, y) == std::array<int, 3>{15, 15, 15};
+    }
+    return static_cast<double>(background) / static_cast<double>((x1 - x0) * (y1 - y0));
+  };
+  // The control panel's lower half (it holds 8..328 x 8..712) and the Info panel's (under its
+  // title, 952..1272): text and widgets cover a third at most.
+  EXPECT_GT(fraction(12, 360, 320, 700), 0.6) << png;
+  EXPECT_GT(fraction(956, 30, 1268, 180), 0.6) << png;
+  fs::remove(png);
+}
+
 TEST(Gui, SwitchingSolverKeepsTheTrajectoryOfRunAndQContinuous) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path gui_csv = freshPath("switch_gui.csv"), run_csv = freshPath("switch_run.csv");
