@@ -179,10 +179,11 @@ Eigen::Matrix4f transformMatrix(const Eigen::Matrix3f& rotation, const Eigen::Ve
 }
 
 Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
-  GLint max_samples = 1, max_texture_samples = 1;  // the colour is a multisample texture, the depth a renderbuffer
-  glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
-  glGetIntegerv(GL_MAX_COLOR_TEXTURE_SAMPLES, &max_texture_samples);
-  samples_ = std::min({samples_, std::max(1, static_cast<int>(max_samples)), std::max(1, static_cast<int>(max_texture_samples))});
+  // Colour and depth are multisample textures (the colour is read by the composite pass).
+  GLint max_colour = 1, max_depth = 1;
+  glGetIntegerv(GL_MAX_COLOR_TEXTURE_SAMPLES, &max_colour);
+  glGetIntegerv(GL_MAX_DEPTH_TEXTURE_SAMPLES, &max_depth);
+  samples_ = std::min({samples_, std::max(1, static_cast<int>(max_colour)), std::max(1, static_cast<int>(max_depth))});
   solid_shader_ = std::make_unique<ShaderProgram>("solid", kSolidVertex, kSolidFragment);
   const std::string ground = std::string("#version 330 core\n") + kGroundFragment;
   const std::string ground_edge = std::string("#version 330 core\n#define EDGE_AA\n") + kGroundFragment;
@@ -190,9 +191,7 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   ground_edge_shader_ = std::make_unique<ShaderProgram>("ground edge", kGroundVertex, ground_edge.c_str());
   ground_depth_shader_ = std::make_unique<ShaderProgram>("ground depth", kGroundVertex, kGroundDepthFragment);
   sky_shader_ = std::make_unique<ShaderProgram>("sky", kSkyVertex, kSkyFragment);
-  const std::string composite =
-      "#version 330 core\n#define SAMPLES " + std::to_string(samples_) + "\n" + kCompositeFragment;
-  composite_shader_ = std::make_unique<ShaderProgram>("composite", kSkyVertex, composite.c_str());
+  buildComposite(samples_);
   line_shader_ = std::make_unique<ShaderProgram>("line", kLineVertex, kLineFragment);
   box_ = std::make_unique<GpuMesh>(unitBox());
   sphere_ = std::make_unique<RoundMesh>([](int n) { return unitSphere(n, n / 2); }, false);
@@ -209,6 +208,12 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   glBindVertexArray(0);
 }
 
+void Renderer::buildComposite(int samples) {
+  const std::string composite = "#version 330 core\n#define SAMPLES " + std::to_string(samples) + "\n" + kCompositeFragment;
+  composite_shader_ = std::make_unique<ShaderProgram>("composite", kSkyVertex, composite.c_str());
+  composite_samples_ = samples;
+}
+
 Renderer::~Renderer() {
   releaseTargets();
   glDeleteBuffers(1, &line_vbo_);
@@ -219,8 +224,8 @@ Renderer::~Renderer() {
 void Renderer::releaseTargets() {
   if (fbo_ != 0) glDeleteFramebuffers(1, &fbo_);
   if (color_texture_ != 0) glDeleteTextures(1, &color_texture_);
-  if (depth_rb_ != 0) glDeleteRenderbuffers(1, &depth_rb_);
-  fbo_ = color_texture_ = depth_rb_ = 0;
+  if (depth_texture_ != 0) glDeleteTextures(1, &depth_texture_);
+  fbo_ = color_texture_ = depth_texture_ = 0;
 }
 
 void Renderer::resizeTargets(int width, int height) {
@@ -234,15 +239,21 @@ void Renderer::resizeTargets(int width, int height) {
   };
   glGenFramebuffers(1, &fbo_);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  glGenTextures(1, &color_texture_);
+  // Both with the same request, so a driver that rounds the sample count up rounds both alike.
+  const auto attach = [&](unsigned& texture, GLenum format, GLenum attachment) {
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, texture);
+    glTexImage2DMultisample(GL_TEXTURE_2D_MULTISAMPLE, samples_, format, width, height, GL_TRUE);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, attachment, GL_TEXTURE_2D_MULTISAMPLE, texture, 0);
+  };
+  attach(color_texture_, GL_RGBA8, GL_COLOR_ATTACHMENT0);
+  attach(depth_texture_, GL_DEPTH_COMPONENT24, GL_DEPTH_ATTACHMENT);
+  // The composite averages every sample the driver allocated (at least the request).
+  GLint allocated = samples_;
   glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, color_texture_);
-  glTexImage2DMultisample(GL_TEXTURE_2D_MULTISAMPLE, samples_, GL_RGBA8, width, height, GL_TRUE);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D_MULTISAMPLE, 0, GL_TEXTURE_SAMPLES, &allocated);
   glBindTexture(GL_TEXTURE_2D_MULTISAMPLE, 0);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D_MULTISAMPLE, color_texture_, 0);
-  glGenRenderbuffers(1, &depth_rb_);
-  glBindRenderbuffer(GL_RENDERBUFFER, depth_rb_);
-  glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples_, GL_DEPTH_COMPONENT24, width, height);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_rb_);
+  if (allocated > 0 && allocated != composite_samples_) buildComposite(allocated);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) throw refused();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }

@@ -73,6 +73,7 @@ class Renderer {
   };
 
   void resizeTargets(int width, int height);
+  void buildComposite(int samples);
   void releaseTargets();
   /// The whole square; or, with multisampling, its inner square and the ring around it whose far
   /// edge the ground shader anti-aliases (ground_edge_shader_).
@@ -85,7 +86,8 @@ class Renderer {
   int samples_;
   int width_ = 0, height_ = 0;
   int target_width_ = 0, target_height_ = 0;
-  unsigned fbo_ = 0, color_texture_ = 0, depth_rb_ = 0;  // multisampled; the colour resolved by composite_shader_
+  unsigned fbo_ = 0, color_texture_ = 0, depth_texture_ = 0;  // multisampled; the colour resolved by composite_shader_
+  int composite_samples_ = 0;                                  // the samples composite_shader_ averages
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
   std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_edge_shader_, ground_depth_shader_, sky_shader_, line_shader_,
       composite_shader_;
