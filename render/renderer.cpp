@@ -266,10 +266,10 @@ void Renderer::drawGround(const ShaderProgram& shader, GroundPiece piece) {
   shader.use();
   shader.set("view_projection", view_projection_);
   shader.set("extent", 60.0f);
-  if (&shader != ground_depth_shader_.get()) {
+  if (&shader != ground_depth_shader_.get()) {  // a uniform a program lacks is ignored (location -1)
     shader.set("eye", eye_);
     shader.set("horizon", kHorizon);
-    if (&shader == ground_edge_shader_.get()) shader.set("inverse_height", 1.0f / static_cast<float>(height_));
+    shader.set("inverse_height", 1.0f / static_cast<float>(height_));
   }
   // The pieces' vertex ranges in kGroundVertex.
   switch (piece) {

@@ -89,8 +89,8 @@ class Renderer {
   unsigned fbo_ = 0, color_texture_ = 0, depth_texture_ = 0;  // multisampled; the colour resolved by composite_shader_
   int composite_samples_ = 0;                                  // the samples composite_shader_ averages
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
-  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_edge_shader_, ground_depth_shader_, sky_shader_, line_shader_,
-      composite_shader_;
+  std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_edge_shader_, ground_depth_shader_, sky_shader_,
+      line_shader_, composite_shader_;
   std::vector<Command> commands_;
   std::vector<Eigen::Vector3f> line_points_;
   std::vector<PixelRect> visible_regions_;  // beginScene's: the window minus the covered rectangles

@@ -191,7 +191,6 @@ class GuiApp {
   Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
   ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // where a Ctrl+right-drag (turn the selected body) started
   std::vector<render::PixelRect> covered_;  // this frame's opaque panels in framebuffer pixels
-  std::vector<render::Window::UiRect> backdrops_;  // the same in ImGui's coordinates, filled behind the UI
   Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
   bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
   float model_scale_ = 1.0f;
@@ -985,9 +984,7 @@ void GuiApp::drawUi() {
   drawHelpOverlay(state_);
   drawMessages(state_);
   state_.widgets.endFrame();
-  backdrops_.clear();
-  for (const GuiState::PanelRect& p : state_.opaque_panels) backdrops_.push_back({p.x0, p.y0, p.x1, p.y1});
-  window_.fillBehindUi(backdrops_);
+  window_.fillBehindUi(state_.opaque_panels);
 }
 
 void GuiApp::saveScreenshot(const fs::path& path) {

@@ -9,6 +9,7 @@
 
 #include "gui/overlays.hpp"
 #include "gui/widget_log.hpp"
+#include "render/window.hpp"
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim::app {
@@ -79,10 +80,9 @@ struct GuiState {
   WidgetLog widgets;  // --log-widgets
 
   // This frame's opaque panels, in ImGui's coordinates (pixels from the top left):
-  // the 3D view is not drawn under them. Filled by the panels, cleared each frame.
-  struct PanelRect {
-    float x0, y0, x1, y1;
-  };
+  // the 3D view is not drawn under them and Window::fillBehindUi fills them.
+  // Filled by the panels, cleared each frame.
+  using PanelRect = render::Window::UiRect;
   std::vector<PanelRect> opaque_panels;
 
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
