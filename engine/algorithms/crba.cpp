@@ -103,8 +103,14 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
       oF.col(l).head<3>() = Yc.I_o * w + Yc.h.cross(v);
       oF.col(l).tail<3>() = Yc.mass * v + w.cross(Yc.h);
     }
-    for (int l = iv; l < iv + nvi; ++l) {
-      fillColumnFromForces(oS.col(l).data(), oF, l, end, &M(0, l));
+    const int own_end = iv + nvi;
+    for (int l = iv; l < own_end; ++l) {
+      // Joint i's own block from the columns just stored, element by element
+      // (forwarded from the stores), and the descendants' rows in the wide
+      // pass: a wide load over a just-stored element waits for the store to
+      // retire (perf: a quarter of the sweep on an AVX-512 Xeon).
+      for (int k = l; k < own_end; ++k) M(k, l) = oF.col(k).dot(oS.col(l));
+      fillColumnFromForces(oS.col(l).data(), oF, own_end, end, &M(0, l));
       // Rows past the subtree are exactly column l's entries off the pattern
       // below the diagonal: contiguous, and half of clearing all of M.
       if (zero_off_pattern) M.col(l).tail(model.nv - end).setZero();
@@ -134,8 +140,7 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
   for (int i = 1; i < model.nbodies(); ++i) {
     detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
     data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
-    detail::writeMotionSubspace(model, i, data.S);
-  }
+  }  // data.S: written by Data's constructor
   // A pass of its own: fused into the loop above it measured 8 % slower.
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace(model, data, i);
   // Callers may have written anywhere in M. Clearing the strictly upper part

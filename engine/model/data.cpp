@@ -1,5 +1,7 @@
 #include <loopsim/model/data.hpp>
 
+#include <loopsim/algorithms/joint_motion.hpp>
+
 namespace loopsim {
 
 Data::Data(const Model& model)
@@ -24,6 +26,8 @@ Data::Data(const Model& model)
       nle(VectorX::Zero(model.nv)),
       ddq(VectorX::Zero(model.nv)),
       passive(VectorX::Zero(model.nv)),
-      oMf(model.frames.size()) {}
+      oMf(model.frames.size()) {
+  for (int i = 1; i < model.nbodies(); ++i) detail::writeMotionSubspace(model, i, S);
+}
 
 }  // namespace loopsim

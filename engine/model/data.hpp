@@ -20,6 +20,8 @@ struct Data {
   std::vector<Force> f;    // body forces / RNEA joint forces, body frame
 
   // Joint motion subspaces in body frames: columns idx_v[i]..idx_v[i]+nv_i-1 of S.
+  // Constant for every joint type: written by the constructor (crba relies
+  // on that; the other sweeps also write it as they pass).
   Matrix6X S;
 
   // ABA workspace.

@@ -81,10 +81,14 @@ struct InertiaAtOrigin {
       for (int s = r + 1; s < 3; ++s) I_o(s, r) = I_o(r, s) = RI.row(r).dot(R.row(s)) - m * c[r] * c[s];
     }
   }
+  /// Column by column, as the products with I_o read it: CRBA reads a
+  /// composite right after its last child added into it, and a load that
+  /// straddles two of the stores cannot be forwarded from them (I_o += o.I_o
+  /// as one 72-byte sum stored 16-byte pieces off the columns' boundaries).
   InertiaAtOrigin& operator+=(const InertiaAtOrigin& o) {
     mass += o.mass;
     h += o.h;
-    I_o += o.I_o;
+    for (int c = 0; c < 3; ++c) I_o.col(c) += o.I_o.col(c);
     return *this;
   }
 };
