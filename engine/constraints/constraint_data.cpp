@@ -70,7 +70,6 @@ struct FullRows {
 // Frame A on body1 and frame B on body2, with the transforms the rows need.
 struct Ends {
   SE3 oMa, oMb;
-  SE3 aM1;  // body1 in A:  act = X_{A←1}
   SE3 aM2;  // body2 in A (changes with q)
   SE3 bM2;  // body2 in B
   Motion nu_a;   // body1's twist at A, A axes
@@ -80,9 +79,10 @@ struct Ends {
 
 Ends computeEnds(const Constraint& c, const Data& data) {
   Ends e;
-  e.oMa = data.oMi[c.body1] * c.placement1;
-  e.aM1 = c.placement1.inverse();
-  e.nu_a = e.aM1.act(data.v[c.body1]);
+  e.oMa.setProduct(data.oMi[c.body1], c.placement1);
+  // The twists through the placements' actInv: read right after being
+  // stored, the inverses' transposed R waited on their narrow stores.
+  e.nu_a = c.placement1.actInv(data.v[c.body1]);
   if (c.body2 == 0) {
     // The world (oMi[0] = identity, v = 0): the same values without the
     // products by the identity and by zero.
@@ -91,14 +91,14 @@ Ends computeEnds(const Constraint& c, const Data& data) {
     e.nu_b = Motion(Vector6::Zero());
     return e;
   }
-  e.oMb = data.oMi[c.body2] * c.placement2;
-  e.bM2 = c.placement2.inverse();
+  e.oMb.setProduct(data.oMi[c.body2], c.placement2);
+  e.bM2.setInverse(c.placement2);
   // Connects read body2 at B only (pointRows); welds and revolute loops read it at A.
   if (c.kind != ConstraintKind::Connect) {
-    e.aM2 = e.oMa.inverse() * data.oMi[c.body2];
+    e.aM2.setInverseTimes(e.oMa, data.oMi[c.body2]);
     e.nu_2a = e.aM2.act(data.v[c.body2]);
   }
-  if (c.kind != ConstraintKind::Weld) e.nu_b = e.bM2.act(data.v[c.body2]);
+  if (c.kind != ConstraintKind::Weld) e.nu_b = c.placement2.actInv(data.v[c.body2]);
   return e;
 }
 

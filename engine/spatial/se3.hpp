@@ -17,7 +17,26 @@ struct SE3 {
   static SE3 Identity() { return {}; }
 
   SE3 operator*(const SE3& bMc) const { return {R * bMc.R, R * bMc.t + t}; }
+  /// *this = aMb * bMc written in place (neither argument may be *this). In
+  /// hot loops `x = a * b` built the product in a stack temporary with narrow
+  /// stores and copied it with wide loads, which wait for those stores.
+  void setProduct(const SE3& aMb, const SE3& bMc) {
+    R.noalias() = aMb.R * bMc.R;
+    t.noalias() = aMb.R * bMc.t;
+    t += aMb.t;
+  }
   SE3 inverse() const { return {R.transpose(), -(R.transpose() * t)}; }
+  /// *this = aMb⁻¹ aMc in place (neither argument may be *this), for the reason of setProduct.
+  void setInverseTimes(const SE3& aMb, const SE3& aMc) {
+    t.noalias() = aMb.R.transpose() * (aMc.t - aMb.t);
+    R.noalias() = aMb.R.transpose() * aMc.R;
+  }
+  /// *this = aMb⁻¹ in place (aMb may not be *this), for the reason of setProduct.
+  /// t first: computed after R, it was read back from R's narrow stores.
+  void setInverse(const SE3& aMb) {
+    t.noalias() = -(aMb.R.transpose() * aMb.t);
+    R = aMb.R.transpose();
+  }
 
   Vector3 actPoint(const Vector3& p) const { return R * p + t; }
   Vector3 actInvPoint(const Vector3& p) const { return R.transpose() * (p - t); }
