@@ -41,6 +41,25 @@ TEST(Spatial, ActMatchesActionMatrix) {
   }
 }
 
+// The in-place forms the hot loops use equal the operators to round-off.
+TEST(Spatial, InPlaceProductAndInversesMatchTheOperators) {
+  std::mt19937 rng(7);
+  for (int k = 0; k < 20; ++k) {
+    const SE3 A = randomSE3(rng), B = randomSE3(rng);
+    SE3 out = randomSE3(rng);
+    out.setProduct(A, B);
+    EXPECT_TRUE(out.R.isApprox((A * B).R, 1e-14));
+    EXPECT_TRUE(out.t.isApprox((A * B).t, 1e-14));
+    out.setInverse(A);
+    EXPECT_TRUE(out.R.isApprox(A.inverse().R, 1e-14));
+    EXPECT_TRUE(out.t.isApprox(A.inverse().t, 1e-14));
+    out.setInverseTimes(A, B);
+    const SE3 expected = A.inverse() * B;
+    EXPECT_TRUE(out.R.isApprox(expected.R, 1e-12));
+    EXPECT_TRUE(out.t.isApprox(expected.t, 1e-12));
+  }
+}
+
 TEST(Spatial, CrossProductsMatchFeatherstone) {
   std::mt19937 rng(2);
   const Motion a = randomMotion(rng), b = randomMotion(rng);
