@@ -140,7 +140,7 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
   for (int i = 1; i < model.nbodies(); ++i) {
     detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
     data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
-  }  // data.S: written by Data's constructor
+  }
   // A pass of its own: fused into the loop above it measured 8 % slower.
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace(model, data, i);
   // Callers may have written anywhere in M. Clearing the strictly upper part

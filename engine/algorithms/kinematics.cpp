@@ -21,7 +21,6 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
     if (q != nullptr) {
       detail::setJointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq), data.liMi[i], &trig);
       data.oMi[i] = data.oMi[p] * data.liMi[i];
-      detail::writeMotionSubspace(model, i, data.S);
     }
     if (v == nullptr) continue;
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {

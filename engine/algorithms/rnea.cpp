@@ -45,7 +45,6 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
     // Body frames only: RNEA needs no world placement (data.oMi is not written).
     detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
     const SE3& liMi = data.liMi[i];
-    detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];

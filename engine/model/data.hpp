@@ -20,8 +20,7 @@ struct Data {
   std::vector<Force> f;    // body forces / RNEA joint forces, body frame
 
   // Joint motion subspaces in body frames: columns idx_v[i]..idx_v[i]+nv_i-1 of S.
-  // Constant for every joint type: written by the constructor (crba relies
-  // on that; the other sweeps also write it as they pass).
+  // Constant for every joint type: written once, by the constructor.
   Matrix6X S;
 
   // ABA workspace.

@@ -107,12 +107,11 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       for (int j = b; j > 0 && !acceleration_needed_[j]; j = m.parent[j]) acceleration_needed_[j] = true;
     }
   }
-  // Constant per body (articulatedFirstPass's bind-time inputs): the rigid
-  // inertias and S_i, so the first pass copies instead of recomputing them.
+  // Constant per body (articulatedFirstPass's bind-time input): the rigid
+  // inertias, so the first pass copies instead of recomputing them.
   rigid_inertias_.assign(m.nbodies(), Matrix6::Zero());
   for (int i = 1; i < m.nbodies(); ++i) {
     rigid_inertias_[i] = m.body_inertias[i].matrix();
-    detail::writeMotionSubspace(m, i, data_.S);
   }
 }
 

@@ -133,7 +133,6 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
   rigid_inertias_.push_back(Matrix6::Zero());
   for (int i = 1; i < nb; ++i) {
     rigid_inertias_.push_back(model_.body_inertias[i].matrix());
-    detail::writeMotionSubspace(model_, i, data.S);
   }
 }
 
@@ -154,7 +153,6 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
     const SE3& liMi = data.liMi[i];
     data.oMi[i] = data.oMi[p] * liMi;
-    if (rigid_inertias == nullptr) detail::writeMotionSubspace(model, i, data.S);
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);

@@ -163,8 +163,7 @@ class TreeRecursion {
 /// a_gf[0] = -g and u = τ. With `acceleration_needed` (one per body, closed
 /// towards the root) data.a only of the bodies it marks. With
 /// `rigid_inertias` (Inertia::matrix() of every body, computed at bind time)
-/// Ia is copied from it and data.S is taken as written already (S is
-/// constant for every joint type: writeMotionSubspaces once at bind time).
+/// Ia is copied from it.
 /// Shared by TreeRecursion and the loop solvers. No allocation.
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
