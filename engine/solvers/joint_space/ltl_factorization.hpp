@@ -63,6 +63,11 @@ class LtlFactorization {
   MatrixX denseL() const;
 
  private:
+#if defined(__AVX512F__)
+  void factorizeLongRow(const Eigen::Ref<const MatrixX>& M, int j);  // one dof with many descendants
+#endif
+  [[noreturn]] void throwNotPositiveDefinite(double pivot, int j) const;
+
   std::vector<int> parents_;
   std::vector<int> subtree_end_;  // dof j's descendants are j+1 .. subtree_end_[j]-1
   std::vector<int> ancestors_, ancestor_begin_;  // dof j's ancestors (λ(j), λ(λ(j)), ...), flattened
