@@ -259,9 +259,30 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
     // j supports added_below too (depth-first numbering: its subtree holds it).
     const bool add = j <= added_below && added_below < model.subtree_end[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-      // Angular and linear halves apart (detail::blockTransposeTimes says why).
-      const Vector3 w = oMj.R * data.S.col(k).head<3>();
-      const Vector3 lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
+      // Angular and linear halves apart (detail::blockTransposeTimes says why),
+      // through S's structure (detail::writeMotionSubspace): a revolute joint
+      // or a floating joint's rotation has no linear part, and a floating
+      // joint's columns are R's (the same values as the dense products with
+      // S's zeros and ones, without them).
+      Vector3 w, lin;
+      switch (model.joint_types[j]) {
+        case JointType::Revolute:
+          w.noalias() = oMj.R * model.joint_axes[j];
+          lin = lever.cross(w);
+          break;
+        case JointType::Floating:
+          if (k - iv < 3) {
+            w = oMj.R.col(k - iv);
+            lin = lever.cross(w);
+          } else {
+            w.setZero();
+            lin = oMj.R.col(k - iv - 3);
+          }
+          break;
+        default:
+          w.noalias() = oMj.R * data.S.col(k).head<3>();
+          lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
+      }
       const Eigen::Matrix<double, R, 1> rows =
           K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
       // All R rows at once when dim = R (the common case: a loop over dim
