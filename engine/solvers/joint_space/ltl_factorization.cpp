@@ -128,16 +128,18 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
   for (int j = n - 1; j >= 0; --j) {
     const int begin = j + 1, end = subtree_end_[j];
     const double* const row_j = U + j * ld;
-#if defined(__AVX512F__)
-    if (end - begin >= kLaneRow) {
-      factorizeLongRow(M, j);
-      continue;
-    }
-#endif
     double pivot = M(j, j);
-    for (int k = begin; k < end; ++k) {
-      scaled[k] = D[k] * row_j[k];
-      pivot -= row_j[k] * scaled[k];
+#if defined(__AVX512F__)
+    const bool lanes = end - begin >= kLaneRow;
+    if (lanes) pivot -= scaleAndDotLanes(row_j, D, begin, end, scaled);
+#else
+    constexpr bool lanes = false;
+#endif
+    if (!lanes) {
+      for (int k = begin; k < end; ++k) {
+        scaled[k] = D[k] * row_j[k];
+        pivot -= row_j[k] * scaled[k];
+      }
     }
     if (!(pivot > 0.0)) throwNotPositiveDefinite(pivot, j);
     diagonal_[j] = pivot;
@@ -147,6 +149,20 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
     // dof without descendants the sums are empty: U_ij = M_ij / D_j.
     const int* ancestor = ancestors_.data() + ancestor_begin_[j];
     const int* const ancestor_end = ancestors_.data() + ancestor_begin_[j + 1];
+#if defined(__AVX512F__)
+    if (lanes) {
+      for (; ancestor_end - ancestor >= 4; ancestor += 4) {
+        double sums[4];
+        dotFourLanes(U + ancestor[0] * ld, U + ancestor[1] * ld, U + ancestor[2] * ld, U + ancestor[3] * ld, scaled,
+                     begin, end, sums);
+        for (int a = 0; a < 4; ++a) U[ancestor[a] * ld + j] = (M(j, ancestor[a]) - sums[a]) * inverse_pivot;
+      }
+      for (; ancestor != ancestor_end; ++ancestor) {
+        U[*ancestor * ld + j] = (M(j, *ancestor) - dotLanes(U + *ancestor * ld, scaled, begin, end)) * inverse_pivot;
+      }
+      continue;
+    }
+#endif
     // Four ancestors at a time: four independent sums (each still added in
     // the order of k) keep the FMA unit busy where one sum
     // waits on its own latency; scaled[k] is loaded once for the four.
@@ -175,33 +191,6 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
     }
   }
 }
-
-#if defined(__AVX512F__)
-void LtlFactorization::factorizeLongRow(const Eigen::Ref<const MatrixX>& M, int j) {
-  // factorize()'s step for dof j, its sums in lanes (same terms, other order).
-  const int begin = j + 1, end = subtree_end_[j];
-  const Eigen::Index ld = upper_.outerStride();
-  double* const U = upper_.data();
-  double* const scaled = scaled_row_.data();
-  const double pivot = M(j, j) - scaleAndDotLanes(U + j * ld, diagonal_.data(), begin, end, scaled);
-  if (!(pivot > 0.0)) throwNotPositiveDefinite(pivot, j);
-  diagonal_[j] = pivot;
-  const double inverse_pivot = 1.0 / pivot;
-  inverse_diagonal_[j] = inverse_pivot;
-  const int* ancestor = ancestors_.data() + ancestor_begin_[j];
-  const int* const ancestor_end = ancestors_.data() + ancestor_begin_[j + 1];
-  for (; ancestor_end - ancestor >= 4; ancestor += 4) {
-    double sums[4];
-    dotFourLanes(U + ancestor[0] * ld, U + ancestor[1] * ld, U + ancestor[2] * ld, U + ancestor[3] * ld, scaled, begin,
-                 end, sums);
-    for (int a = 0; a < 4; ++a) U[ancestor[a] * ld + j] = (M(j, ancestor[a]) - sums[a]) * inverse_pivot;
-  }
-  for (; ancestor != ancestor_end; ++ancestor) {
-    const int i = *ancestor;
-    U[i * ld + j] = (M(j, i) - dotLanes(U + i * ld, scaled, begin, end)) * inverse_pivot;
-  }
-}
-#endif
 
 void LtlFactorization::throwNotPositiveDefinite(double pivot, int j) const {
   throw ModelError(model_->source_file, "model '" + model_->name + "'",

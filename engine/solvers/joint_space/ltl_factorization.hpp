@@ -63,9 +63,6 @@ class LtlFactorization {
   MatrixX denseL() const;
 
  private:
-#if defined(__AVX512F__)
-  void factorizeLongRow(const Eigen::Ref<const MatrixX>& M, int j);  // one dof with many descendants
-#endif
   [[noreturn]] void throwNotPositiveDefinite(double pivot, int j) const;
 
   std::vector<int> parents_;
