@@ -31,7 +31,10 @@ inline constexpr double kCholeskyCollapseRatio = 1e-12;
 /// A Cholesky factor with its own row-major storage, sized once.
 class SmallCholesky {
  public:
-  explicit SmallCholesky(int n = 0) : factor_(RowMajorMatrix::Zero(n, n)), inverse_diagonal_(VectorX::Zero(n)) {}
+  explicit SmallCholesky(int n = 0)
+      : factor_(RowMajorMatrix::Zero(n, n)),
+        inverse_diagonal_(VectorX::Zero(n)),
+        schur_(MatrixX::Zero((n + kLanes - 1) / kLanes * kLanes, n)) {}
 
   /// Factors A + shift·I for a symmetric A (both triangles stored: its upper
   /// triangle is read, by contiguous columns); returns choleskyInPlace's ratio
@@ -51,8 +54,12 @@ class SmallCholesky {
 
  private:
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  static constexpr int kLanes = 8;  // factorize's chunk of rows (one AVX-512 register)
   RowMajorMatrix factor_;     // G in the lower triangle
   VectorX inverse_diagonal_;  // 1 / G_jj
+  // factorize's workspace: A's Schur complements by columns, the rows padded
+  // to whole chunks (the padding rows stay zero and feed only themselves).
+  MatrixX schur_;
 };
 
 namespace detail {
