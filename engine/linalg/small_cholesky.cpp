@@ -117,8 +117,8 @@ double SmallCholesky::factorizeByRows(const Eigen::Ref<const MatrixX>& A, double
 }
 
 double SmallCholesky::factorizeBySchurColumns(const Eigen::Ref<const MatrixX>& A, double shift) {
-  // For the systems every ltl-family solve factors (Delassus matrices of
-  // 3-24 rows) the time is the chain from one pivot to the next, not the
+  // For Delassus matrices of 6-24 rows (welds, several contacts) the time
+  // is the chain from one pivot to the next, not the
   // m³/6 products: as dot products over G's rows (the row form) each entry
   // below a pivot waited on a chain of j dependent adds, and each pivot on a
   // square root and a division. So the Schur complements are updated right

@@ -3,12 +3,12 @@
 // systems the solvers factor at every solve: Delassus matrices and joint or
 // cluster blocks of a few dozen rows at most. Eigen's LLT is blocked for
 // large matrices; at these sizes its bookkeeping (gemv calls, triangular
-// kernels) costs more than the m³/6 products. One algorithm (row by row, each
-// entry a dot product over the row prefixes of G) serves two storages: in
-// place on any column-major block, and SmallCholesky's own row-major factor,
-// where the prefixes are contiguous. In place from 48 rows on (prox-bbo's
-// factor at a hub where many loops meet), where the strided row prefixes
-// miss the cache, the same factorisation runs column by column. No allocation.
+// kernels) costs more than the m³/6 products. In place on any column-major
+// block, row by row (each entry a dot product over the row prefixes of G),
+// and from 48 rows on (prox-bbo's factor at a hub where many loops meet),
+// where the strided row prefixes miss the cache, column by column.
+// SmallCholesky keeps its own row-major factor: the same row form below six
+// rows, and a right-looking (Schur) form from six on. No allocation.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,11 +34,11 @@ class SmallCholesky {
   explicit SmallCholesky(int n = 0)
       : factor_(RowMajorMatrix::Zero(n, n)),
         inverse_diagonal_(VectorX::Zero(n)),
-        schur_(MatrixX::Zero((n + kLanes - 1) / kLanes * kLanes, n)) {}
+        schur_(n >= kSchurFrom ? MatrixX::Zero((n + kLanes - 1) / kLanes * kLanes, n) : MatrixX()) {}
 
   /// Factors A + shift·I for a symmetric A (both triangles stored: its upper
   /// triangle is read, by contiguous columns); returns choleskyInPlace's ratio
-  /// (the same factorisation, multiplying by the inverted pivots).
+  /// (the smallest pivot over the largest diagonal entry; 0 if one is not positive).
   double factorize(const Eigen::Ref<const MatrixX>& A, double shift = 0.0);
   /// x ← (A + shift·I)⁻¹ x with the last factorisation: solveLower then solveUpper.
   void solveInPlace(Eigen::Ref<VectorX> x) const;
