@@ -26,12 +26,38 @@ namespace {
 
 // X*_{p←i} M: the columns of M are forces in i's frame, moved to p's frame
 // (f_p = R f, n_p = R n + t × f_p), blockwise as SE3::act does for one force.
+// (t × as cross products per column: skew(t)'s comma initializer went
+// through the stack, and the product reloaded it two entries at a time.)
 Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
   Matrix6 out;
   out.bottomRows<3>().noalias() = liMi.R * M.bottomRows<3>();
   out.topRows<3>().noalias() = liMi.R * M.topRows<3>();
-  out.topRows<3>().noalias() += skew(liMi.t) * out.bottomRows<3>();
+  for (int c = 0; c < 6; ++c) out.col(c).head<3>() += liMi.t.cross(Vector3(out.col(c).tail<3>()));
   return out;
+}
+
+// Six-vector products kept in their moment and force (or angular and linear)
+// halves, as detail::plusMatrixTimes: a Force assigned from a Vector6 had the
+// middle pair of the sum split through the stack (a store-forwarding stall;
+// perf: the top line of eliminate).
+// f + Aᵀ a for a 6 x 6 A.
+[[gnu::always_inline]] inline Force plusTransposeTimes(const Force& f, const Matrix6& A, const Motion& a) {
+  return {Vector3(f.n + A.topLeftCorner<3, 3>().transpose() * a.w + A.bottomLeftCorner<3, 3>().transpose() * a.v),
+          Vector3(f.f + A.topRightCorner<3, 3>().transpose() * a.w + A.bottomRightCorner<3, 3>().transpose() * a.v)};
+}
+
+// K a for K's top R rows (R x 6).
+template <int R, class Rows>
+[[gnu::always_inline]] inline Eigen::Matrix<double, R, 1> rowsTimes(const Rows& K, const Motion& a) {
+  return K.template leftCols<3>() * a.w + K.template rightCols<3>() * a.v;
+}
+
+// f + Kᵀ g for K's top R rows (R x 6).
+template <int R, class Rows>
+[[gnu::always_inline]] inline Force plusRowsTransposeTimes(const Force& f, const Rows& K,
+                                                           const Eigen::Matrix<double, R, 1>& g) {
+  return {Vector3(f.n + K.template leftCols<3>().transpose() * g),
+          Vector3(f.f + K.template rightCols<3>().transpose() * g)};
 }
 
 // M S_i and Mᵀ S_i through S_i's structure (detail::writeMotionSubspace:
@@ -152,11 +178,11 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       const Eigen::Matrix<double, 6, R> K1t = K1.transpose();
       const Eigen::Matrix<double, 6, R> muK1t = mu * K1t;
       data_.Ia[b1].noalias() += muK1t * K1t.transpose();
-      data_.pa[b1] = Force(data_.pa[b1].toVector() - K1t * g);
+      data_.pa[b1] = plusRowsTransposeTimes<R>(data_.pa[b1], K1, VectorR(-g));
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
       data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
-      data_.pa[b2] = Force(data_.pa[b2].toVector() - K2t * g);
+      data_.pa[b2] = plusRowsTransposeTimes<R>(data_.pa[b2], K2, VectorR(-g));
       addCoupling(constraint_coupling_[c], muK1t * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
     });
   }
@@ -201,8 +227,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     // (on H_{π(i),π(i)} symmetrised when π(i) ∈ N_i) and f_j -= (P_i H_{i,j})ᵀ a_b,i
     // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known (-g) and
     // joins a_b,i, as in §IV-A.
-    const Vector6 a_known =
-        p == 0 ? (detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i]).toVector() : data_.c[i].toVector();
+    const Motion a_known = p == 0 ? detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i] : data_.c[i];
     for (int a = 0; a < n; ++a) {
       const CouplingRef& ref = step.neighbours[a];
       const int j = ref.body;
@@ -214,8 +239,9 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
         PH = coupling_[ref.slot];
       }
       PH.noalias() -= UDinv * G_a.transpose();
-      data_.pa[j] = Force(data_.pa[j].toVector() + PH.transpose() * a_known +
-                          neighbour_SDinv_.middleCols<NV>(a * NV) * u);
+      data_.pa[j] = detail::plusBlockTimes<NV>(plusTransposeTimes(data_.pa[j], PH, a_known),
+                                               neighbour_SDinv_.middleCols<NV>(a * NV),
+                                               Eigen::Matrix<double, NV, 1>(u));
       if (p == 0) continue;
       const Matrix6 B = forcesToParent(liMi, PH);
       if (j == p) {
@@ -266,8 +292,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       const auto K1 = cdata_.K1[c].topRows<R>();
       const auto K2 = cdata_.K2[c].topRows<R>();
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-      VectorR error = K1 * data_.a_gf[con.body1].toVector();
-      if (con.body2 != 0) error.noalias() += K2 * data_.a_gf[con.body2].toVector();
+      VectorR error = rowsTimes<R>(K1, data_.a_gf[con.body1]);
+      if (con.body2 != 0) error += rowsTimes<R>(K2, data_.a_gf[con.body2]);
       for (int r = 0; r < dim; ++r) {
         error[r] -= target_[row + r];
         residual = std::max(residual, std::abs(error[r]));
@@ -275,10 +301,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       }
       // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
       const VectorR g = mu * error;
-      delta_force_[con.body1] = Force(delta_force_[con.body1].toVector() + K1.transpose() * g);
-      if (con.body2 != 0) {
-        delta_force_[con.body2] = Force(delta_force_[con.body2].toVector() + K2.transpose() * g);
-      }
+      delta_force_[con.body1] = plusRowsTransposeTimes<R>(delta_force_[con.body1], K1, g);
+      if (con.body2 != 0) delta_force_[con.body2] = plusRowsTransposeTimes<R>(delta_force_[con.body2], K2, g);
     });
   }
   return residual;
