@@ -6,6 +6,7 @@
 #include <string>
 
 #include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 
@@ -122,7 +123,9 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       delta_u_(VectorX::Zero(constraints.model().nv)) {
   requireProximalSettings(constraints, settings, "lcaba");
   const Model& m = constraints.model();
-  acceleration_needed_.assign(m.nbodies(), false);
+  // The link targets (evaluateLinkTargets: k_link on a_gf, J̇v through the
+  // links' c_i) read no data.a, so the first pass builds none.
+  no_accelerations_.assign(m.nbodies(), false);
   for (int c = 0; c < constraints.size(); ++c) {
     const Constraint& con = constraints[c];
     if (con.kind == ConstraintKind::Coupling) {
@@ -132,10 +135,6 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     }
     if (con.body2 != 0) {
       constraint_coupling_[c] = {con.body2, ordering_.slotOf(con.body1, con.body2), con.body1 > con.body2};
-    }
-    // The constraint terms read data.a (v̇ = 0) of both ends, built root to leaf.
-    for (int b : {con.body1, con.body2}) {
-      for (int j = b; j > 0 && !acceleration_needed_[j]; j = m.parent[j]) acceleration_needed_[j] = true;
     }
   }
   // Constant per body (articulatedFirstPass's bind-time input): the rigid
@@ -370,8 +369,8 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
   if (!settings_.warm_start) lambda_.setZero();
   // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
   // constraint terms' inputs; the neighbour sets are the bind-time ordering's.
-  articulatedFirstPass(model(), data_, q, v, tau, fext, &acceleration_needed_, &rigid_inertias_);
-  evaluateConstraints(constraints_, data_, q, v, cdata_);
+  articulatedFirstPass(model(), data_, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
+  evaluateLinkTargets(constraints_, data_, q, v, cdata_);
   const SolveStats stats = iterate(vdot, nullptr);
   lambda = lambda_;
   return stats;
@@ -383,9 +382,9 @@ SolveStats LcabaSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const E
   // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
   // Alg. 1-3 unchanged, the reduced two-sweep iterations included. The
   // multipliers start from zero in their own buffer: solve()'s warm start stays.
-  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &acceleration_needed_, &rigid_inertias_);
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &no_accelerations_, &rigid_inertias_);
   data_.a_gf[0] = Motion(Vector6::Zero());
-  evaluateConstraints(constraints_, data_, q, zero_nv_, cdata_);
+  evaluateLinkTargets(constraints_, data_, q, zero_nv_, cdata_);
   lambda_.swap(impulse_);
   lambda_.setZero();
   const SolveStats stats = iterate(delta, &r);
