@@ -6,6 +6,7 @@
 #include <string>
 
 #include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/rooted_factor.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
@@ -52,6 +53,11 @@ ProxBboSolver::ProxBboSolver(const ConstraintSet& constraints, const SolverSetti
     }
   }
   const int nb = model().nbodies();
+  // As lcaba: the link targets read no data.a (the first pass builds none),
+  // and the rigid inertias are copied from bind time.
+  no_accelerations_.assign(nb, false);
+  rigid_inertias_.assign(nb, Matrix6::Zero());
+  for (int i = 1; i < nb; ++i) rigid_inertias_[i] = model().body_inertias[i].matrix();
   int max_carried = 0;
   factor_.resize(nb);
   YU_.resize(nb);
@@ -368,8 +374,8 @@ SolveStats ProxBboSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   if (!settings_.warm_start) lambda_prev_.setZero();
   // Alg. 6 line 1 = Alg. 4: first forward sweep (lines 1-3), then iterate().
-  articulatedFirstPass(model(), data_, q, v, tau, fext);
-  evaluateConstraints(constraints_, data_, q, v, cdata_);
+  articulatedFirstPass(model(), data_, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
+  evaluateLinkTargets(constraints_, data_, q, v, cdata_);
   const SolveStats stats = iterate(vdot, nullptr);
   lambda = lambda_;
   return stats;
@@ -381,9 +387,9 @@ SolveStats ProxBboSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const
   // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
   // Alg. 4-6 unchanged, the reduced two-sweep iterations included. λ⁰ = 0 in
   // buffers of their own: solve()'s warm start stays.
-  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {});
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &no_accelerations_, &rigid_inertias_);
   data_.a_gf[0] = Motion(Vector6::Zero());
-  evaluateConstraints(constraints_, data_, q, zero_nv_, cdata_);
+  evaluateLinkTargets(constraints_, data_, q, zero_nv_, cdata_);
   lambda_.swap(impulse_);
   lambda_prev_.swap(impulse_prev_);
   lambda_prev_.setZero();
