@@ -161,10 +161,12 @@ template <int NV, class Block>
   return B.template topRows<3>().transpose() * a.w + B.template bottomRows<3>().transpose() * a.v;
 }
 
-/// f + A m for a 6 x 6 matrix A (an inertia) and a motion m, halves kept apart.
-[[gnu::always_inline]] inline Force plusMatrixTimes(const Force& f, const Matrix6& A, const Motion& m) {
-  return {Vector3(f.n + A.topLeftCorner<3, 3>() * m.w + A.topRightCorner<3, 3>() * m.v),
-          Vector3(f.f + A.bottomLeftCorner<3, 3>() * m.w + A.bottomRightCorner<3, 3>() * m.v)};
+/// f + A m for a 6 x 6 matrix A (an inertia, or a transposed coupling) and a
+/// motion m, halves kept apart.
+template <class Matrix>
+[[gnu::always_inline]] inline Force plusMatrixTimes(const Force& f, const Matrix& A, const Motion& m) {
+  return {Vector3(f.n + A.template topLeftCorner<3, 3>() * m.w + A.template topRightCorner<3, 3>() * m.v),
+          Vector3(f.f + A.template bottomLeftCorner<3, 3>() * m.w + A.template bottomRightCorner<3, 3>() * m.v)};
 }
 
 /// f + B x for a 6 x NV block B, halves kept apart (as blockTransposeTimes).

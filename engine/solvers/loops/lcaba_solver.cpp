@@ -37,30 +37,6 @@ Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
   return out;
 }
 
-// Six-vector products kept in their moment and force (or angular and linear)
-// halves, as detail::plusMatrixTimes: a Force assigned from a Vector6 had the
-// middle pair of the sum split through the stack (a store-forwarding stall;
-// perf: the top line of eliminate).
-// f + Aᵀ a for a 6 x 6 A.
-[[gnu::always_inline]] inline Force plusTransposeTimes(const Force& f, const Matrix6& A, const Motion& a) {
-  return {Vector3(f.n + A.topLeftCorner<3, 3>().transpose() * a.w + A.bottomLeftCorner<3, 3>().transpose() * a.v),
-          Vector3(f.f + A.topRightCorner<3, 3>().transpose() * a.w + A.bottomRightCorner<3, 3>().transpose() * a.v)};
-}
-
-// K a for K's top R rows (R x 6).
-template <int R, class Rows>
-[[gnu::always_inline]] inline Eigen::Matrix<double, R, 1> rowsTimes(const Rows& K, const Motion& a) {
-  return K.template leftCols<3>() * a.w + K.template rightCols<3>() * a.v;
-}
-
-// f + Kᵀ g for K's top R rows (R x 6).
-template <int R, class Rows>
-[[gnu::always_inline]] inline Force plusRowsTransposeTimes(const Force& f, const Rows& K,
-                                                           const Eigen::Matrix<double, R, 1>& g) {
-  return {Vector3(f.n + K.template leftCols<3>().transpose() * g),
-          Vector3(f.f + K.template rightCols<3>().transpose() * g)};
-}
-
 // M S_i and Mᵀ S_i through S_i's structure (detail::writeMotionSubspace:
 // revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I)
 // instead of a dense 6 x 6 times 6 x nv product.
@@ -122,10 +98,6 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       delta_a_(constraints.model().nbodies(), Motion(Vector6::Zero())),
       delta_u_(VectorX::Zero(constraints.model().nv)) {
   requireProximalSettings(constraints, settings, "lcaba");
-  const Model& m = constraints.model();
-  // The link targets (evaluateLinkTargets: k_link on a_gf, J̇v through the
-  // links' c_i) read no data.a, so the first pass builds none.
-  no_accelerations_.assign(m.nbodies(), false);
   for (int c = 0; c < constraints.size(); ++c) {
     const Constraint& con = constraints[c];
     if (con.kind == ConstraintKind::Coupling) {
@@ -139,10 +111,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
   }
   // Constant per body (articulatedFirstPass's bind-time input): the rigid
   // inertias, so the first pass copies instead of recomputing them.
-  rigid_inertias_.assign(m.nbodies(), Matrix6::Zero());
-  for (int i = 1; i < m.nbodies(); ++i) {
-    rigid_inertias_[i] = m.body_inertias[i].matrix();
-  }
+  rigid_inertias_ = rigidInertiaMatrices(constraints.model());
 }
 
 // K¹ and K² are 6 x 6 with the constraint's rows on top and zeros below
@@ -177,11 +146,15 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       const Eigen::Matrix<double, 6, R> K1t = K1.transpose();
       const Eigen::Matrix<double, 6, R> muK1t = mu * K1t;
       data_.Ia[b1].noalias() += muK1t * K1t.transpose();
-      data_.pa[b1] = plusRowsTransposeTimes<R>(data_.pa[b1], K1, VectorR(-g));
+      // Six-vector products by halves (detail::plusBlockTimes, plusMatrixTimes,
+      // blockTransposeTimes, here and below): a Force assigned from a Vector6
+      // had the middle pair of the sum split through the stack (perf: the top
+      // line of eliminate).
+      data_.pa[b1] = detail::plusBlockTimes<R>(data_.pa[b1], K1t, VectorR(-g));
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
       data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
-      data_.pa[b2] = plusRowsTransposeTimes<R>(data_.pa[b2], K2, VectorR(-g));
+      data_.pa[b2] = detail::plusBlockTimes<R>(data_.pa[b2], K2t, VectorR(-g));
       addCoupling(constraint_coupling_[c], muK1t * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
     });
   }
@@ -238,7 +211,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
         PH = coupling_[ref.slot];
       }
       PH.noalias() -= UDinv * G_a.transpose();
-      data_.pa[j] = detail::plusBlockTimes<NV>(plusTransposeTimes(data_.pa[j], PH, a_known),
+      data_.pa[j] = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data_.pa[j], PH.transpose(), a_known),
                                                neighbour_SDinv_.middleCols<NV>(a * NV),
                                                Eigen::Matrix<double, NV, 1>(u));
       if (p == 0) continue;
@@ -291,8 +264,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       const auto K1 = cdata_.K1[c].topRows<R>();
       const auto K2 = cdata_.K2[c].topRows<R>();
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-      VectorR error = rowsTimes<R>(K1, data_.a_gf[con.body1]);
-      if (con.body2 != 0) error += rowsTimes<R>(K2, data_.a_gf[con.body2]);
+      VectorR error = detail::blockTransposeTimes<R>(K1.transpose(), data_.a_gf[con.body1]);
+      if (con.body2 != 0) error += detail::blockTransposeTimes<R>(K2.transpose(), data_.a_gf[con.body2]);
       for (int r = 0; r < dim; ++r) {
         error[r] -= target_[row + r];
         residual = std::max(residual, std::abs(error[r]));
@@ -300,8 +273,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       }
       // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
       const VectorR g = mu * error;
-      delta_force_[con.body1] = plusRowsTransposeTimes<R>(delta_force_[con.body1], K1, g);
-      if (con.body2 != 0) delta_force_[con.body2] = plusRowsTransposeTimes<R>(delta_force_[con.body2], K2, g);
+      delta_force_[con.body1] = detail::plusBlockTimes<R>(delta_force_[con.body1], K1.transpose(), g);
+      if (con.body2 != 0) delta_force_[con.body2] = detail::plusBlockTimes<R>(delta_force_[con.body2], K2.transpose(), g);
     });
   }
   return residual;
@@ -369,7 +342,9 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
   if (!settings_.warm_start) lambda_.setZero();
   // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
   // constraint terms' inputs; the neighbour sets are the bind-time ordering's.
-  articulatedFirstPass(model(), data_, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
+  // The link targets (evaluateLinkTargets: k_link on a_gf, J̇v through the
+  // links' c_i) read no data.a, so the first pass builds none.
+  articulatedFirstPass(model(), data_, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_);
   evaluateLinkTargets(constraints_, data_, q, v, cdata_);
   const SolveStats stats = iterate(vdot, nullptr);
   lambda = lambda_;
@@ -382,7 +357,7 @@ SolveStats LcabaSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const E
   // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
   // Alg. 1-3 unchanged, the reduced two-sweep iterations included. The
   // multipliers start from zero in their own buffer: solve()'s warm start stays.
-  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &no_accelerations_, &rigid_inertias_);
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, /*with_accelerations=*/false, &rigid_inertias_);
   data_.a_gf[0] = Motion(Vector6::Zero());
   evaluateLinkTargets(constraints_, data_, q, zero_nv_, cdata_);
   lambda_.swap(impulse_);

@@ -76,7 +76,6 @@ class LcabaSolver final : public ConstrainedSolver {
 
   EliminationOrdering ordering_;
   std::vector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
-  std::vector<bool> no_accelerations_;    // all false: the first pass builds no data.a
   Data data_;            // kinematics, Ia = H_{i,i}, pa = -f_i (ABA's sign), U, D⁻¹, u, a_gf
   ConstraintData cdata_;  // K¹, K², k_link
   std::vector<Matrix6> coupling_;   // H_{j,k}, one per slot of the ordering

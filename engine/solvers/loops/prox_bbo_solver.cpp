@@ -53,11 +53,9 @@ ProxBboSolver::ProxBboSolver(const ConstraintSet& constraints, const SolverSetti
     }
   }
   const int nb = model().nbodies();
-  // As lcaba: the link targets read no data.a (the first pass builds none),
-  // and the rigid inertias are copied from bind time.
-  no_accelerations_.assign(nb, false);
-  rigid_inertias_.assign(nb, Matrix6::Zero());
-  for (int i = 1; i < nb; ++i) rigid_inertias_[i] = model().body_inertias[i].matrix();
+  // As lcaba: the first pass copies the rigid inertias, and builds no data.a
+  // (the link targets read none).
+  rigid_inertias_ = rigidInertiaMatrices(model());
   int max_carried = 0;
   factor_.resize(nb);
   YU_.resize(nb);
@@ -374,7 +372,7 @@ SolveStats ProxBboSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen:
                                 Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
   if (!settings_.warm_start) lambda_prev_.setZero();
   // Alg. 6 line 1 = Alg. 4: first forward sweep (lines 1-3), then iterate().
-  articulatedFirstPass(model(), data_, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
+  articulatedFirstPass(model(), data_, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_);
   evaluateLinkTargets(constraints_, data_, q, v, cdata_);
   const SolveStats stats = iterate(vdot, nullptr);
   lambda = lambda_;
@@ -387,7 +385,7 @@ SolveStats ProxBboSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const
   // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
   // Alg. 4-6 unchanged, the reduced two-sweep iterations included. λ⁰ = 0 in
   // buffers of their own: solve()'s warm start stays.
-  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, &no_accelerations_, &rigid_inertias_);
+  articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, /*with_accelerations=*/false, &rigid_inertias_);
   data_.a_gf[0] = Motion(Vector6::Zero());
   evaluateLinkTargets(constraints_, data_, q, zero_nv_, cdata_);
   lambda_.swap(impulse_);

@@ -97,7 +97,6 @@ class ProxBboSolver final : public ConstrainedSolver {
   std::vector<Force> delta_force_;  // Alg. 5's Δf as ABA's Δp
   std::vector<Motion> delta_a_;
   VectorX delta_u_;
-  std::vector<bool> no_accelerations_;    // all false: the first pass builds no data.a
   std::vector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
 };
 

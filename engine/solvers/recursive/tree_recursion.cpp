@@ -126,19 +126,21 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
     rows_begin_[i] = first_row_at_or_after(i);
     own_rows_end_[i] = first_row_at_or_after(i + 1);
     rows_end_[i] = first_row_at_or_after(i == 0 ? nb : model_.subtree_end[i]);
-    no_accelerations_.push_back(false);
     if (i > 0) (rows_end_[i] > rows_begin_[i] ? constrained_bodies_ : unconstrained_bodies_).push_back(i);
   }
   // Constant per body: the first pass copies them instead of recomputing them.
-  rigid_inertias_.push_back(Matrix6::Zero());
-  for (int i = 1; i < nb; ++i) {
-    rigid_inertias_.push_back(model_.body_inertias[i].matrix());
-  }
+  rigid_inertias_ = rigidInertiaMatrices(model_);
+}
+
+std::vector<Matrix6> rigidInertiaMatrices(const Model& model) {
+  std::vector<Matrix6> out(model.nbodies(), Matrix6::Zero());
+  for (int i = 1; i < model.nbodies(); ++i) out[i] = model.body_inertias[i].matrix();
+  return out;
 }
 
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed,
+                          std::span<const Force> fext, bool with_accelerations,
                           const std::vector<Matrix6>* rigid_inertias) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
@@ -157,7 +159,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
       constexpr int NV = decltype(nv_tag)::value;
       detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
     });
-    if (acceleration_needed == nullptr || (*acceleration_needed)[i]) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
+    if (with_accelerations) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
@@ -170,7 +172,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
   // No data.a: line 5's rows need only K¹ and k_link (below).
-  articulatedFirstPass(model_, data, q, v, tau, fext, &no_accelerations_, &rigid_inertias_);
+  articulatedFirstPass(model_, data, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 

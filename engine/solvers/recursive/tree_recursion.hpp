@@ -149,7 +149,6 @@ class TreeRecursion {
   std::vector<int> row_global_, row_body_, row_constraint_, row_local_;
   std::vector<int> constraint_order_, constraint_first_row_;  // constraints in internal order, their first row
   std::vector<int> rows_begin_, rows_end_, own_rows_end_;
-  std::vector<bool> no_accelerations_;  // all false: pass 1 writes no data.a (forwardSweep)
   std::vector<int> constrained_bodies_, unconstrained_bodies_;  // rows in the subtree or not, increasing
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
@@ -160,15 +159,19 @@ class TreeRecursion {
 /// paper 001 §IV-C1): placements liMi / oMi, S, velocities v_i, c_i = v_i ×
 /// S_i q̇_i, data.a = the velocity-product accelerations (v̇ = 0, what the
 /// constraint terms need), Ia = H_i, pa = v ×* H v - f_ext (ABA's sign),
-/// a_gf[0] = -g and u = τ. With `acceleration_needed` (one per body, closed
-/// towards the root) data.a only of the bodies it marks. With
-/// `rigid_inertias` (Inertia::matrix() of every body, computed at bind time)
-/// Ia is copied from it.
+/// a_gf[0] = -g and u = τ. Without `with_accelerations` no data.a (the
+/// solvers that read only the link targets, evaluateLinkTargets). With
+/// `rigid_inertias` (rigidInertiaMatrices, computed at bind time) Ia is
+/// copied from it.
 /// Shared by TreeRecursion and the loop solvers. No allocation.
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, const std::vector<bool>* acceleration_needed = nullptr,
+                          std::span<const Force> fext, bool with_accelerations = true,
                           const std::vector<Matrix6>* rigid_inertias = nullptr);
+
+/// Inertia::matrix() of every body (a zero block for the world): the first
+/// pass's constant input, formed once at bind time.
+std::vector<Matrix6> rigidInertiaMatrices(const Model& model);
 
 // The structured joint products (subspaceMotion, subspaceTransposeTimes,
 // factorJoint) live with ABA's in algorithms/joint_motion.hpp.
