@@ -52,13 +52,14 @@ class SmallCholesky {
 
   int size() const { return static_cast<int>(factor_.rows()); }
 
+  static constexpr int kLanes = 8;  // the Schur form's chunk of rows (one AVX-512 register)
+
  private:
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // From this size on (a weld and more) the Schur form; below it the row
   // form. Factorisation, row form against Schur form: 3 rows 27 / 39 ns,
   // 6 rows 83 / 76, 12 rows 204 / 214, 24 rows 843 / 665.
   static constexpr int kSchurFrom = 6;
-  static constexpr int kLanes = 8;  // the Schur form's chunk of rows (one AVX-512 register)
   double factorizeByRows(const Eigen::Ref<const MatrixX>& A, double shift);
   double factorizeBySchurColumns(const Eigen::Ref<const MatrixX>& A, double shift);
   RowMajorMatrix factor_;     // G in the lower triangle
