@@ -91,8 +91,9 @@ double unrolledSchurColumns(const Eigen::Ref<const MatrixX>& A, double shift, do
     s[j] += shift;
     scale = std::max(scale, s[j]);
   });
-  // A pivot that is not positive makes the ones after it NaN: no early exit
-  // (it would be a branch inside the unrolled sweep), the ratio is 0 all the same.
+  // No early exit at a pivot that is not positive (a branch inside the
+  // unrolled sweep): the sweep ends on meaningless values, and the ratio is 0
+  // as the loops' early return gives.
   bool positive = true;
   double min_pivot = std::numeric_limits<double>::infinity();
   unrolled(0, n, [&](int j) {

@@ -8,7 +8,9 @@
 // and from 48 rows on (prox-bbo's factor at a hub where many loops meet),
 // where the strided row prefixes miss the cache, column by column.
 // SmallCholesky keeps its own row-major factor: the same row form below six
-// rows, and a right-looking (Schur) form from six on. No allocation.
+// rows, and a right-looking (Schur) form from six on, fully unrolled at the
+// sizes of one to four welds or three or four point contacts (6, 9, 12, 18,
+// 24 rows). No allocation.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -46,12 +46,13 @@ TEST(SmallCholesky, InPlaceReportsAnIndefiniteLargeBlock) {
 }
 
 // SmallCholesky (its own row-major factor: the row form below six rows, rows
-// four at a time, and the Schur form from six rows, in chunks of eight):
-// the same factor and solution as Eigen's LLT and the same pivot ratio as
-// the row form, at sizes on both sides of the four-row blocks and of whole
-// chunks, with the shift applied, and 0 for an indefinite matrix. No allocation.
+// four at a time, and the Schur form from six rows, in chunks of eight,
+// unrolled at 6, 9, 12, 18 and 24 rows): the same factor and solution as
+// Eigen's LLT and the same pivot ratio as the row form, at sizes on both
+// sides of the four-row blocks and of whole chunks, unrolled or not, with the
+// shift applied, and 0 for an indefinite matrix. No allocation.
 TEST(SmallCholesky, OwnFactorMatchesLltWithAndWithoutShift) {
-  for (int n : {1, 3, 4, 5, 6, 8, 9, 12, 13, 24, 36, 37}) {
+  for (int n : {1, 3, 4, 5, 6, 8, 9, 12, 13, 18, 24, 36, 37}) {
     for (double shift : {0.0, 0.25}) {
       const MatrixX A = randomSpd(n, static_cast<unsigned>(100 + n));
       const MatrixX shifted = A + shift * MatrixX::Identity(n, n);
@@ -72,7 +73,7 @@ TEST(SmallCholesky, OwnFactorMatchesLltWithAndWithoutShift) {
       EXPECT_NEAR(ratio, row_ratio, 1e-12 * row_ratio) << n << " shift " << shift;
     }
   }
-  for (int n : {4, 13}) {  // both forms
+  for (int n : {4, 13, 12, 24}) {  // both forms, the Schur form looped and unrolled
     MatrixX indefinite = randomSpd(n, 7);
     indefinite(n - 2, n - 2) = -1.0;
     SmallCholesky cholesky(n);
