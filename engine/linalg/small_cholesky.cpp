@@ -51,7 +51,10 @@ void choleskySolveColumns(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX
 // 392 against 656 at 24, and 65 against 112 ns to solve at 12.
 // Same operations in the same order: the factor is bitwise the loops'; the
 // substitutions differ at round-off (GCC groups the products of a row's sum
-// into vectors differently, fused or not). Other sizes keep the loops.
+// into vectors differently, fused or not). Other sizes keep the loops of the
+// member functions: one template for both (plain loops at a runtime size)
+// factored 13 and 30 rows 4-7 % slower, and ltl on Digit standing (30 rows)
+// took 2.61 against 2.44 ABA (4 interleaved runs), so the two forms stay.
 // Calls f(std::integral_constant<int, n>) and returns true for those sizes.
 template <class F>
 bool withCommonSize(int n, F&& f) {
