@@ -304,6 +304,66 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
   }
 }
 
+// The rows of a weld or connect to the world (a foot or hand on the ground),
+// straight from the placements: frame A's velocity is R_Aᵀ times the world
+// twist at point A, so column k is [R_Aᵀ ω; R_Aᵀ (v + (p_j − p_A) × ω)]
+// (ω, v = R_j S_k) — a connect keeps the linear rows. Equal to K¹ times the
+// body Jacobian (writeBodyJacobianRowsFixed) to round-off, without K¹'s
+// products: perf put those rows at 6 % of ltl on Go1 standing.
+template <int R>
+void writeWorldEndRows(const Model& model, const Data& data, int body, const SE3& oMa, Eigen::Ref<MatrixX> J_rows) {
+  static_assert(R == 3 || R == 6);
+  const Matrix3 RaT = oMa.R.transpose();
+  const auto write = [&](int k, const Vector3& w, const Vector3& lin) {
+    if constexpr (R == 6) {
+      J_rows.col(k).template head<3>().noalias() = RaT * w;
+      J_rows.col(k).template segment<3>(3).noalias() = RaT * lin;
+    } else {
+      J_rows.col(k).template head<3>().noalias() = RaT * lin;
+    }
+  };
+  for (int j = body; j > 0; j = model.parent[j]) {
+    const SE3& oMj = data.oMi[j];
+    const Vector3 lever = oMj.t - oMa.t;
+    const int iv = model.idx_v[j];
+    switch (model.joint_types[j]) {
+      case JointType::Revolute: {
+        const Vector3 w = oMj.R * model.joint_axes[j];
+        write(iv, w, lever.cross(w));
+        break;
+      }
+      case JointType::Floating: {
+        // Body-frame twist [ω; v]: with A = R_Aᵀ R_j and l = R_jᵀ lever, the
+        // rotation columns are [A e_m; A (l × e_m)], the translation ones [0; A e_m].
+        const Matrix3 A = RaT * oMj.R;
+        const Vector3 l = oMj.R.transpose() * lever;
+        const Vector3 lin0 = l[2] * A.col(1) - l[1] * A.col(2);
+        const Vector3 lin1 = l[0] * A.col(2) - l[2] * A.col(0);
+        const Vector3 lin2 = l[1] * A.col(0) - l[0] * A.col(1);
+        if constexpr (R == 6) {
+          J_rows.template block<3, 3>(0, iv) = A;
+          J_rows.template block<3, 3>(0, iv + 3).setZero();
+          J_rows.col(iv).template segment<3>(3) = lin0;
+          J_rows.col(iv + 1).template segment<3>(3) = lin1;
+          J_rows.col(iv + 2).template segment<3>(3) = lin2;
+          J_rows.template block<3, 3>(3, iv + 3) = A;
+        } else {
+          J_rows.col(iv).template head<3>() = lin0;
+          J_rows.col(iv + 1).template head<3>() = lin1;
+          J_rows.col(iv + 2).template head<3>() = lin2;
+          J_rows.template block<3, 3>(0, iv + 3) = A;
+        }
+        break;
+      }
+      default:
+        for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
+          const Vector3 w = oMj.R * data.S.col(k).head<3>();
+          write(k, w, oMj.R * data.S.col(k).tail<3>() + lever.cross(w));
+        }
+    }
+  }
+}
+
 // Three rows (connects, the common contact) or up to six.
 void writeBodyJacobianRows(const Model& model, const Data& data, int body, const ConstraintRows& K, int dim,
                            int added_below, Eigen::Ref<MatrixX> J_rows) {
@@ -328,6 +388,14 @@ void writeJacobianRows(const ConstraintSet& set, int i, const Data& data, Constr
     return;
   }
   auto rows = cd.J.middleRows(set.rowOffset(i), c.dimension());
+  if (c.body2 == 0 && c.row_mask.empty() && (c.kind == ConstraintKind::Weld || c.kind == ConstraintKind::Connect)) {
+    if (c.kind == ConstraintKind::Weld) {
+      writeWorldEndRows<6>(model, data, c.body1, cd.oMa[i], rows);
+    } else {
+      writeWorldEndRows<3>(model, data, c.body1, cd.oMa[i], rows);
+    }
+    return;
+  }
   // Only the columns on the two bodies' paths to the root are ever written
   // (the rest stay zero from construction): body1's are assigned, then
   // body2's below the common ancestors assigned and the shared ones added to.

@@ -93,6 +93,11 @@ std::vector<Constraint> consistentConstraints(const Model& model, const VectorX&
   masked_weld.name = "weld_masked";
   masked_weld.row_mask = {1, 3, 5};
   out.push_back(attach(masked_weld));
+  // A point contact: connect to the world (the rows' own path for world ends).
+  Constraint connect_world = out[2];
+  connect_world.name = "connect_world";
+  connect_world.body2 = 0;
+  out.push_back(attach(connect_world));
   Constraint coupling;
   coupling.name = "gear";
   coupling.kind = ConstraintKind::Coupling;
