@@ -40,6 +40,15 @@ inline void worldInertiaAndSubspace(const Model& model, Data& data, int i) {
     case JointType::Prismatic:
       oS.col(iv) << Vector3::Zero(), oMi.R * model.joint_axes[i];
       break;
+    case JointType::Floating:  // S = I: the world images of the six unit twists
+      for (int k = 0; k < 3; ++k) {
+        const Vector3 r = oMi.R.col(k);
+        oS.col(iv + k).head<3>() = r;
+        oS.col(iv + k).tail<3>() = oMi.t.cross(r);
+        oS.col(iv + 3 + k).head<3>().setZero();
+        oS.col(iv + 3 + k).tail<3>() = r;
+      }
+      break;
     default:
       for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
         const Motion s = oMi.act(Motion(data.S.col(k)));
