@@ -235,6 +235,37 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 }
 
+// The world twist of dof k (of joint j) at a point, angular and linear
+// halves apart (detail::blockTransposeTimes says why): ω = R_j S_k,ω and
+// R_j S_k,v + lever × ω, lever = p_j − p. Through S's structure
+// (detail::writeMotionSubspace): a revolute joint or a floating joint's
+// rotation has no linear part, and a floating joint's columns are R's (the
+// same values as the dense products with S's zeros and ones, without them).
+[[gnu::always_inline]] inline void dofTwistAtPoint(const Model& model, const Data& data, int j, int k,
+                                                   const Vector3& lever, Vector3& w, Vector3& lin) {
+  const SE3& oMj = data.oMi[j];
+  switch (model.joint_types[j]) {
+    case JointType::Revolute:
+      w.noalias() = oMj.R * model.joint_axes[j];
+      lin = lever.cross(w);
+      break;
+    case JointType::Floating: {
+      const int m = k - model.idx_v[j];
+      if (m < 3) {
+        w = oMj.R.col(m);
+        lin = lever.cross(w);
+      } else {
+        w.setZero();
+        lin = oMj.R.col(m - 3);
+      }
+      break;
+    }
+    default:
+      w.noalias() = oMj.R * data.S.col(k).head<3>();
+      lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
+  }
+}
+
 // J_rows = K · J_body, touching only the columns of the body's support (the
 // dofs on its path to the root; the others stay zero from construction), or
 // += on the columns that are also on `added_below`'s path (the second body of
@@ -259,30 +290,8 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
     // j supports added_below too (depth-first numbering: its subtree holds it).
     const bool add = j <= added_below && added_below < model.subtree_end[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-      // Angular and linear halves apart (detail::blockTransposeTimes says why),
-      // through S's structure (detail::writeMotionSubspace): a revolute joint
-      // or a floating joint's rotation has no linear part, and a floating
-      // joint's columns are R's (the same values as the dense products with
-      // S's zeros and ones, without them).
       Vector3 w, lin;
-      switch (model.joint_types[j]) {
-        case JointType::Revolute:
-          w.noalias() = oMj.R * model.joint_axes[j];
-          lin = lever.cross(w);
-          break;
-        case JointType::Floating:
-          if (k - iv < 3) {
-            w = oMj.R.col(k - iv);
-            lin = lever.cross(w);
-          } else {
-            w.setZero();
-            lin = oMj.R.col(k - iv - 3);
-          }
-          break;
-        default:
-          w.noalias() = oMj.R * data.S.col(k).head<3>();
-          lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
-      }
+      dofTwistAtPoint(model, data, j, k, lever, w, lin);
       const Eigen::Matrix<double, R, 1> rows =
           K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
       // All R rows at once when dim = R (the common case: a loop over dim
@@ -309,57 +318,49 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
 // twist at point A, so column k is [R_Aᵀ ω; R_Aᵀ (v + (p_j − p_A) × ω)]
 // (ω, v = R_j S_k) — a connect keeps the linear rows. Equal to K¹ times the
 // body Jacobian (writeBodyJacobianRowsFixed) to round-off, without K¹'s
-// products: perf put those rows at 6 % of ltl on Go1 standing.
+// products: perf put those rows at 6 % of ltl on Go1 standing. The twists
+// are dofTwistAtPoint's, as for the body-Jacobian path, but for the floating
+// base's six columns, which share one product.
 template <int R>
 void writeWorldEndRows(const Model& model, const Data& data, int body, const SE3& oMa, Eigen::Ref<MatrixX> J_rows) {
   static_assert(R == 3 || R == 6);
   const Matrix3 RaT = oMa.R.transpose();
-  const auto write = [&](int k, const Vector3& w, const Vector3& lin) {
-    if constexpr (R == 6) {
-      J_rows.col(k).template head<3>().noalias() = RaT * w;
-      J_rows.col(k).template segment<3>(3).noalias() = RaT * lin;
-    } else {
-      J_rows.col(k).template head<3>().noalias() = RaT * lin;
-    }
-  };
   for (int j = body; j > 0; j = model.parent[j]) {
     const SE3& oMj = data.oMi[j];
     const Vector3 lever = oMj.t - oMa.t;
     const int iv = model.idx_v[j];
-    switch (model.joint_types[j]) {
-      case JointType::Revolute: {
-        const Vector3 w = oMj.R * model.joint_axes[j];
-        write(iv, w, lever.cross(w));
-        break;
+    if (model.joint_types[j] == JointType::Floating) {
+      // Body-frame twist [ω; v]: with A = R_Aᵀ R_j and l = R_jᵀ lever, the
+      // rotation columns are [A e_m; A (l × e_m)], the translation ones [0; A e_m].
+      const Matrix3 A = RaT * oMj.R;
+      const Vector3 l = oMj.R.transpose() * lever;
+      const Vector3 lin0 = l[2] * A.col(1) - l[1] * A.col(2);
+      const Vector3 lin1 = l[0] * A.col(2) - l[2] * A.col(0);
+      const Vector3 lin2 = l[1] * A.col(0) - l[0] * A.col(1);
+      if constexpr (R == 6) {
+        J_rows.template block<3, 3>(0, iv) = A;
+        J_rows.template block<3, 3>(0, iv + 3).setZero();
+        J_rows.col(iv).template segment<3>(3) = lin0;
+        J_rows.col(iv + 1).template segment<3>(3) = lin1;
+        J_rows.col(iv + 2).template segment<3>(3) = lin2;
+        J_rows.template block<3, 3>(3, iv + 3) = A;
+      } else {
+        J_rows.col(iv).template head<3>() = lin0;
+        J_rows.col(iv + 1).template head<3>() = lin1;
+        J_rows.col(iv + 2).template head<3>() = lin2;
+        J_rows.template block<3, 3>(0, iv + 3) = A;
       }
-      case JointType::Floating: {
-        // Body-frame twist [ω; v]: with A = R_Aᵀ R_j and l = R_jᵀ lever, the
-        // rotation columns are [A e_m; A (l × e_m)], the translation ones [0; A e_m].
-        const Matrix3 A = RaT * oMj.R;
-        const Vector3 l = oMj.R.transpose() * lever;
-        const Vector3 lin0 = l[2] * A.col(1) - l[1] * A.col(2);
-        const Vector3 lin1 = l[0] * A.col(2) - l[2] * A.col(0);
-        const Vector3 lin2 = l[1] * A.col(0) - l[0] * A.col(1);
-        if constexpr (R == 6) {
-          J_rows.template block<3, 3>(0, iv) = A;
-          J_rows.template block<3, 3>(0, iv + 3).setZero();
-          J_rows.col(iv).template segment<3>(3) = lin0;
-          J_rows.col(iv + 1).template segment<3>(3) = lin1;
-          J_rows.col(iv + 2).template segment<3>(3) = lin2;
-          J_rows.template block<3, 3>(3, iv + 3) = A;
-        } else {
-          J_rows.col(iv).template head<3>() = lin0;
-          J_rows.col(iv + 1).template head<3>() = lin1;
-          J_rows.col(iv + 2).template head<3>() = lin2;
-          J_rows.template block<3, 3>(0, iv + 3) = A;
-        }
-        break;
+      continue;
+    }
+    for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
+      Vector3 w, lin;
+      dofTwistAtPoint(model, data, j, k, lever, w, lin);
+      if constexpr (R == 6) {
+        J_rows.col(k).template head<3>().noalias() = RaT * w;
+        J_rows.col(k).template segment<3>(3).noalias() = RaT * lin;
+      } else {
+        J_rows.col(k).template head<3>().noalias() = RaT * lin;
       }
-      default:
-        for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
-          const Vector3 w = oMj.R * data.S.col(k).head<3>();
-          write(k, w, oMj.R * data.S.col(k).tail<3>() + lever.cross(w));
-        }
     }
   }
 }
