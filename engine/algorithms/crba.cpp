@@ -24,10 +24,13 @@ inline int subtreeDofEnd(const Model& model, int i) {
 }
 
 // Body i's inertia and motion subspace in the world frame, from data.oMi[i]
-// and data.S.
+// and data.S; the inertia goes into oYcrb (where the sweep accumulates the
+// composites) and, with kKeepBody, also into oI (for the world-frame RNEA).
+template <bool kKeepBody>
 inline void worldInertiaAndSubspace(const Model& model, Data& data, int i) {
   Matrix6X& oS = data.oS;
   data.oYcrb[i].assign(model.body_inertias[i], data.oMi[i]);
+  if constexpr (kKeepBody) data.oI[i] = data.oYcrb[i];
   const SE3& oMi = data.oMi[i];
   const int iv = model.idx_v[i];
   switch (model.joint_types[i]) {  // S_i's structure (writeMotionSubspace) spares the dense act
@@ -151,7 +154,7 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
     data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
   }
   // A pass of its own: fused into the loop above it measured 8 % slower.
-  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace(model, data, i);
+  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
   // Callers may have written anywhere in M. Clearing the strictly upper part
   // row by row would be strided stores: one contiguous clear is cheaper.
   if (fill == MassMatrixFill::Symmetric) data.M.setZero();
@@ -160,7 +163,16 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
 }
 
 const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill) {
-  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace(model, data, i);
+  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
+  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/false);
+  return data.M;
+}
+
+void worldInertiasAndSubspaces(const Model& model, Data& data) {
+  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<true>(model, data, i);
+}
+
+const MatrixX& crbaAtWorldInertias(const Model& model, Data& data, MassMatrixFill fill) {
   compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/false);
   return data.M;
 }

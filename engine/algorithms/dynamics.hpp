@@ -40,6 +40,23 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
 /// zero already, as in a Data whose M is written by nothing else.
 const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
 
+/// From data.oMi: data.oI and data.oS (the bodies' inertias and motion
+/// subspaces in the world frame), and data.oYcrb set to the body inertias for
+/// the next crbaAtWorldInertias.
+void worldInertiasAndSubspaces(const Model& model, Data& data);
+
+/// data.M by CRBA's composite sweep over data.oS and data.oYcrb as
+/// worldInertiasAndSubspaces left them (it sums the composites into oYcrb, so
+/// call that first again before another sweep). The same pattern rule as
+/// crbaAtKinematics.
+const MatrixX& crbaAtWorldInertias(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
+
+/// data.tau = h(q, v) - Σ Jᵀ fext (RNEA at zero acceleration) in the world
+/// frame, from data.oMi, data.oS and data.oI (worldInertiasAndSubspaces).
+/// Writes data.ov, data.oa_gf and data.of; not data.v, a or f.
+const VectorX& biasForcesInWorldFrame(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
+                                      std::span<const Force> fext = {});
+
 /// out = M x, M with armature, by RNEA's two sweeps at zero velocity and zero
 /// gravity (a_i = a_λ(i) + S_i x_i, f_i = I_i a_i, τ = Sᵀf + armature ∘ x)
 /// on data.liMi and data.S: O(n), never allocates, never forms M. Writes

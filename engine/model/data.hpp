@@ -38,6 +38,12 @@ struct Data {
   // subtree is six axpys.
   Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor> oF;
 
+  // World-frame RNEA (biasForcesInWorldFrame), on CRBA's oS.
+  std::vector<InertiaAtOrigin> oI;  // body inertias (not composites), world frame
+  std::vector<Motion> ov;           // body velocities, world frame
+  std::vector<Motion> oa_gf;        // bias accelerations with -gravity, world frame
+  std::vector<Force> of;            // body forces, then subtree sums, world frame
+
   // Joint-space outputs.
   MatrixX M;       // joint-space inertia (with armature), full symmetric
   VectorX tau;     // RNEA output

@@ -92,6 +92,8 @@ struct InertiaAtOrigin {
     I_o(2, 0) = I_o(0, 2) = RI.row(0).dot(R.row(2)) - h0 * c2;
     I_o(2, 1) = I_o(1, 2) = RI.row(1).dot(R.row(2)) - h1 * c2;
   }
+  /// Momentum I m about the origin: n = I_o ω + h × v, f = m v + ω × h.
+  Force operator*(const Motion& m) const { return {I_o * m.w + h.cross(m.v), mass * m.v + m.w.cross(h)}; }
   /// Column by column, as the products with I_o read it: CRBA reads a
   /// composite right after its last child added into it, and a load that
   /// straddles two of the stores cannot be forwarded from them (I_o += o.I_o

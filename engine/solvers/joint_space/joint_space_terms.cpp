@@ -116,6 +116,11 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
     y_begin_.push_back(y_begin_.back() + (last - first) * set[c].dimension());
   }
   y_values_.assign(y_begin_.back(), 0.0);
+  for (int c = 0; c < nc; ++c) {
+    for (int b : {set[c].body1, set[c].body2}) {
+      if (b > 0 && std::find(end_bodies_.begin(), end_bodies_.end(), b) == end_bodies_.end()) end_bodies_.push_back(b);
+    }
+  }
   pair_begin_.push_back(0);
   for (int c = 0; c < nc; ++c) {
     for (int d = c + 1; d < nc; ++d) {
@@ -148,11 +153,14 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // next solve at its q, and M's factors, Y and Λ too when the added diagonal
   // is the same as well.
   const bool same_factors = held_.sameFactors(q, added_inertia_);
-  // One kinematics pass (joint transforms, placements, velocities, bias
-  // accelerations) shared by RNEA, CRBA and the constraint terms.
-  const bool same_q = held_.kinematicsAt(model, data_, q, v, cdata_.zero_nv);
-  // h - Σ Jᵀ f_ext from RNEA at zero acceleration, then M = Lᵀ D L.
-  biasForcesAtKinematics(model, data_, fext);
+  // The joint transforms, placements, world motion subspaces and inertias
+  // once per q, shared by RNEA, CRBA and the constraint terms.
+  const bool same_q = held_.sameQ(q);
+  if (!same_q) placeBodies(q);
+  // h - Σ Jᵀ f_ext from RNEA at zero acceleration, in the world frame on
+  // CRBA's oS and inertias; then the constraint ends' body-frame motions.
+  biasForcesInWorldFrame(model, data_, v, fext);
+  endBodyMotions();
   free_scaled_ = tau - data_.tau;
   if (!same_q) {
     factorizeMass(added_inertia_);
@@ -203,11 +211,29 @@ void JointSpaceTerms::updateRhs() {
   });
 }
 
+void JointSpaceTerms::placeBodies(const Eigen::Ref<const VectorX>& q) {
+  forwardKinematics(set_.model(), data_, q);
+  worldInertiasAndSubspaces(set_.model(), data_);
+}
+
+void JointSpaceTerms::endBodyMotions() {
+  // v and the bias acceleration without gravity (v̇ = 0) in body frames, as
+  // forwardKinematics(q, v, 0) gives them; the constraint terms read them
+  // only at the constraints' ends. A spatial acceleration transforms like a
+  // velocity: a_b = ᵇX₀ oa_b.
+  const Motion gravity_removed(Vector3::Zero(), set_.model().gravity);
+  for (int b : end_bodies_) {
+    const SE3& oMb = data_.oMi[b];
+    data_.v[b] = oMb.actInv(data_.ov[b]);
+    data_.a[b] = oMb.actInv(data_.oa_gf[b] + gravity_removed);
+  }
+}
+
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const VectorX& added) {
   // Placements only: a projection needs φ, J and J v, not the velocity
   // products (the next solve at q computes those at its own v).
-  forwardKinematics(set_.model(), data_, q);
+  placeBodies(q);
   factorizeMass(added);
   if (set_.dimension() > 0) {
     evaluatePositionTerms(set_, data_, q, cdata_);
@@ -229,7 +255,7 @@ void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const
 void JointSpaceTerms::factorizeMass(const VectorX& added) {
   // data_.M is ours: only the lower triangle of its pattern is ever written,
   // and the LTDL factorisation reads nothing else.
-  crbaAtKinematics(set_.model(), data_, MassMatrixFill::LowerTriangle);
+  crbaAtWorldInertias(set_.model(), data_, MassMatrixFill::LowerTriangle);
   held_.addToDiagonal(data_.M, added);
   ltl_.factorize(data_.M);
 }
