@@ -16,14 +16,11 @@ const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const Vecto
 
 
 // ---- The same recursions on kinematics already in `data` -------------------
-// A constrained solve needs the kinematics, h, M and the constraint terms at
-// one (q, v): forwardKinematics(model, data, q, v, 0) computes the joint
-// transforms (sin/cos), placements, motion subspaces, velocities and bias
-// accelerations once, and these read them instead of recomputing them.
+// A constrained solve needs h, M and the constraint terms at one (q, v): the
+// joint transforms (sin/cos) and placements are computed once
+// (forwardKinematics), the world motion subspaces and inertias once
+// (worldInertiasAndSubspaces), and these read them instead of recomputing them.
 
-/// data.tau = h(q, v) - Σ Jᵀ fext (RNEA at zero acceleration) from data.liMi,
-/// data.S, data.v and data.c.
-const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<const Force> fext = {});
 /// Which part of M crbaAtKinematics writes: both triangles, or the lower one
 /// only (for a consumer that reads nothing else, such as the LTDL factors).
 enum class MassMatrixFill { Symmetric, LowerTriangle };
@@ -35,7 +32,7 @@ enum class MassMatrixFill { Symmetric, LowerTriangle };
 const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                     MassMatrixFill fill = MassMatrixFill::Symmetric);
 
-/// data.M by CRBA from data.liMi and data.S. Writes only the entries of M on
+/// data.M by CRBA from data.oMi and data.S. Writes only the entries of M on
 /// the tree's ancestor pattern (and the diagonal): every other entry must be
 /// zero already, as in a Data whose M is written by nothing else.
 const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
@@ -56,6 +53,11 @@ const MatrixX& crbaAtWorldInertias(const Model& model, Data& data, MassMatrixFil
 /// Writes data.ov, data.oa_gf and data.of; not data.v, a or f.
 const VectorX& biasForcesInWorldFrame(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
                                       std::span<const Force> fext = {});
+
+/// data.v[b] and data.a[b] (body frame; a without gravity, at v̇ = 0: what
+/// forwardKinematics(q, v, 0) gives) for the given bodies, from
+/// biasForcesInWorldFrame's world velocities and accelerations.
+void bodyMotionsFromWorldFrame(const Model& model, Data& data, std::span<const int> bodies);
 
 /// out = M x, M with armature, by RNEA's two sweeps at zero velocity and zero
 /// gravity (a_i = a_λ(i) + S_i x_i, f_i = I_i a_i, τ = Sᵀf + armature ∘ x)

@@ -8,8 +8,7 @@ namespace loopsim {
 
 namespace {
 
-// One forward pass; v / a are null when not requested; q null keeps the
-// placements and motion subspaces already in data.
+// One forward pass; v / a are null when not requested.
 void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const VectorX::Scalar* v,
                  const VectorX::Scalar* a) {
   data.oMi[0] = SE3::Identity();
@@ -18,10 +17,8 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
   detail::RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i];
-    if (q != nullptr) {
-      detail::setJointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq), data.liMi[i], &trig);
-      data.oMi[i] = data.oMi[p] * data.liMi[i];
-    }
+    detail::setJointPlacement(model, i, Eigen::Map<const VectorX>(q, model.nq), data.liMi[i], &trig);
+    data.oMi[i] = data.oMi[p] * data.liMi[i];
     if (v == nullptr) continue;
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
@@ -73,13 +70,6 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const Ve
   detail::requireSize(v, model.nv, "v");
   detail::requireSize(a, model.nv, "a");
   forwardPass(model, data, q.data(), v.data(), a.data());
-}
-
-void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
-                                   const Eigen::Ref<const VectorX>& a) {
-  detail::requireSize(v, model.nv, "v");
-  detail::requireSize(a, model.nv, "a");
-  forwardPass(model, data, nullptr, v.data(), a.data());
 }
 
 SE3 bodyPlacement(const Model& model, const Eigen::Ref<const VectorX>& q, int body) {

@@ -20,13 +20,6 @@ void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const Ve
 void forwardKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& a);
 
-/// The velocity half of forwardKinematics(q, v, a): body velocities,
-/// velocity-product and body accelerations from the placements (liMi) and
-/// motion subspaces already in data, i.e. at the q of the last
-/// forwardKinematics. Same arithmetic as the full pass, so the same bits.
-void forwardVelocitiesAtPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& v,
-                                   const Eigen::Ref<const VectorX>& a);
-
 /// One body's placement in the world at q, composed along its path to the
 /// root: O(depth), no Data (a Data holds the dense nv x nv mass matrix, which
 /// model generators closing many loops cannot afford per constraint).

@@ -79,18 +79,4 @@ const VectorX& nonLinearEffects(const Model& model, Data& data, const Eigen::Ref
   return data.nle;
 }
 
-const VectorX& biasForcesAtKinematics(const Model& model, Data& data, std::span<const Force> fext) {
-  detail::requireFext(model, fext);
-  // The forward pass of rneaInto at a = 0, minus what forwardKinematics did.
-  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
-  for (int i = 1; i < model.nbodies(); ++i) {
-    data.a_gf[i] = detail::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
-    const Inertia& I = model.body_inertias[i];
-    data.f[i] = I * data.a_gf[i] + data.v[i].crossDual(I * data.v[i]);
-    if (!fext.empty()) data.f[i] -= fext[i];
-  }
-  backwardPass(model, data, nullptr, data.tau);
-  return data.tau;
-}
-
 }  // namespace loopsim

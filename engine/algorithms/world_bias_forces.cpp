@@ -67,4 +67,15 @@ const VectorX& biasForcesInWorldFrame(const Model& model, Data& data, const Eige
   return data.tau;
 }
 
+void bodyMotionsFromWorldFrame(const Model& model, Data& data, std::span<const int> bodies) {
+  // A spatial acceleration transforms like a velocity: a_b = ᵇX₀ oa_b; the
+  // world pass's carries gravity as the base's acceleration, taken out here.
+  const Motion gravity_removed(Vector3::Zero(), model.gravity);
+  for (int b : bodies) {
+    const SE3& oMb = data.oMi[b];
+    data.v[b] = oMb.actInv(data.ov[b]);
+    data.a[b] = oMb.actInv(data.oa_gf[b] + gravity_removed);
+  }
+}
+
 }  // namespace loopsim

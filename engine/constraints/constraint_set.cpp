@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <loopsim/constraints/constraint_set.hpp>
 
 #include <cmath>
@@ -110,6 +111,17 @@ bool ConstraintSet::hasInternalLoops() const {
     if (c.kind != ConstraintKind::Coupling && c.body2 != 0) return true;
   }
   return false;
+}
+
+std::vector<int> ConstraintSet::endBodies() const {
+  std::vector<int> bodies;
+  for (const auto& c : constraints_) {
+    if (c.kind == ConstraintKind::Coupling) continue;
+    for (int b : {c.body1, c.body2}) {
+      if (b > 0 && std::find(bodies.begin(), bodies.end(), b) == bodies.end()) bodies.push_back(b);
+    }
+  }
+  return bodies;
 }
 
 bool ConstraintSet::hasCouplings() const {

@@ -42,6 +42,10 @@ class ConstraintSet {
   /// Index of the constraint owning a global row.
   int constraintOfRow(int row) const;
 
+  /// The bodies the constraints attach to (not the world), each once: the
+  /// constraint terms read their body-frame velocities and accelerations.
+  std::vector<int> endBodies() const;
+
   bool hasWorldConstraints() const;
   bool hasInternalLoops() const;
   bool hasCouplings() const;

@@ -12,6 +12,7 @@ DenseJointSpaceTerms::DenseJointSpaceTerms(const ConstraintSet& set, const Vecto
       added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
+      end_bodies_(set.endBodies()),
       mass_cholesky_(set.model().nv),
       reduced_jacobian_(MatrixX::Zero(set.dimension(), set.model().nv)),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
@@ -21,9 +22,12 @@ void DenseJointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Ei
                                     std::span<const Force> fext) {
   const Model& model = set_.model();
   const bool same_factors = held_.sameFactors(q, added_inertia_);
-  // One kinematics pass shared by RNEA, CRBA and the constraint terms.
-  const bool same_q = held_.kinematicsAt(model, data_, q, v, cdata_.zero_nv);
-  biasForcesAtKinematics(model, data_, fext);
+  // Placements, world subspaces and inertias once per q, shared by RNEA
+  // (world frame), CRBA and the constraint terms (as JointSpaceTerms).
+  const bool same_q = held_.sameQ(q);
+  if (!same_q) placeBodies(q);
+  biasForcesInWorldFrame(model, data_, v, fext);
+  bodyMotionsFromWorldFrame(model, data_, end_bodies_);
   if (!same_q) {
     factorizeMass(added_inertia_);
   } else if (!same_factors) {
@@ -41,12 +45,17 @@ void DenseJointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, 
                                             const VectorX& added) {
   // Placements only: a projection needs φ, J and J v, not the velocity
   // products (the next solve at q computes those at its own v).
-  forwardKinematics(set_.model(), data_, q);
+  placeBodies(q);
   factorizeMass(added);
   evaluatePositionTerms(set_, data_, q, cdata_);
   cdata_.phidot.noalias() = cdata_.J * v;
   reduceJacobian();
   held_.hold(q, added);
+}
+
+void DenseJointSpaceTerms::placeBodies(const Eigen::Ref<const VectorX>& q) {
+  forwardKinematics(set_.model(), data_, q);
+  worldInertiasAndSubspaces(set_.model(), data_);
 }
 
 void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {
@@ -55,7 +64,7 @@ void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& l
 }
 
 void DenseJointSpaceTerms::factorizeMass(const VectorX& added) {
-  crbaAtKinematics(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
+  crbaAtWorldInertias(set_.model(), data_);  // data_.M is ours: only its pattern is ever written
   held_.addToDiagonal(data_.M, added);
   factorizeHeldMass();
 }

@@ -39,6 +39,7 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
  private:
   void factorizeMass(const VectorX& added);  // CRBA on the current kinematics, + diag(added), Cholesky
   void refactorMass(const VectorX& added);   // the same M with another added diagonal
+  void placeBodies(const Eigen::Ref<const VectorX>& q);  // placements, world inertias and subspaces at q
   void factorizeHeldMass();                  // Cholesky of data_.M; throws when it is not positive definite
   void reduceJacobian();                     // J G⁻ᵀ and Λ
 
@@ -46,6 +47,7 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   const VectorX& added_inertia_;
   Data data_;
   ConstraintData cdata_;
+  std::vector<int> end_bodies_;  // bodies a constraint attaches to (not the world)
   DenseCholesky mass_cholesky_;  // dense: every entry of M, none of its sparsity
   MatrixX reduced_jacobian_;  // W = J G⁻ᵀ with M = G Gᵀ
   MatrixX delassus_;  // J M⁻¹ Jᵀ

@@ -20,19 +20,6 @@ class HeldPositionTerms {
   bool sameFactors(const Eigen::Ref<const VectorX>& q, const VectorX& added) const {
     return sameQ(q) && added == added_;
   }
-  /// An evaluate's kinematics at (q, v) with v̇ = 0: only the velocity half
-  /// when the placements held are q's (the same bits as a full pass).
-  /// Returns sameQ(q).
-  bool kinematicsAt(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
-                    const Eigen::Ref<const VectorX>& v, const VectorX& zero_nv) const {
-    const bool same_q = sameQ(q);
-    if (same_q) {
-      forwardVelocitiesAtPlacements(model, data, v, zero_nv);
-    } else {
-      forwardKinematics(model, data, q, v, zero_nv);
-    }
-    return same_q;
-  }
   void hold(const Eigen::Ref<const VectorX>& q, const VectorX& added) {
     q_ = q;
     added_ = added;

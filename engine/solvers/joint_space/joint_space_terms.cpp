@@ -81,6 +81,7 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
       added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
+      end_bodies_(set.endBodies()),
       ltl_(set.model()),
       delassus_(MatrixX::Zero(set.dimension(), set.dimension())),
       free_scaled_(VectorX::Zero(set.model().nv)),
@@ -116,11 +117,6 @@ JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_
     y_begin_.push_back(y_begin_.back() + (last - first) * set[c].dimension());
   }
   y_values_.assign(y_begin_.back(), 0.0);
-  for (int c = 0; c < nc; ++c) {
-    for (int b : {set[c].body1, set[c].body2}) {
-      if (b > 0 && std::find(end_bodies_.begin(), end_bodies_.end(), b) == end_bodies_.end()) end_bodies_.push_back(b);
-    }
-  }
   pair_begin_.push_back(0);
   for (int c = 0; c < nc; ++c) {
     for (int d = c + 1; d < nc; ++d) {
@@ -160,7 +156,7 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, in the world frame on
   // CRBA's oS and inertias; then the constraint ends' body-frame motions.
   biasForcesInWorldFrame(model, data_, v, fext);
-  endBodyMotions();
+  bodyMotionsFromWorldFrame(model, data_, end_bodies_);
   free_scaled_ = tau - data_.tau;
   if (!same_q) {
     factorizeMass(added_inertia_);
@@ -214,19 +210,6 @@ void JointSpaceTerms::updateRhs() {
 void JointSpaceTerms::placeBodies(const Eigen::Ref<const VectorX>& q) {
   forwardKinematics(set_.model(), data_, q);
   worldInertiasAndSubspaces(set_.model(), data_);
-}
-
-void JointSpaceTerms::endBodyMotions() {
-  // v and the bias acceleration without gravity (v̇ = 0) in body frames, as
-  // forwardKinematics(q, v, 0) gives them; the constraint terms read them
-  // only at the constraints' ends. A spatial acceleration transforms like a
-  // velocity: a_b = ᵇX₀ oa_b.
-  const Motion gravity_removed(Vector3::Zero(), set_.model().gravity);
-  for (int b : end_bodies_) {
-    const SE3& oMb = data_.oMi[b];
-    data_.v[b] = oMb.actInv(data_.ov[b]);
-    data_.a[b] = oMb.actInv(data_.oa_gf[b] + gravity_removed);
-  }
 }
 
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

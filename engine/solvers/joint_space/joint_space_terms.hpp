@@ -73,7 +73,6 @@ class JointSpaceTerms final : public ProjectionTerms {
 
  private:
   void placeBodies(const Eigen::Ref<const VectorX>& q);  // placements, world inertias and subspaces at q
-  void endBodyMotions();  // data_.v and data_.a of the constraints' end bodies from the world-frame pass
   void updateRhs();                           // b = k - J v̇_free = k - Yᵀ z over the supports
   void factorizeMass(const VectorX& added);   // CRBA on the current kinematics, + diag(added), LTDL
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
@@ -90,6 +89,7 @@ class JointSpaceTerms final : public ProjectionTerms {
   const VectorX& added_inertia_;
   Data data_;
   ConstraintData cdata_;
+  std::vector<int> end_bodies_;  // bodies a constraint attaches to (not the world)
   LtlFactorization ltl_;
 
   // Supports S_c, flattened; support_begin_ has one extra end entry.
@@ -98,7 +98,6 @@ class JointSpaceTerms final : public ProjectionTerms {
   // descendants of this dof (they are the next ones: S_c is increasing and
   // ancestor-closed, subtrees are contiguous).
   std::vector<int> descendant_run_;
-  std::vector<int> end_bodies_;  // bodies a constraint attaches to (not the world)
   // S_c ∩ S_d for c < d as (position in S_c, position in S_d, dof), flattened
   // per pair; pair_begin_ has one extra end entry.
   struct SharedDof {
