@@ -50,9 +50,11 @@ class RevoluteTrig {
 /// liMi = joint_placement_i * X_J(q_i), written into `out` in place. Returning
 /// the 96-byte SE3 by value made every caller copy it with 64-byte loads over
 /// the callee's 8- and 16-byte stores: a store-forwarding stall that perf put
-/// at 6 % of CRBA and 3 % of ABA. `trig` supplies a revolute joint's cos and
+/// at 6 % of CRBA and 3 % of ABA. Forced inline: GCC kept it out of line
+/// (a call per body), which cost CRBA 5-6 % and forward kinematics 8 %.
+/// `trig` supplies a revolute joint's cos and
 /// sin (the recursions' first passes), else libm.
-inline void setJointPlacement(const Model& model, int i, const Eigen::Ref<const VectorX>& q, SE3& out,
+[[gnu::always_inline]] inline void setJointPlacement(const Model& model, int i, const Eigen::Ref<const VectorX>& q, SE3& out,
                               RevoluteTrig* trig = nullptr) {
   const SE3& P = model.joint_placements[i];
   const int iq = model.idx_q[i];
