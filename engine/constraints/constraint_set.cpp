@@ -1,6 +1,6 @@
-#include <algorithm>
 #include <loopsim/constraints/constraint_set.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <loopsim/model/errors.hpp>

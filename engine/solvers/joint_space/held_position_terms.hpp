@@ -4,7 +4,6 @@
 // (placements, M, J, M's factors, Λ) belong to, and CRBA's diagonal of M, so
 // that another added diagonal at the same q gives M + diag(added) to the same
 // bits as CRBA's M + added, without a new CRBA.
-#include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/spatial/types.hpp>
 
