@@ -6,6 +6,7 @@
 // round-off; it is the world-frame convention Pinocchio's CRBA also uses.
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/algorithms/kinematics.hpp>
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -31,32 +32,13 @@ inline void worldInertiaAndSubspace(const Model& model, Data& data, int i) {
   Matrix6X& oS = data.oS;
   data.oYcrb[i].assign(model.body_inertias[i], data.oMi[i]);
   if constexpr (kKeepBody) data.oI[i] = data.oYcrb[i];
-  const SE3& oMi = data.oMi[i];
-  const int iv = model.idx_v[i];
-  switch (model.joint_types[i]) {  // S_i's structure (writeMotionSubspace) spares the dense act
-    case JointType::Revolute: {
-      const Vector3 w = oMi.R * model.joint_axes[i];
-      oS.col(iv).head<3>() = w;
-      oS.col(iv).tail<3>() = oMi.t.cross(w);
-      break;
-    }
-    case JointType::Prismatic:
-      oS.col(iv) << Vector3::Zero(), oMi.R * model.joint_axes[i];
-      break;
-    case JointType::Floating:  // S = I: the world images of the six unit twists
-      for (int k = 0; k < 3; ++k) {
-        const Vector3 r = oMi.R.col(k);
-        oS.col(iv + k).head<3>() = r;
-        oS.col(iv + k).tail<3>() = oMi.t.cross(r);
-        oS.col(iv + 3 + k).head<3>().setZero();
-        oS.col(iv + 3 + k).tail<3>() = r;
-      }
-      break;
-    default:
-      for (int k = iv; k < iv + model.joint_nv[i]; ++k) {
-        const Motion s = oMi.act(Motion(data.S.col(k)));
-        oS.col(k) << s.w, s.v;
-      }
+  // The subspace is the joints' twists at the world origin (lever p_i).
+  const Vector3& lever = data.oMi[i].t;
+  for (int k = model.idx_v[i]; k < model.idx_v[i] + model.joint_nv[i]; ++k) {
+    Vector3 w, lin;
+    detail::dofTwistAtPoint(model, data, i, k, lever, w, lin);
+    oS.col(k).head<3>() = w;
+    oS.col(k).tail<3>() = lin;
   }
 }
 
@@ -162,14 +144,13 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
   return data.M;
 }
 
-const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill) {
-  for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
-  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/false);
-  return data.M;
-}
-
 void worldInertiasAndSubspaces(const Model& model, Data& data) {
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<true>(model, data, i);
+}
+
+void placeBodiesInWorld(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
+  forwardKinematics(model, data, q);
+  worldInertiasAndSubspaces(model, data);
 }
 
 const MatrixX& crbaAtWorldInertias(const Model& model, Data& data, MassMatrixFill fill) {

@@ -21,8 +21,8 @@ const VectorX& rnea(const Model& model, Data& data, const Eigen::Ref<const Vecto
 // (forwardKinematics), the world motion subspaces and inertias once
 // (worldInertiasAndSubspaces), and these read them instead of recomputing them.
 
-/// Which part of M crbaAtKinematics writes: both triangles, or the lower one
-/// only (for a consumer that reads nothing else, such as the LTDL factors).
+/// Which part of M a CRBA writes: both triangles, or the lower one only (for
+/// a consumer that reads nothing else, such as the LTDL factors).
 enum class MassMatrixFill { Symmetric, LowerTriangle };
 
 /// Composite rigid-body algorithm: data.M with armature on the diagonal. Full
@@ -32,20 +32,20 @@ enum class MassMatrixFill { Symmetric, LowerTriangle };
 const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                     MassMatrixFill fill = MassMatrixFill::Symmetric);
 
-/// data.M by CRBA from data.oMi and data.S. Writes only the entries of M on
-/// the tree's ancestor pattern (and the diagonal): every other entry must be
-/// zero already, as in a Data whose M is written by nothing else.
-const MatrixX& crbaAtKinematics(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
-
 /// From data.oMi: data.oI and data.oS (the bodies' inertias and motion
 /// subspaces in the world frame), and data.oYcrb set to the body inertias for
 /// the next crbaAtWorldInertias.
 void worldInertiasAndSubspaces(const Model& model, Data& data);
 
+/// forwardKinematics(q) (placements) then worldInertiasAndSubspaces: all that
+/// biasForcesInWorldFrame and crbaAtWorldInertias read at q.
+void placeBodiesInWorld(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q);
+
 /// data.M by CRBA's composite sweep over data.oS and data.oYcrb as
 /// worldInertiasAndSubspaces left them (it sums the composites into oYcrb, so
-/// call that first again before another sweep). The same pattern rule as
-/// crbaAtKinematics.
+/// call that first again before another sweep). Writes only the entries of M
+/// on the tree's ancestor pattern (and the diagonal): every other entry must
+/// be zero already, as in a Data whose M is written by nothing else.
 const MatrixX& crbaAtWorldInertias(const Model& model, Data& data, MassMatrixFill fill = MassMatrixFill::Symmetric);
 
 /// data.tau = h(q, v) - Σ Jᵀ fext (RNEA at zero acceleration) in the world

@@ -89,6 +89,43 @@ class RevoluteTrig {
   out = P;
 }
 
+/// The world twist of dof k (of joint j) at a point, angular and linear
+/// halves apart (blockTransposeTimes says why): ω = R_j S_k,ω and
+/// R_j S_k,v + lever × ω, lever = p_j − p. Through S's structure
+/// (writeMotionSubspace): a revolute joint or a floating joint's rotation has
+/// no linear part, a prismatic one no angular part, and a floating joint's
+/// columns are R's (the same values as the dense products with S's zeros and
+/// ones, without them). At lever = p_j it is CRBA's world motion subspace;
+/// the constraint rows take it at their frames' origins.
+[[gnu::always_inline]] inline void dofTwistAtPoint(const Model& model, const Data& data, int j, int k,
+                                                   const Vector3& lever, Vector3& w, Vector3& lin) {
+  const SE3& oMj = data.oMi[j];
+  switch (model.joint_types[j]) {
+    case JointType::Revolute:
+      w.noalias() = oMj.R * model.joint_axes[j];
+      lin = lever.cross(w);
+      break;
+    case JointType::Prismatic:
+      w.setZero();
+      lin.noalias() = oMj.R * model.joint_axes[j];
+      break;
+    case JointType::Floating: {
+      const int m = k - model.idx_v[j];
+      if (m < 3) {
+        w = oMj.R.col(m);
+        lin = lever.cross(w);
+      } else {
+        w.setZero();
+        lin = oMj.R.col(m - 3);
+      }
+      break;
+    }
+    default:
+      w.noalias() = oMj.R * data.S.col(k).head<3>();
+      lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
+  }
+}
+
 /// liMi by value, for callers outside the per-solve sweeps.
 inline SE3 jointPlacement(const Model& model, int i, const Eigen::Ref<const VectorX>& q) {
   SE3 X;

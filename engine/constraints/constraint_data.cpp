@@ -2,6 +2,7 @@
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/constraints/constraint_position_terms.hpp>
 
+#include <loopsim/algorithms/joint_motion.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {
@@ -235,37 +236,6 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   }
 }
 
-// The world twist of dof k (of joint j) at a point, angular and linear
-// halves apart (detail::blockTransposeTimes says why): ω = R_j S_k,ω and
-// R_j S_k,v + lever × ω, lever = p_j − p. Through S's structure
-// (detail::writeMotionSubspace): a revolute joint or a floating joint's
-// rotation has no linear part, and a floating joint's columns are R's (the
-// same values as the dense products with S's zeros and ones, without them).
-[[gnu::always_inline]] inline void dofTwistAtPoint(const Model& model, const Data& data, int j, int k,
-                                                   const Vector3& lever, Vector3& w, Vector3& lin) {
-  const SE3& oMj = data.oMi[j];
-  switch (model.joint_types[j]) {
-    case JointType::Revolute:
-      w.noalias() = oMj.R * model.joint_axes[j];
-      lin = lever.cross(w);
-      break;
-    case JointType::Floating: {
-      const int m = k - model.idx_v[j];
-      if (m < 3) {
-        w = oMj.R.col(m);
-        lin = lever.cross(w);
-      } else {
-        w.setZero();
-        lin = oMj.R.col(m - 3);
-      }
-      break;
-    }
-    default:
-      w.noalias() = oMj.R * data.S.col(k).head<3>();
-      lin = oMj.R * data.S.col(k).tail<3>() + lever.cross(w);
-  }
-}
-
 // J_rows = K · J_body, touching only the columns of the body's support (the
 // dofs on its path to the root; the others stay zero from construction), or
 // += on the columns that are also on `added_below`'s path (the second body of
@@ -291,7 +261,7 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
     const bool add = j <= added_below && added_below < model.subtree_end[j];
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
       Vector3 w, lin;
-      dofTwistAtPoint(model, data, j, k, lever, w, lin);
+      detail::dofTwistAtPoint(model, data, j, k, lever, w, lin);
       const Eigen::Matrix<double, R, 1> rows =
           K_world_axes.template leftCols<3>() * w + K_world_axes.template rightCols<3>() * lin;
       // All R rows at once when dim = R (the common case: a loop over dim
@@ -354,7 +324,7 @@ void writeWorldEndRows(const Model& model, const Data& data, int body, const SE3
     }
     for (int k = iv; k < iv + model.joint_nv[j]; ++k) {
       Vector3 w, lin;
-      dofTwistAtPoint(model, data, j, k, lever, w, lin);
+      detail::dofTwistAtPoint(model, data, j, k, lever, w, lin);
       if constexpr (R == 6) {
         J_rows.col(k).template head<3>().noalias() = RaT * w;
         J_rows.col(k).template segment<3>(3).noalias() = RaT * lin;

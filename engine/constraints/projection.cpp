@@ -264,10 +264,11 @@ ProjectionResult ConstraintProjector::projectVelocitiesHolding(const Eigen::Ref<
   computeConstraintTerms(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
   result.position_residual = cdata_.phi.lpNorm<Eigen::Infinity>();
   free_jacobian_ = cdata_.J;
-  // M from the kinematics computeConstraintTerms has just computed at q. Only
+  // M from the placements computeConstraintTerms has just computed at q. Only
   // M's ancestor pattern is ever written here (the held rows below included),
-  // which crbaAtKinematics requires.
-  crbaAtKinematics(model, data_);
+  // which crbaAtWorldInertias requires.
+  worldInertiasAndSubspaces(model, data_);
+  crbaAtWorldInertias(model, data_);
   // W: M restricted to the free dofs, identity on held ones (which J_f does not touch).
   free_jacobian_.array().rowwise() *= free_mask_.transpose().array();
   for (int i = 0; i < model.nv; ++i) {

@@ -25,7 +25,7 @@ void DenseJointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Ei
   // Placements, world subspaces and inertias once per q, shared by RNEA
   // (world frame), CRBA and the constraint terms (as JointSpaceTerms).
   const bool same_q = held_.sameQ(q);
-  if (!same_q) placeBodies(q);
+  if (!same_q) placeBodiesInWorld(model, data_, q);
   biasForcesInWorldFrame(model, data_, v, fext);
   bodyMotionsFromWorldFrame(model, data_, end_bodies_);
   if (!same_q) {
@@ -45,17 +45,12 @@ void DenseJointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, 
                                             const VectorX& added) {
   // Placements only: a projection needs φ, J and J v, not the velocity
   // products (the next solve at q computes those at its own v).
-  placeBodies(q);
+  placeBodiesInWorld(set_.model(), data_, q);
   factorizeMass(added);
   evaluatePositionTerms(set_, data_, q, cdata_);
   cdata_.phidot.noalias() = cdata_.J * v;
   reduceJacobian();
   held_.hold(q, added);
-}
-
-void DenseJointSpaceTerms::placeBodies(const Eigen::Ref<const VectorX>& q) {
-  forwardKinematics(set_.model(), data_, q);
-  worldInertiasAndSubspaces(set_.model(), data_);
 }
 
 void DenseJointSpaceTerms::inverseMassTimesJt(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const {

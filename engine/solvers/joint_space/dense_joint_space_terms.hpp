@@ -37,9 +37,8 @@ class DenseJointSpaceTerms final : public ProjectionTerms {
   const DenseCholesky& massCholesky() const { return mass_cholesky_; }
 
  private:
-  void factorizeMass(const VectorX& added);  // CRBA on placeBodies' world inertias, + diag(added), Cholesky
+  void factorizeMass(const VectorX& added);  // CRBA on placeBodiesInWorld's inertias, + diag(added), Cholesky
   void refactorMass(const VectorX& added);   // the same M with another added diagonal
-  void placeBodies(const Eigen::Ref<const VectorX>& q);  // placements, world inertias and subspaces at q
   void factorizeHeldMass();                  // Cholesky of data_.M; throws when it is not positive definite
   void reduceJacobian();                     // J G⁻ᵀ and Λ
 

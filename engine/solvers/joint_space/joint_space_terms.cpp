@@ -152,7 +152,7 @@ void JointSpaceTerms::evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::
   // The joint transforms, placements, world motion subspaces and inertias
   // once per q, shared by RNEA, CRBA and the constraint terms.
   const bool same_q = held_.sameQ(q);
-  if (!same_q) placeBodies(q);
+  if (!same_q) placeBodiesInWorld(model, data_, q);
   // h - Σ Jᵀ f_ext from RNEA at zero acceleration, in the world frame on
   // CRBA's oS and inertias; then the constraint ends' body-frame motions.
   biasForcesInWorldFrame(model, data_, v, fext);
@@ -207,16 +207,11 @@ void JointSpaceTerms::updateRhs() {
   });
 }
 
-void JointSpaceTerms::placeBodies(const Eigen::Ref<const VectorX>& q) {
-  forwardKinematics(set_.model(), data_, q);
-  worldInertiasAndSubspaces(set_.model(), data_);
-}
-
 void JointSpaceTerms::evaluateDelassus(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                        const VectorX& added) {
   // Placements only: a projection needs φ, J and J v, not the velocity
   // products (the next solve at q computes those at its own v).
-  placeBodies(q);
+  placeBodiesInWorld(set_.model(), data_, q);
   factorizeMass(added);
   if (set_.dimension() > 0) {
     evaluatePositionTerms(set_, data_, q, cdata_);

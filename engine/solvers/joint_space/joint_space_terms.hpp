@@ -72,9 +72,8 @@ class JointSpaceTerms final : public ProjectionTerms {
   [[noreturn]] void throwRankDeficient(std::string_view solver) const;
 
  private:
-  void placeBodies(const Eigen::Ref<const VectorX>& q);  // placements, world inertias and subspaces at q
   void updateRhs();                           // b = k - J v̇_free = k - Yᵀ z over the supports
-  void factorizeMass(const VectorX& added);   // CRBA on placeBodies' world inertias, + diag(added), LTDL
+  void factorizeMass(const VectorX& added);   // CRBA on placeBodiesInWorld's inertias, + diag(added), LTDL
   void refactorMass(const VectorX& added);    // the same M with another added diagonal, LTDL
   void reduceJacobian();               // Y = L⁻ᵀ Jᵀ over the supports
   void addYTimes(const Eigen::Ref<const VectorX>& lambda, Eigen::Ref<VectorX> out) const;  // out += Y λ
