@@ -55,6 +55,14 @@ void BM_SceneAba(benchmark::State& state, const std::string& file) {
   for (auto _ : state) benchmark::DoNotOptimize(aba(*f.scene.model, data, f.q[k ^= 1], f.v, f.tau).data());
 }
 
+// CRBA (both triangles) on the scene's robot: the table's CRBA column, beside its ABA.
+void BM_SceneCrba(benchmark::State& state, const std::string& file) {
+  SceneFixture& f = fixture(file);
+  Data data(*f.scene.model);
+  int k = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(crba(*f.scene.model, data, f.q[k ^= 1]).data());
+}
+
 void BM_SceneSolver(benchmark::State& state, const std::string& file, const std::string& solver_name, int iterations) {
   SceneFixture& f = fixture(file);
   SolverSettings settings = f.scene.solver_settings;
@@ -83,6 +91,7 @@ void BM_SceneDelassus(benchmark::State& state, const std::string& file, const st
 
 #define LOOPSIM_SCENE_BENCHMARKS(tag, file)                                              \
   BENCHMARK_CAPTURE(BM_SceneAba, tag, file);                                             \
+  BENCHMARK_CAPTURE(BM_SceneCrba, tag, file);                                            \
   BENCHMARK_CAPTURE(BM_SceneSolver, tag##_kkt, file, "kkt", 0);                          \
   BENCHMARK_CAPTURE(BM_SceneSolver, tag##_ltl, file, "ltl", 0);                          \
   BENCHMARK_CAPTURE(BM_SceneSolver, tag##_pv, file, "pv", 0);                            \

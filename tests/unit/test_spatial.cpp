@@ -90,6 +90,39 @@ TEST(Spatial, InertiaTransformAndSum) {
   EXPECT_TRUE((I + J).matrix().isApprox(I.matrix() + J.matrix(), 1e-12));
 }
 
+// InertiaAtOrigin::assign against the textbook form (R I_c Rᵀ + m(|c|²1 - c cᵀ),
+// h = m c): on AVX2 builds this checks the column form, elsewhere the entry
+// form, and both against each other where both are compiled.
+TEST(Spatial, InertiaAtOriginAssignMatchesTheParallelAxisForm) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (int sample = 0; sample < 50; ++sample) {
+    const Matrix3 A = Matrix3::NullaryExpr([&] { return n(rng); });
+    const Inertia body(0.5 + std::abs(n(rng)), Vector3(n(rng), n(rng), n(rng)),
+                       A * A.transpose() + 0.1 * Matrix3::Identity());
+    SE3 X = randomSE3(rng);
+    X.t *= 1.0 + 10.0 * (sample % 2);  // up to ~20 m from the origin
+    const Vector3 c = X.actPoint(body.com);
+    const Matrix3 expected = X.R * body.inertia_com * X.R.transpose() +
+                             body.mass * (c.squaredNorm() * Matrix3::Identity() - c * c.transpose());
+    InertiaAtOrigin Y;
+    Y.I_o.setConstant(std::nan(""));  // every entry must be written
+    Y.h.setConstant(std::nan(""));
+    Y.assign(body, X);
+    const double scale = expected.norm();
+    EXPECT_EQ(Y.mass, body.mass);
+    EXPECT_LE((Y.h - body.mass * c).norm(), 1e-14 * body.mass * c.norm()) << "sample " << sample;
+    EXPECT_LE((Y.I_o - expected).norm(), 1e-14 * scale) << "sample " << sample;
+    EXPECT_LE((Y.I_o - Y.I_o.transpose()).norm(), 4e-15 * scale) << "sample " << sample;
+#if defined(__AVX2__) && defined(__FMA__)
+    InertiaAtOrigin entries;
+    entries.assignByEntries(body, X);
+    EXPECT_LE((Y.I_o - entries.I_o).norm(), 4e-15 * scale) << "sample " << sample;
+    EXPECT_LE((Y.h - entries.h).norm(), 1e-15 * Y.h.norm());
+#endif
+  }
+}
+
 TEST(Spatial, Log3MatchesAngleAxisOnEveryBranch) {
   // log3's three forms: the series (θ < 1e-4), atan2 (cos θ > -0.9) and
   // AngleAxis near π; each against the rotation it was built from.
