@@ -65,10 +65,10 @@ struct InertiaAtOrigin {
     h.setZero();
     I_o.setZero();
   }
-  /// `body` (body frame) expressed in frame a, given aMb.
-  /// I_o = R I_c Rᵀ + m (|c|² 1 - c cᵀ) is symmetric: its six distinct
-  /// entries are formed once (45 multiply-adds for R I_c Rᵀ instead of two
-  /// full 3x3 products), which matters in CRBA's per-body pass.
+  /// `body` (body frame) expressed in frame a, given aMb:
+  /// I_o = R I_c Rᵀ + m (|c|² 1 - c cᵀ), h = m c with c = R c_b + t. Once per
+  /// body in CRBA's first pass; by columns where AVX2 and FMA are compiled
+  /// in, else by entries.
   /// Written in place: returning a new object and assigning it built it on
   /// the stack and copied it back with wide loads of narrow stores (a
   /// store-forwarding stall, ~5 % of CRBA).
@@ -128,6 +128,8 @@ struct InertiaAtOrigin {
     _mm_store_sd(out + 8, _mm256_extractf128_pd(o2, 1));
   }
 #endif
+  /// I_o is symmetric: its six distinct entries are formed once (45
+  /// multiply-adds for R I_c Rᵀ instead of two full 3x3 products).
   void assignByEntries(const Inertia& body, const SE3& aMb) {
     const Matrix3& R = aMb.R;
     // c as three scalars: as a Vector3, GCC stored it in a 16- and an 8-byte
