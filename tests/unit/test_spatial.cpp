@@ -91,7 +91,8 @@ TEST(Spatial, InertiaTransformAndSum) {
 }
 
 // InertiaAtOrigin::assign (CRBA's per-body world inertia, six entries formed
-// once) against the textbook form R I_c Rᵀ + m(|c|²1 - c cᵀ), h = m c.
+// once) against Inertia's own transform and parallel-axis shift:
+// R I_c Rᵀ + m(|c|²1 - c cᵀ), h = m c.
 TEST(Spatial, InertiaAtOriginAssignMatchesTheParallelAxisForm) {
   std::mt19937 rng(11);
   std::normal_distribution<double> n(0.0, 1.0);
@@ -101,9 +102,9 @@ TEST(Spatial, InertiaAtOriginAssignMatchesTheParallelAxisForm) {
                        A * A.transpose() + 0.1 * Matrix3::Identity());
     SE3 X = randomSE3(rng);
     X.t *= 1.0 + 10.0 * (sample % 2);  // up to ~20 m from the origin
-    const Vector3 c = X.actPoint(body.com);
-    const Matrix3 expected = X.R * body.inertia_com * X.R.transpose() +
-                             body.mass * (c.squaredNorm() * Matrix3::Identity() - c * c.transpose());
+    const Inertia world = body.transformed(X);
+    const Vector3& c = world.com;
+    const Matrix3 expected = world.inertiaAtOrigin();
     InertiaAtOrigin Y;
     Y.I_o.setConstant(std::nan(""));  // every entry must be written
     Y.h.setConstant(std::nan(""));
