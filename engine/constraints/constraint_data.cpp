@@ -103,6 +103,15 @@ Ends computeEnds(const Constraint& c, const Data& data) {
   return e;
 }
 
+// C = [[t]x R  R], the bottom rows of X_{B←2} = [R 0; [t]x R  R]: point
+// B's velocity in B axes from body2's twist (constant: B is fixed on body2).
+Eigen::Matrix<double, 3, 6> pointRowsInB(const SE3& bM2) {
+  Eigen::Matrix<double, 3, 6> C;
+  C.leftCols<3>().noalias() = skew(bM2.t) * bM2.R;
+  C.rightCols<3>() = bM2.R;
+  return C;
+}
+
 // Linear rows of -R_Aᵀ R_B X_{B←2} (point B on body2; point A's on body1 are
 // constant: constantRowsOnBody1).
 void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
@@ -115,9 +124,9 @@ void pointRows(const Ends& e, FullRows& rows, bool with_K2) {
   // order of operations as the full products (a rod's spin column must
   // cancel to round-off the same way).
   const Matrix3 RaRb = e.oMa.R.transpose() * e.oMb.R;
-  const Matrix3 tR2 = skew(e.bM2.t) * e.bM2.R;
-  rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * tR2;
-  rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * e.bM2.R;
+  const Eigen::Matrix<double, 3, 6> C = pointRowsInB(e.bM2);
+  rows.K2.block<3, 3>(0, 0).noalias() = -RaRb * C.leftCols<3>();
+  rows.K2.block<3, 3>(0, 3).noalias() = -RaRb * C.rightCols<3>();
   rows.phi.head<3>() = e.oMa.R.transpose() * (e.oMa.t - e.oMb.t);
   // d/dt [R_Aᵀ(ṗ_A - ṗ_B)]: classical point accelerations add ω × v; the
   // rotating axes of A add -ω_A × (relative velocity).
@@ -375,6 +384,13 @@ void writeJacobianRows(const ConstraintSet& set, int i, const Data& data, Constr
 }
 
 }  // namespace
+
+std::optional<Matrix6> constantRowGramOnBody2(const Constraint& c) {
+  if (c.kind != ConstraintKind::Connect || c.body2 == 0 || !c.row_mask.empty()) return std::nullopt;
+  // K² = -R_Aᵀ R_B C (pointRows): the rotation cancels in K²ᵀK² = CᵀC.
+  const Eigen::Matrix<double, 3, 6> C = pointRowsInB(c.placement2.inverse());
+  return Matrix6(C.transpose() * C);
+}
 
 void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
                          const Eigen::Ref<const VectorX>& v, ConstraintData& cd, unsigned terms) {

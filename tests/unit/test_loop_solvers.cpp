@@ -222,6 +222,24 @@ TEST(LoopSolvers, MinimumDegreeOrderingOnPaperFigure4) {
   const EliminationStep& seven = ordering.steps()[position(7)];
   ASSERT_EQ(seven.neighbours.size(), 1u);
   EXPECT_EQ(seven.neighbours[0].body, seven.parent);
+  // The roll-out's order: a permutation of the steps with every link after its
+  // parent and its neighbours, grouped by depth, so not reversed 𝒮^E (which
+  // runs each of link 3's branches to its end before the next).
+  const std::vector<int>& forward = ordering.forwardOrder();
+  ASSERT_EQ(forward.size(), order.size());
+  std::vector<int> seen(mech.model.nbodies(), 0);
+  std::vector<int> rolled;
+  for (const int k : forward) {
+    ASSERT_TRUE(k >= 0 && k < static_cast<int>(order.size()));
+    const EliminationStep& step = ordering.steps()[k];
+    EXPECT_EQ(seen[step.body]++, 0) << "link " << step.body << " twice";
+    if (step.parent != 0) {
+      EXPECT_EQ(seen[step.parent], 1) << "link " << step.body << " before its parent";
+    }
+    for (const CouplingRef& n : step.neighbours) EXPECT_EQ(seen[n.body], 1) << "link " << step.body << " before " << n.body;
+    rolled.push_back(step.body);
+  }
+  EXPECT_NE(rolled, std::vector<int>(order.rbegin(), order.rend()));
   // A tree without internal loops is eliminated in ABA's order.
   const GeneratedMechanism humanoid = humanoidTree();
   const EliminationOrdering tree(ConstraintSet(humanoid.model, humanoid.constraints));

@@ -86,6 +86,19 @@ EliminationOrdering::EliminationOrdering(const ConstraintSet& set) {
     steps_.push_back(std::move(step));
   }
 
+  // Depth of each link in the roll-out's dependency graph (its parent and its
+  // neighbours come first: both are eliminated after it); reversed 𝒮^E
+  // within a depth, so the order stays a valid roll-out.
+  std::vector<int> depth(nb, 0);
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+    int d = it->parent != 0 ? depth[it->parent] : 0;
+    for (const CouplingRef& n : it->neighbours) d = std::max(d, depth[n.body]);
+    depth[it->body] = d + 1;
+  }
+  for (int k = static_cast<int>(steps_.size()) - 1; k >= 0; --k) forward_order_.push_back(k);
+  std::stable_sort(forward_order_.begin(), forward_order_.end(),
+                   [&](int a, int b) { return depth[steps_[a].body] < depth[steps_[b].body]; });
+
   slots_by_body_.assign(nb, {});
   for (const auto& [pair, s] : slot_of_pair) slots_by_body_[pair.first].emplace_back(pair.second, s);
 }

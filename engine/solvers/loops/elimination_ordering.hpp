@@ -52,8 +52,16 @@ class EliminationOrdering {
   /// ignored here; the solver refuses them).
   explicit EliminationOrdering(const ConstraintSet& set);
 
-  /// 𝒮^E: the steps in elimination order; the roll-out runs them backwards.
+  /// 𝒮^E: the steps in elimination order (the backward sweep's).
   const std::vector<EliminationStep>& steps() const { return steps_; }
+  /// Indices into steps() in an order the roll-out and the reduced forward
+  /// sweep may run (the reduced backward sweep runs it backwards): every link
+  /// after its parent and its neighbours, grouped by depth in that dependency
+  /// graph. Reversed 𝒮^E would do too, but it walks one branch to its end
+  /// before the next, so each link waits on the one before it; by depth,
+  /// neighbouring steps lie on independent branches and their dependency
+  /// chains overlap.
+  const std::vector<int>& forwardOrder() const { return forward_order_; }
   /// Coupling blocks to allocate.
   int slotCount() const { return slot_count_; }
   /// Slot of the coupling between two distinct moving links (-1 when never coupled).
@@ -65,6 +73,7 @@ class EliminationOrdering {
 
  private:
   std::vector<EliminationStep> steps_;
+  std::vector<int> forward_order_;
   std::vector<std::vector<std::pair<int, int>>> slots_by_body_;  // (other body, slot) for lo < other
   int slot_count_ = 0;
   int max_neighbours_ = 0;

@@ -82,6 +82,10 @@ class LcabaSolver final : public ConstrainedSolver {
   Matrix6X neighbour_S_;            // (H̄_{i,N_i} S_i)ᵀ blocks: H_{j,i} S_i in j's frame
   Matrix6X neighbour_SDinv_;        // workspace: H_{j,i} S_i D_i⁻¹ for one step
   std::vector<CouplingRef> constraint_coupling_;  // H_{body1,body2} per constraint (slot -1: world)
+  // Per constraint, constant at a fixed μ (bind time): K¹ᵀ, μK¹ᵀK¹ and, where
+  // K²ᵀK² does not turn with q (constantRowGramOnBody2), μK²ᵀK².
+  std::vector<Matrix6> K1t_, mu_K1tK1_, mu_K2tK2_;
+  std::vector<char> constant_K2tK2_;
   VectorX target_;       // t: K¹ a_gf,1 + K² a_gf,2 = t
   VectorX lambda_;       // global row order; the warm start
   VectorX impulse_;      // solveImpulse's multipliers, swapped with lambda_ around it
