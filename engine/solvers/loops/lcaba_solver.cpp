@@ -131,6 +131,19 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       constraint_coupling_[c] = {con.body2, ordering_.slotOf(con.body1, con.body2), con.body1 > con.body2};
     }
   }
+  end_offsets_.assign(model().nbodies() + 1, 0);
+  for (int c = 0; c < constraints.size(); ++c) {
+    ++end_offsets_[constraints[c].body1 + 1];
+    if (constraints[c].body2 != 0) ++end_offsets_[constraints[c].body2 + 1];
+  }
+  for (int i = 0; i < model().nbodies(); ++i) end_offsets_[i + 1] += end_offsets_[i];
+  ends_.resize(end_offsets_.back());
+  std::vector<int> fill(end_offsets_.begin(), end_offsets_.end() - 1);
+  for (int c = 0; c < constraints.size(); ++c) {
+    ends_[fill[constraints[c].body1]++] = {c, 1};
+    if (constraints[c].body2 != 0) ends_[fill[constraints[c].body2]++] = {c, 2};
+  }
+  mu_error_ = VectorX::Zero(constraints.dimension());
   // Constant per body (articulatedFirstPass's bind-time input): the rigid
   // inertias, so the first pass copies instead of recomputing them.
   rigid_inertias_ = rigidInertiaMatrices(constraints.model());
@@ -287,23 +300,41 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       constexpr int R = decltype(rows_tag)::value;
       using VectorR = Eigen::Matrix<double, R, 1>;
       const int dim = con.dimension(), row = constraints_.rowOffset(c);
-      const auto K1t = K1t_[c].leftCols<R>();
       const auto K2 = cdata_.K2[c].topRows<R>();
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-      VectorR error = detail::blockTransposeTimes<R>(K1t, data_.a_gf[con.body1]);
+      VectorR error = detail::blockTransposeTimes<R>(K1t_[c].leftCols<R>(), data_.a_gf[con.body1]);
       if (con.body2 != 0) error += detail::blockTransposeTimes<R>(K2.transpose(), data_.a_gf[con.body2]);
       for (int r = 0; r < dim; ++r) {
         error[r] -= target_[row + r];
         residual = std::max(residual, std::abs(error[r]));
         lambda_[row + r] -= mu * error[r];  // line 8 (eq. 33): λ_paper += μΔk
       }
-      // Line 7 ("-=" per the errata): Δf = -μ KᵀΔk, i.e. Δp = +μ KᵀΔk.
-      const VectorR g = mu * error;
-      delta_force_[con.body1] = detail::plusBlockTimes<R>(delta_force_[con.body1], K1t, g);
-      if (con.body2 != 0) delta_force_[con.body2] = detail::plusBlockTimes<R>(delta_force_[con.body2], K2.transpose(), g);
+      // Line 7's μΔk; the reduced backward sweep applies Kᵀ at each link
+      // (addConstraintForceChange).
+      for (int r = 0; r < dim; ++r) mu_error_[row + r] = mu * error[r];
     });
   }
   return residual;
+}
+
+// Alg. 3 line 7 ("-=" per the errata) for link i's constraint ends: Δf =
+// -μ KᵀΔk, i.e. Δp = +μ KᵀΔk. Taken here rather than accumulated into Δf by
+// updateMultipliers: a link with several ends (a Digit foot: a weld and two
+// rods) re-read its Δf right after each narrow store, failing store
+// forwarding (perf: ~6 % of lcaba on Digit in those two lines).
+[[gnu::always_inline]] inline Force LcabaSolver::addConstraintForceChange(int i, Force dp) const {
+  for (int e = end_offsets_[i]; e < end_offsets_[i + 1]; ++e) {
+    const auto [c, end] = ends_[e];
+    const int dim = constraints_[c].dimension(), row = constraints_.rowOffset(c);
+    withConstraintRows(dim, [&](auto rows_tag) {
+      constexpr int R = decltype(rows_tag)::value;
+      Eigen::Matrix<double, R, 1> g = Eigen::Matrix<double, R, 1>::Zero();  // padding rows stay zero
+      for (int r = 0; r < dim; ++r) g[r] = mu_error_[row + r];
+      dp = end == 1 ? detail::plusBlockTimes<R>(dp, K1t_[c].leftCols<R>(), g)
+                    : detail::plusBlockTimes<R>(dp, cdata_.K2[c].topRows<R>().transpose(), g);
+    });
+  }
+  return dp;
 }
 
 [[gnu::flatten]] double LcabaSolver::reducedSweeps(Eigen::Ref<VectorX> vdot) {
@@ -323,7 +354,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
         du.setZero();
         return;
       }
-      const Force dp = delta_force_[i];
+      const Force dp = addConstraintForceChange(i, delta_force_[i]);
       du = -detail::subspaceTransposeTimes<NV>(m, i, dp);
       const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
@@ -419,8 +450,6 @@ SolveStats LcabaSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const
     step_norm = reducedSweeps(vdot);  // lines 11-12
     ++stats.iterations;
   }
-  // The last force change was not swept: Δf stays zero between solves.
-  for (Force& f : delta_force_) f = Force(Vector6::Zero());
   return stats;
 }
 

@@ -23,6 +23,7 @@
 // approximate. Redundant sets converge in v̇ and Jᵀλ. Warm start: λ⁰ is the
 // previous solve's λ. Accuracy falls as μ grows far beyond J M⁻¹ Jᵀ's scale
 // (the penalty enters the articulated inertias; paper 001 §VI, Fig. 11).
+#include <utility>
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
@@ -65,6 +66,7 @@ class LcabaSolver final : public ConstrainedSolver {
   void rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot);  // Alg. 1 lines 25-26
   double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
   double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2; returns ‖Δv̇‖∞
+  Force addConstraintForceChange(int i, Force dp) const;  // Alg. 3 line 7 at link i
 
   void addCoupling(const CouplingRef& ref, const Matrix6& h) {
     if (ref.transposed) {
@@ -86,11 +88,17 @@ class LcabaSolver final : public ConstrainedSolver {
   // K²ᵀK² does not turn with q (constantRowGramOnBody2), μK²ᵀK².
   std::vector<Matrix6> K1t_, mu_K1tK1_, mu_K2tK2_;
   std::vector<char> constant_K2tK2_;
+  // The constraint ends on each link (constraint index, end 1 or 2), link i's
+  // in [end_offsets_[i], end_offsets_[i + 1]): the reduced backward sweep
+  // takes each link's μKᵀΔk from here.
+  std::vector<int> end_offsets_;
+  std::vector<std::pair<int, int>> ends_;
+  VectorX mu_error_;     // μΔk of the last multiplier update (Alg. 3 line 7's factor)
   VectorX target_;       // t: K¹ a_gf,1 + K² a_gf,2 = t
   VectorX lambda_;       // global row order; the warm start
   VectorX impulse_;      // solveImpulse's multipliers, swapped with lambda_ around it
   VectorX zero_nv_;      // v = τ = 0 of the impulse solve
-  std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between uses
+  std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between sweeps
   std::vector<Motion> delta_a_;
   VectorX delta_u_;
 };
