@@ -169,12 +169,17 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       // a_gf,0 = (0, -g): in body b's frame (0, R_bᵀ(-g)), so only K's linear columns act.
       VectorR gravity_terms = K1.template rightCols<3>() * (data_.oMi[b1].R.transpose() * a0.v);
       if (b2 != 0) gravity_terms.noalias() += K2.template rightCols<3>() * (data_.oMi[b2].R.transpose() * a0.v);
-      VectorR g = VectorR::Zero();  // μ k - λ_paper = μ t + λ
-      for (int r = 0; r < dim; ++r) {
+      // -g = -(μ t + λ) (g = μ k - λ_paper), zero in the padding rows. Over
+      // the fixed R rows, so it stays in registers: filled over the runtime
+      // dim, it went through the stack and was reloaded two-wide before its
+      // last narrow store retired (store forwarding; perf on Digit).
+      VectorR minus_g = VectorR::Zero();
+      for (int r = 0; r < R; ++r) {
+        if (r == dim) break;
         // An impulse has no gravity (a_gf,0 = 0) and targets r itself.
         target_[row + r] = impulse_target != nullptr ? (*impulse_target)[row + r]
                                                      : cdata_.k_link[row + r] + gravity_terms[r];
-        g[r] = mu * target_[row + r] + lambda_[row + r];
+        minus_g[r] = -(mu * target_[row + r] + lambda_[row + r]);
       }
       // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
       // K¹ is constant: K¹ᵀ and μK¹ᵀK¹ come from bind time.
@@ -184,7 +189,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       // blockTransposeTimes, here and below): a Force assigned from a Vector6
       // had the middle pair of the sum split through the stack (perf: the top
       // line of eliminate).
-      data_.pa[b1] = detail::plusBlockTimes<R>(data_.pa[b1], K1t, VectorR(-g));
+      data_.pa[b1] = detail::plusBlockTimes<R>(data_.pa[b1], K1t, minus_g);
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       // (K²ᵀ as a contiguous 6 x R copy: the products then run on columns.)
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
@@ -193,7 +198,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       } else {
         data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
       }
-      data_.pa[b2] = detail::plusBlockTimes<R>(data_.pa[b2], K2t, VectorR(-g));
+      data_.pa[b2] = detail::plusBlockTimes<R>(data_.pa[b2], K2t, minus_g);
       addCoupling(constraint_coupling_[c], (mu * K1t) * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
     });
   }
@@ -304,14 +309,17 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
       VectorR error = detail::blockTransposeTimes<R>(K1t_[c].leftCols<R>(), data_.a_gf[con.body1]);
       if (con.body2 != 0) error += detail::blockTransposeTimes<R>(K2.transpose(), data_.a_gf[con.body2]);
-      for (int r = 0; r < dim; ++r) {
-        error[r] -= target_[row + r];
-        residual = std::max(residual, std::abs(error[r]));
-        lambda_[row + r] -= mu * error[r];  // line 8 (eq. 33): λ_paper += μΔk
+      // Over the fixed R rows, error in registers (as minus_g in addConstraintTerms).
+      for (int r = 0; r < R; ++r) {
+        if (r == dim) break;
+        const double e = error[r] - target_[row + r];
+        residual = std::max(residual, std::abs(e));
+        const double step = mu * e;
+        lambda_[row + r] -= step;  // line 8 (eq. 33): λ_paper += μΔk
+        // Line 7's μΔk; the reduced backward sweep applies Kᵀ at each link
+        // (addConstraintForceChange).
+        mu_error_[row + r] = step;
       }
-      // Line 7's μΔk; the reduced backward sweep applies Kᵀ at each link
-      // (addConstraintForceChange).
-      for (int r = 0; r < dim; ++r) mu_error_[row + r] = mu * error[r];
     });
   }
   return residual;
@@ -329,7 +337,10 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     withConstraintRows(dim, [&](auto rows_tag) {
       constexpr int R = decltype(rows_tag)::value;
       Eigen::Matrix<double, R, 1> g = Eigen::Matrix<double, R, 1>::Zero();  // padding rows stay zero
-      for (int r = 0; r < dim; ++r) g[r] = mu_error_[row + r];
+      for (int r = 0; r < R; ++r) {  // over the fixed R rows (see addConstraintTerms' minus_g)
+        if (r == dim) break;
+        g[r] = mu_error_[row + r];
+      }
       dp = end == 1 ? detail::plusBlockTimes<R>(dp, K1t_[c].leftCols<R>(), g)
                     : detail::plusBlockTimes<R>(dp, cdata_.K2[c].topRows<R>().transpose(), g);
     });
