@@ -119,9 +119,9 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     const Constraint& con = constraints[c];
     K1t_.push_back(cdata_.K1[c].transpose());
     mu_K1tK1_.push_back(mu * K1t_.back() * cdata_.K1[c]);
-    const std::optional<Matrix6> K2tK2 = constantRowGramOnBody2(con);
-    mu_K2tK2_.push_back(K2tK2 ? Matrix6(mu * *K2tK2) : Matrix6::Zero());
-    constant_K2tK2_.push_back(K2tK2.has_value());
+    std::optional<Matrix6> K2tK2 = constantRowGramOnBody2(con);
+    if (K2tK2) *K2tK2 *= mu;
+    mu_K2tK2_.push_back(K2tK2);
     if (con.kind == ConstraintKind::Coupling) {
       throw ModelError(model().source_file, "solver 'lcaba'",
                        "does not support joint couplings (constraint '" + con.name +
@@ -193,8 +193,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       // (K²ᵀ as a contiguous 6 x R copy: the products then run on columns.)
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
-      if (constant_K2tK2_[c]) {
-        data_.Ia[b2] += mu_K2tK2_[c];
+      if (mu_K2tK2_[c]) {
+        data_.Ia[b2] += *mu_K2tK2_[c];
       } else {
         data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
       }

@@ -23,6 +23,7 @@
 // approximate. Redundant sets converge in v̇ and Jᵀλ. Warm start: λ⁰ is the
 // previous solve's λ. Accuracy falls as μ grows far beyond J M⁻¹ Jᵀ's scale
 // (the penalty enters the articulated inertias; paper 001 §VI, Fig. 11).
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -86,8 +87,8 @@ class LcabaSolver final : public ConstrainedSolver {
   std::vector<CouplingRef> constraint_coupling_;  // H_{body1,body2} per constraint (slot -1: world)
   // Per constraint, constant at a fixed μ (bind time): K¹ᵀ, μK¹ᵀK¹ and, where
   // K²ᵀK² does not turn with q (constantRowGramOnBody2), μK²ᵀK².
-  std::vector<Matrix6> K1t_, mu_K1tK1_, mu_K2tK2_;
-  std::vector<char> constant_K2tK2_;
+  std::vector<Matrix6> K1t_, mu_K1tK1_;
+  std::vector<std::optional<Matrix6>> mu_K2tK2_;
   // The constraint ends on each link (constraint index, end 1 or 2), link i's
   // in [end_offsets_[i], end_offsets_[i + 1]): the reduced backward sweep
   // takes each link's μKᵀΔk from here.
