@@ -12,6 +12,7 @@
 #include <string>
 
 #include <loopsim/algorithms/sincos_lanes.hpp>
+#include <loopsim/linalg/fixed_cholesky.hpp>
 #include <loopsim/model/data.hpp>
 
 namespace loopsim::detail {
@@ -342,7 +343,7 @@ template <int NV>
   if constexpr (NV == 1) {
     Dinv(0, 0) = 1.0 / D(0, 0);
   } else {
-    Dinv = D.llt().solve(MatrixNV::Identity());
+    Dinv = fixedCholeskyInverse<NV>(D);
   }
 }
 

@@ -1,38 +1,8 @@
 #include <loopsim/solvers/recursive/pv_recursion.hpp>
 
-#include <cmath>
+#include <loopsim/linalg/fixed_cholesky.hpp>
 
 namespace loopsim {
-
-namespace {
-
-// x = A⁻¹ b for eq. 49's 6 x 6 positive definite A, by Cholesky in loops of
-// fixed trip count: Eigen's LLT spends more on its bookkeeping than on the
-// ~90 multiply-adds at this size (measured: 2% of pv's time on Atlas 2F).
-Vector6 solvePositiveDefinite6(Matrix6 A, Vector6 x) {
-  for (int j = 0; j < 6; ++j) {
-    double d = A(j, j);
-    for (int k = 0; k < j; ++k) d -= A(j, k) * A(j, k);
-    const double g = std::sqrt(d), inv_g = 1.0 / g;
-    A(j, j) = g;
-    for (int i = j + 1; i < 6; ++i) {
-      double s = A(i, j);
-      for (int k = 0; k < j; ++k) s -= A(i, k) * A(j, k);
-      A(i, j) = s * inv_g;
-    }
-  }
-  for (int i = 0; i < 6; ++i) {  // G y = b
-    for (int k = 0; k < i; ++k) x[i] -= A(i, k) * x[k];
-    x[i] /= A(i, i);
-  }
-  for (int i = 5; i >= 0; --i) {  // Gᵀ x = y
-    for (int k = i + 1; k < 6; ++k) x[i] -= A(k, i) * x[k];
-    x[i] /= A(i, i);
-  }
-  return x;
-}
-
-}  // namespace
 
 PvRecursion::PvRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : tree_(set, added_inertia, owner),
@@ -157,9 +127,11 @@ bool PvRecursion::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
       W.noalias() += z.transpose() * z;
     }
   }
-  const Matrix6 A = D + W.topLeftCorner<6, 6>();
+  Matrix6 A = D + W.topLeftCorner<6, 6>();
   const Vector6 rhs = u - Ia * a_pre - W.block<6, 1>(0, 6);
-  const Vector6 qdd = solvePositiveDefinite6(A, rhs);  // eq. 49
+  Vector6 inverse_diagonal;
+  fixedCholeskyInPlace<6>(A, inverse_diagonal);
+  const Vector6 qdd = fixedCholeskySolve<6>(A, rhs);  // eq. 49
   // Eq. 46: λ = -G⁻ᵀ (z + Z q̈), back substitution on each branch's block,
   // column by column (each solved entry updates the ones above it): the dot
   // form read the entries just solved in vector loads right after their

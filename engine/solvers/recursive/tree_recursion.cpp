@@ -10,6 +10,14 @@
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 
+// The backward, rollout and reduced sweeps' joint steps are [[gnu::flatten]]
+// (as lcaba's per-link steps): otherwise this file's inlining budget decides
+// whether the small Eigen assignments in them (Rᵀx in toChildFrame, R x in
+// toParentFrame) stay inline. When factorJoint's D⁻¹ moved out of line, 25 of
+// them became calls (pv on Go1 1.12x, constrained-aba 1.09x slower); with
+// these attributes none is. articulatedFirstPass is not flattened: so, pv on
+// Atlas spent 300 ns more in it.
+
 namespace loopsim {
 
 using detail::toChildFrame;
@@ -194,7 +202,7 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
   }
 }
 
-void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
+[[gnu::flatten]] void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
   const int nb = model_.nbodies();
   data.oMi[0] = SE3::Identity();
   detail::RevoluteTrig trig;  // sin and cos eight joints at a time
@@ -209,7 +217,7 @@ void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
   for (int r = 0; r < m_; ++r) K.row(r) = cdata.K1[row_constraint_[r]].row(row_local_[r]);
 }
 
-void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accumulate_L) {
+[[gnu::flatten]] void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accumulate_L) {
   const int p = model_.parent[i];
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
@@ -284,8 +292,8 @@ void TreeRecursion::eliminateJoint(int i, bool carry_rows, bool bias, bool accum
   });
 }
 
-void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda, bool with_rows,
-                                 Eigen::Ref<VectorX> vdot) {
+[[gnu::flatten]] void TreeRecursion::rolloutJoint(int i, const Eigen::Ref<const VectorX>& lambda, bool with_rows,
+                                                  Eigen::Ref<VectorX> vdot) {
   detail::withJointNv(model_.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = model_.idx_v[i];
@@ -366,7 +374,7 @@ void TreeRecursion::addRowForces(const Eigen::Ref<const VectorX>& g) {
   }
 }
 
-void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {
+[[gnu::flatten]] void TreeRecursion::reducedSweeps(std::vector<Force>& delta_force, Eigen::Ref<VectorX> vdot) {
   // Only the bodies whose subtree holds rows (their force changes and the
   // accelerations the rows read): Δf is zero elsewhere, and the other bodies'
   // accelerations follow from their parents' in rolloutUnconstrained().
