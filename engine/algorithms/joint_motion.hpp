@@ -343,7 +343,7 @@ template <int NV>
   if constexpr (NV == 1) {
     Dinv(0, 0) = 1.0 / D(0, 0);
   } else {
-    Dinv = fixedCholeskyInverse<NV>(D);
+    Dinv = fixedLdltInverse<NV>(D);
   }
 }
 

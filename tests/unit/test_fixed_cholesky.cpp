@@ -1,7 +1,7 @@
 // The fixed-size Cholesky behind a joint's D_i⁻¹ (factorJoint) and PV's eq. 49:
 // the same inverse and solution as Eigen's LLT, on well-conditioned blocks and
 // on penalty-like ones (an inertia plus μ KᵀK, lcaba's D_i), symmetric to the
-// last bit, and NaN for an indefinite matrix.
+// last bit; the square-root form's NaN for an indefinite matrix.
 #include <gtest/gtest.h>
 
 #include "random_spd.hpp"
@@ -21,7 +21,7 @@ void expectInverseAndSolveMatchLlt(const Eigen::Matrix<double, N, N>& A, double 
   ASSERT_EQ(llt.info(), Eigen::Success) << what;
   const MatrixN expected = llt.solve(MatrixN::Identity());
 
-  const MatrixN inverse = fixedCholeskyInverse<N>(A);
+  const MatrixN inverse = fixedLdltInverse<N>(A);
   EXPECT_LT((inverse - expected).norm(), tolerance * expected.norm()) << what << " N=" << N;
   EXPECT_EQ(inverse, inverse.transpose()) << what << ": symmetric to the last bit";
 
@@ -60,8 +60,15 @@ TEST(FixedCholesky, InverseAndSolveMatchLltAtJointSizes) {
   checkSize<6>();
 }
 
-TEST(FixedCholesky, IndefiniteMatrixGivesNaN) {
+TEST(FixedCholesky, IndefiniteMatrix) {
   Eigen::Matrix3d A = randomSpd(3, 9);
   A(2, 2) = -1.0;
-  EXPECT_TRUE(fixedCholeskyInverse<3>(A).hasNaN());
+  // The square-root form fails loudly ...
+  Eigen::Matrix3d G = A;
+  Eigen::Vector3d inverse_diagonal;
+  fixedCholeskyInPlace<3>(G, inverse_diagonal);
+  EXPECT_TRUE(inverse_diagonal.hasNaN());
+  // ... the square-root-free inverse needs only non-zero leading minors.
+  const Eigen::Matrix3d expected = A.inverse();
+  EXPECT_LT((fixedLdltInverse<3>(A) - expected).norm(), 1e-12 * expected.norm());
 }
