@@ -19,17 +19,10 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
   // The joints' products go through S_i's structure (detail::subspaceMotion,
   // factorJoint), as in the constrained recursions: no dense 6 x nv products.
 
-  // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.
-  // The placements in a loop of their own, as in articulatedFirstPass: one
-  // loop for both left GCC short of registers (spills reloaded two-wide over
-  // narrower stores); split, ABA took 0.94 (Go1) to 0.97 (Atlas) of the time.
-  data.oMi[0] = SE3::Identity();
+  // Pass 1 (root to leaves): placements (their own loop, detail::setPlacements
+  // says why), then velocities, c_i, rigid-body Ia and pa.
+  detail::setPlacements(model, data, q);
   data.v[0].setZero();
-  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
-  for (int i = 1; i < nb; ++i) {
-    detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
-    data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
-  }
   for (int i = 1; i < nb; ++i) {
     const int p = model.parent[i];
     const SE3& liMi = data.liMi[i];

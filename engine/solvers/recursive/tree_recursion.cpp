@@ -154,19 +154,12 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
   // terms need, as forwardKinematics(q, v, 0) would.
-  data.oMi[0] = SE3::Identity();
+  // Placements in a pass of their own (detail::setPlacements: fused with the
+  // velocities, the spilled v_p halves and t x w reloaded two-wide were half
+  // of this function on lcaba's Digit bench).
+  detail::setPlacements(model, data, q);
   data.v[0].setZero();
   data.a[0].setZero();
-  // Placements in a pass of their own: in one loop with the velocities, GCC
-  // ran out of registers, stored v_p's rotated halves and t x w as scalars
-  // and reloaded them two-wide (store-forwarding stalls, perf: half of this
-  // function on lcaba's Digit bench). Split, lcaba on Digit took 0.96 of the
-  // time, pv and constrained-aba 0.94-0.97.
-  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
-  for (int i = 1; i < nb; ++i) {
-    detail::setJointPlacement(model, i, q, data.liMi[i], &trig);
-    data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
-  }
   for (int i = 1; i < nb; ++i) {
     const int p = model.parent[i];
     const SE3& liMi = data.liMi[i];
@@ -210,15 +203,8 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
 }
 
 [[gnu::flatten]] void TreeRecursion::forwardSweepPositions(const Eigen::Ref<const VectorX>& q) {
-  const int nb = model_.nbodies();
-  data.oMi[0] = SE3::Identity();
-  detail::RevoluteTrig trig;  // sin and cos eight joints at a time
-  for (int i = 1; i < nb; ++i) {
-    const int p = model_.parent[i];
-    detail::setJointPlacement(model_, i, q, data.liMi[i], &trig);
-    data.oMi[i] = data.oMi[p] * data.liMi[i];
-    data.Ia[i] = rigid_inertias_[i];
-  }
+  detail::setPlacements(model_, data, q);
+  for (int i = 1; i < model_.nbodies(); ++i) data.Ia[i] = rigid_inertias_[i];
   if (m_ == 0) return;
   evaluatePositionErrors(set_, data, q, cdata);  // fills K¹
   for (int r = 0; r < m_; ++r) K.row(r) = cdata.K1[row_constraint_[r]].row(row_local_[r]);
