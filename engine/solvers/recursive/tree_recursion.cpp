@@ -15,8 +15,8 @@
 // whether the small Eigen assignments in them (Rᵀx in toChildFrame, R x in
 // toParentFrame) stay inline. When factorJoint's D⁻¹ moved out of line, 25 of
 // them became calls (pv on Go1 1.12x, constrained-aba 1.09x slower); with
-// these attributes none is. articulatedFirstPass is not flattened: so, pv on
-// Atlas spent 300 ns more in it.
+// these attributes none is. articulatedFirstPass is not flattened: flattened,
+// pv on Atlas spent 300 ns more in it.
 
 namespace loopsim {
 
