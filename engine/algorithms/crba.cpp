@@ -94,16 +94,17 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
       // into the columns (through Motion and Force temporaries the compiler
       // re-read its own narrow stores with wide loads: store-forwarding stalls).
       const Vector3 w = oS.col(l).head<3>(), v = oS.col(l).tail<3>();
-      oF.col(l).head<3>() = Yc.I_o * w + Yc.h.cross(v);
-      oF.col(l).tail<3>() = Yc.mass * v + w.cross(Yc.h);
+      const Vector3 n = Yc.I_o * w + Yc.h.cross(v), f = Yc.mass * v + w.cross(Yc.h);
+      oF.col(l).head<3>() = n;
+      oF.col(l).tail<3>() = f;
+      // Joint i's own block, row l: M(l, k) = S_kᵀ F_l for k ≤ l, with F_l
+      // still in registers (read back from oF, the wide loads waited on the
+      // narrow stores just made: store forwarding fails).
+      for (int k = iv; k <= l; ++k) M(l, k) = oS.col(k).head<3>().dot(n) + oS.col(k).tail<3>().dot(f);
     }
     const int own_end = iv + nvi;
     for (int l = iv; l < own_end; ++l) {
-      // Joint i's own block from the columns just stored, element by element
-      // (forwarded from the stores), and the descendants' rows in the wide
-      // pass: a wide load over a just-stored element waits for the store to
-      // retire (perf: a quarter of the sweep on an AVX-512 Xeon).
-      for (int k = l; k < own_end; ++k) M(k, l) = oF.col(k).dot(oS.col(l));
+      // The descendants' rows in the wide pass.
       fillColumnFromForces(oS.col(l).data(), oF, own_end, end, &M(0, l));
       // Rows past the subtree are exactly column l's entries off the pattern
       // below the diagonal: contiguous, and half of clearing all of M.
