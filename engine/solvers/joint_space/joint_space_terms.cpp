@@ -200,9 +200,20 @@ void JointSpaceTerms::updateRhs() {
   // b = k - J v̇_free = k - Yᵀ z: J M⁻¹ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ L⁻ᵀ, over the supports.
   rhs_ = cdata_.k;
   forEachYBlock([&](int offset, auto w, int count, const double* y, const int* dofs) {
-    for (int p = 0; p < count; ++p) {
-      const double z = free_scaled_[dofs[p]];
-      for (int a = 0; a < w; ++a) rhs_[offset + a] -= y[p * w + a] * z;
+    if constexpr (std::is_same_v<decltype(w), int>) {
+      for (int p = 0; p < count; ++p) {
+        const double z = free_scaled_[dofs[p]];
+        for (int a = 0; a < w; ++a) rhs_[offset + a] -= y[p * w + a] * z;
+      }
+    } else {
+      // The common widths: the sums in registers, stored once. Through rhs_
+      // each update waited on the previous one's store (y may alias it for
+      // the compiler), a chain as long as the support.
+      constexpr int W = decltype(w)::value;
+      using Row = Eigen::Matrix<double, W, 1>;
+      Row sum = rhs_.segment<W>(offset);
+      for (int p = 0; p < count; ++p) sum -= free_scaled_[dofs[p]] * Eigen::Map<const Row>(y + p * W);
+      rhs_.segment<W>(offset) = sum;
     }
   });
 }
