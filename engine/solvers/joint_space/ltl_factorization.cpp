@@ -248,9 +248,21 @@ void LtlFactorization::solveLt(Eigen::Ref<VectorX> x, std::span<const int> dofs)
 
 void LtlFactorization::solveL(Eigen::Ref<VectorX> x) const {
   // L = Uᵀ: forward substitution as axpys, x_desc(j) -= U_j,desc(j) x_j.
+  // A limb's last dofs (at most two descendants, the most common rows) as
+  // scalars: Eigen's segment expression set-up cost more than their products.
+  const Eigen::Index ld = upper_.outerStride();
+  const double* const U = upper_.data();
+  double* const xd = x.data();
   for (int j = 0; j < size(); ++j) {
     const int begin = j + 1, count = subtree_end_[j] - begin;
-    if (count > 0) x.segment(begin, count) -= x[j] * upper_.row(j).segment(begin, count).transpose();
+    if (count > 2) {
+      x.segment(begin, count) -= x[j] * upper_.row(j).segment(begin, count).transpose();
+    } else if (count > 0) {
+      const double xj = xd[j];
+      const double* const row_j = U + j * ld;
+      xd[begin] -= xj * row_j[begin];
+      if (count > 1) xd[begin + 1] -= xj * row_j[begin + 1];
+    }
   }
 }
 
