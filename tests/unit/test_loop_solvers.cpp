@@ -512,6 +512,144 @@ TEST(LoopSolvers, WarmStartIterationCapAndSettings) {
   }
 }
 
+// A spatial three-link arm whose tip is held by a point to the world, with a
+// light two-link pendulum of 2 cm links hanging from its middle link: no
+// force change reaches the pendulum, and its joint accelerations are ~50
+// times the middle link's, so its part of ‖Δv̇‖∞ leads.
+TreeCase armWithLightPendulum() {
+  ModelBuilder b("arm_with_light_pendulum");
+  auto joint = [](const Vector3& axis) {
+    JointSpec j;
+    j.axis = axis;
+    return j;
+  };
+  auto link = [](double mass, const Vector3& com) {
+    return Inertia(mass, com, mass * 1e-2 * com.squaredNorm() * Matrix3::Identity() + 1e-6 * Matrix3::Identity());
+  };
+  auto at = [](const Vector3& t) { return SE3(Matrix3::Identity(), t); };
+  const int l1 = b.addBody(0, "j1", joint(Vector3::UnitZ()), at(Vector3::Zero()), link(2.0, Vector3(0.25, 0, 0)), "l1");
+  const int l2 = b.addBody(l1, "j2", joint(Vector3::UnitY()), at(Vector3(0.5, 0, 0)), link(2.0, Vector3(0.2, 0, 0.1)), "l2");
+  const int l3 = b.addBody(l2, "j3", joint(Vector3(1, 1, 0)), at(Vector3(0.4, 0, 0.2)), link(1.0, Vector3(0, 0.2, 0.1)), "l3");
+  b.addFrame("tip", l3, at(Vector3(0.1, 0.4, 0.2)));
+  const int p1 = b.addBody(l2, "p1", joint(Vector3::UnitX()), at(Vector3(0.2, 0, 0)), link(0.01, Vector3(0, 0, -0.02)), "p1");
+  b.addBody(p1, "p2", joint(Vector3::UnitY()), at(Vector3(0, 0, -0.02)), link(0.01, Vector3(0, 0, -0.02)), "p2");
+  TreeCase c;
+  c.name = "arm_with_light_pendulum";
+  c.model = std::move(b).build(true);
+  c.q0 = VectorX::Constant(c.model.nq, 0.3);
+  c.constraints = {worldConstraint(c.model, "tip_held", ConstraintKind::Connect, "tip")};
+  return c;
+}
+
+TEST(LoopSolvers, LcabaStopsWhereAlgorithm3sTestOverAllLinksDoes) {
+  // lcaba leaves the links no force change reaches (Digit's arms, Go1's free
+  // leg, a light pendulum) out of the reduced sweeps and rolls them out once
+  // at the end; line 9's ‖Δv̇‖∞ must still be over all links. Reference:
+  // cold solves capped at k = 1, 2, ... iterations give v̇ᵏ and the residual
+  // r_k the test reads; the solve at tolerance ε must stop at the first k
+  // with min(‖v̇ᵏ - v̇ᵏ⁻¹‖∞, r_k) ≤ ε (or at the first rise of r_k), with v̇ᵏ
+  // to the bit.
+  const QuietLog quiet;
+  int compared = 0, decided_by_free_links = 0, borderline = 0;
+  constexpr int kMaxCap = 200;
+  const std::vector<TreeCase> cases = {sceneCase("digit_standing.yaml", 0.05), sceneCase("go1_three_feet.yaml", 0.05),
+                                       sceneCase("atlas_standing.yaml", 0.05), armWithLightPendulum()};
+  for (const TreeCase& c : cases) {
+    for (const double mu : {1e3, c.name == "arm_with_light_pendulum" ? 1e-1 : 3e1}) {
+      std::mt19937 rng(31);
+      int redrawn = 0;
+      for (int sample = 0; sample < 4; ++sample) {
+        const TreeState s = sampleConsistent(c, rng, redrawn);
+        const ConstraintSet set(c.model, s.constraints);
+        // μ 1e3: a few iterations; the smaller μ: many, with r_k no longer far
+        // below ‖Δv̇ᵏ‖∞, so that on the light pendulum the free links' part is
+        // what keeps some of them going (counted below).
+        const SolverSettings settings = tightSettings(mu);
+        std::vector<bool> free_dof(c.model.nv, false);
+        const EliminationOrdering ordering(set);
+        for (const EliminationStep& step : ordering.steps()) {
+          if (step.carries_force_change) continue;
+          for (int k = 0; k < c.model.joint_nv[step.body]; ++k) free_dof[c.model.idx_v[step.body] + k] = true;
+        }
+        ASSERT_TRUE(std::find(free_dof.begin(), free_dof.end(), true) != free_dof.end()) << c.name << " has free links";
+        std::vector<VectorX> vdot_at(kMaxCap + 1);
+        std::vector<double> residual_at(kMaxCap + 1, 0.0);
+        for (int k = 1; k <= kMaxCap; ++k) {
+          SolverSettings capped = settings;
+          capped.tolerance = 0.0;  // runs k iterations unless r rises
+          capped.max_iterations = k;
+          LcabaSolver solver(set, capped);
+          VectorX vdot(c.model.nv), lambda(set.dimension());
+          const SolveStats st = solver.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+          if (st.iterations < k) break;  // r rose before k: the sequence ends there
+          vdot_at[k] = vdot;
+          residual_at[k] = st.residual;
+        }
+        // Tolerances: fixed ones, and one inside each window where the linked
+        // links' part of ‖Δv̇ᵏ‖∞ is below both the free links' part and r_k:
+        // there Alg. 3 goes on, and a test that skipped the free links would stop.
+        std::vector<double> tolerances = {1e-5, 1e-7, 1e-9, 1e-11};
+        for (int k = 2; k <= kMaxCap && residual_at[k] > 0.0; ++k) {
+          double all = 0.0, linked = 0.0;
+          for (int d = 0; d < c.model.nv; ++d) {
+            const double step = std::abs(vdot_at[k][d] - vdot_at[k - 1][d]);
+            all = std::max(all, step);
+            if (!free_dof[d]) linked = std::max(linked, step);
+          }
+          const double above = std::min(all, residual_at[k]);
+          if (linked > 0.0 && above > 1.5 * linked) tolerances.push_back(std::sqrt(linked * above));
+        }
+        for (double eps : tolerances) {
+          int expected = 0;
+          bool near_tie = false, free_links_mattered = false;
+          for (int k = 1; k <= kMaxCap && residual_at[k] > 0.0; ++k) {
+            double all = std::numeric_limits<double>::infinity(), linked = all;
+            if (k > 1) {
+              all = linked = 0.0;
+              for (int d = 0; d < c.model.nv; ++d) {
+                const double step = std::abs(vdot_at[k][d] - vdot_at[k - 1][d]);
+                all = std::max(all, step);
+                if (!free_dof[d]) linked = std::max(linked, step);
+              }
+            }
+            // The solver's ‖Δv̇‖∞ is of the increments; the difference of the
+            // capped solves' v̇ agrees with it to a few ulps of v̇.
+            const double roundoff = 1e-14 * std::max(1.0, vdot_at[k].lpNorm<Eigen::Infinity>());
+            near_tie = near_tie || (k > 1 && std::abs(all - eps) < roundoff);
+            if (std::min(all, residual_at[k]) <= eps) {
+              expected = k;
+              break;
+            }
+            if (residual_at[k] > eps && linked <= eps) free_links_mattered = true;  // only their part went on
+            if (k > 1 && residual_at[k] >= residual_at[k - 1]) {
+              expected = k;
+              break;
+            }
+          }
+          if (expected == 0 || near_tie) {
+            ++borderline;
+            continue;
+          }
+          SolverSettings at_eps = settings;
+          at_eps.tolerance = eps;
+          LcabaSolver solver(set, at_eps);
+          VectorX vdot(c.model.nv), lambda(set.dimension());
+          const SolveStats st = solver.solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+          EXPECT_EQ(st.iterations, expected) << c.name << ", sample " << sample << ", tolerance " << eps;
+          EXPECT_EQ(vdot, vdot_at[expected]) << c.name << ", sample " << sample << ", tolerance " << eps;
+          ++compared;
+          decided_by_free_links += free_links_mattered;
+        }
+      }
+    }
+  }
+  std::printf("[lcaba] %d stops compared with Alg. 3's test over all links (%d of them later than a test without "
+              "the free links would stop), %d skipped (within round-off of ε, or no stop in %d iterations)\n",
+              compared, decided_by_free_links, borderline, kMaxCap);
+  EXPECT_GE(compared, 60);
+  EXPECT_GE(decided_by_free_links, 5) << "the free links' part of the test must be exercised";
+}
+
 TEST(LoopSolvers, LoopThroughPrismaticAndSphericalJointsAgreesWithKkt) {
   // No loop scene has a prismatic joint: close two loops through the
   // branching tree's sliders and balls (tip_a, on a slider under a ball under

@@ -147,6 +147,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
   // Constant per body (articulatedFirstPass's bind-time input): the rigid
   // inertias, so the first pass copies instead of recomputing them.
   rigid_inertias_ = rigidInertiaMatrices(constraints.model());
+  for (const int k : ordering_.forwardOrder())
+    (ordering_.steps()[k].carries_force_change ? reduced_order_ : free_order_).push_back(k);
 }
 
 // K¹ and K² are 6 x 6 with the constraint's rows on top and zeros below
@@ -353,7 +355,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
   const auto& steps = ordering_.steps();
   // Alg. 2 lines 1-6: Δu_i = S_iᵀΔf_i, Δf_j -= (H_{j,i}S_i) D_i⁻¹ Δu_i (j ∈ N_i),
   // Δf_π(i) += Δf_i - U_i D_i⁻¹ Δu_i (ABA's signs: Δp = -Δf).
-  const auto& order = ordering_.forwardOrder();  // backwards: children and neighbours first
+  // The links a force change reaches (reduced_order_): the others' Δu is zero.
+  const auto& order = reduced_order_;  // backwards: children and neighbours first
   for (auto k = order.rbegin(); k != order.rend(); ++k) {
     const EliminationStep& step = steps[*k];
     const int i = step.body, p = step.parent;
@@ -361,10 +364,6 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = m.idx_v[i];
       auto du = delta_u_.segment<NV>(iv);
-      if (!step.carries_force_change) {
-        du.setZero();
-        return;
-      }
       const Force dp = addConstraintForceChange(i, delta_force_[i]);
       du = -detail::subspaceTransposeTimes<NV>(m, i, dp);
       const Eigen::Matrix<double, NV, 1> Dinv_du = data_.Dinv[i].topLeftCorner<NV, NV>() * du;
@@ -406,6 +405,29 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
   return step_norm;
 }
 
+[[gnu::flatten]] double LcabaSolver::freeStepNorm() {
+  // Alg. 2 lines 7-12 on the free links with Δu = 0 and no neighbours, for
+  // the norm only: their v̇ and a_gf are brought up to date by iterate's
+  // roll-out after the last sweep.
+  const Model& m = model();
+  const auto& steps = ordering_.steps();
+  double step_norm = 0.0;
+  for (const int k : free_order_) {
+    const EliminationStep& step = steps[k];
+    const int i = step.body;
+    detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
+      constexpr int NV = decltype(nv_tag)::value;
+      const int iv = m.idx_v[i];
+      const Motion da_pre = motionToChild(data_.liMi[i], delta_a_[step.parent]);
+      const Eigen::Matrix<double, NV, 1> dqdd = -(data_.Dinv[i].topLeftCorner<NV, NV>() *
+                                                  detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), da_pre));
+      step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
+      delta_a_[i] = da_pre + detail::subspaceMotion<NV>(m, i, dqdd);
+    });
+  }
+  return step_norm;
+}
+
 SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                               const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                               Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda) {
@@ -442,7 +464,9 @@ SolveStats LcabaSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const
   for (Matrix6& h : coupling_) h.setZero();
   addConstraintTerms(impulse_target);  // Alg. 1 lines 4-10
   for (const EliminationStep& step : steps) eliminate(step);  // backward sweep, lines 11-23
-  for (const int k : ordering_.forwardOrder()) rollout(steps[k], vdot);  // lines 24-26
+  // Lines 24-26 on the links a force change reaches; the free ones (with
+  // their subtrees) roll out once, after the iterations, from the final a_π(i).
+  for (const int k : reduced_order_) rollout(steps[k], vdot);
 
   SolveStats stats;
   stats.iterations = 1;
@@ -452,6 +476,10 @@ SolveStats LcabaSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const
   while (constraints_.dimension() > 0) {
     const double residual = updateMultipliers();  // Alg. 3 lines 5-8
     stats.residual = residual;
+    // Line 9 over all links: the free links' part of ‖Δv̇‖∞ matters only when
+    // the reduced sweep's part alone would pass the test.
+    if (stats.iterations > 1 && residual > settings_.tolerance && step_norm <= settings_.tolerance)
+      step_norm = std::max(step_norm, freeStepNorm());
     if (std::min(step_norm, residual) <= settings_.tolerance) {  // line 9
       stats.converged = true;
       break;
@@ -461,6 +489,7 @@ SolveStats LcabaSolver::iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const
     step_norm = reducedSweeps(vdot);  // lines 11-12
     ++stats.iterations;
   }
+  for (const int k : free_order_) rollout(steps[k], vdot);
   return stats;
 }
 

@@ -66,7 +66,8 @@ class LcabaSolver final : public ConstrainedSolver {
   void eliminate(const EliminationStep& step);           // Alg. 1 lines 12-23
   void rollout(const EliminationStep& step, Eigen::Ref<VectorX> vdot);  // Alg. 1 lines 25-26
   double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
-  double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2; returns ‖Δv̇‖∞
+  double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2 on the links in reduced_order_; returns their ‖Δv̇‖∞
+  double freeStepNorm();                                 // ‖Δv̇‖∞ of the last reduced sweep on the links in free_order_
   Force addConstraintForceChange(int i, Force dp) const;  // Alg. 3 line 7 at link i
 
   void addCoupling(const CouplingRef& ref, const Matrix6& h) {
@@ -99,6 +100,13 @@ class LcabaSolver final : public ConstrainedSolver {
   VectorX lambda_;       // global row order; the warm start
   VectorX impulse_;      // solveImpulse's multipliers, swapped with lambda_ around it
   VectorX zero_nv_;      // v = τ = 0 of the impulse solve
+  // forwardOrder() split (order kept) by whether a force change reaches the
+  // link. The other links, with their subtrees (an arm), take no Δf and pass
+  // no Δa to a link a force change reaches: the roll-out and Alg. 2's forward
+  // sweep leave them out until the iterations end, and then one roll-out
+  // (Alg. 1 lines 25-26, linear in a_π(i)) gives their final accelerations;
+  // freeStepNorm gives their part of line 9's ‖Δv̇‖∞ when the test needs it.
+  std::vector<int> reduced_order_, free_order_;
   std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between sweeps
   std::vector<Motion> delta_a_;
   VectorX delta_u_;
