@@ -379,9 +379,25 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       delta_force_[i] = Force(Vector6::Zero());
     });
   }
-  // Lines 7-12: Δa_0 = 0; Δu_i -= (H̄ S)ᵀΔā_N; Δv̇_i = D_i⁻¹Δu_i - (U_i D_i⁻¹)ᵀΔa_π(i); Δa_i.
-  double step_norm = 0.0;
+  // Lines 7-12 (Δa_0 = 0).
   delta_a_[0] = Motion(Vector6::Zero());
+  return forwardChanges<true>(reduced_order_, vdot.data());
+}
+
+double LcabaSolver::freeStepNorm() {
+  // The free links' Δu is zero (delta_u_ is never written there) and they
+  // have no neighbours; their v̇ and a_gf wait for iterate's roll-out.
+  return forwardChanges<false>(free_order_, nullptr);
+}
+
+// Alg. 2 lines 7-12 over `order`: Δu_i -= (H̄ S)ᵀΔā_N; Δv̇_i = D_i⁻¹Δu_i -
+// (U_i D_i⁻¹)ᵀΔa_π(i); Δa_i. With kApply, v̇ and a_gf take the changes.
+// Returns ‖Δv̇‖∞ over the links of `order`.
+template <bool kApply>
+[[gnu::flatten]] double LcabaSolver::forwardChanges(const std::vector<int>& order, double* vdot) {
+  const Model& m = model();
+  const auto& steps = ordering_.steps();
+  double step_norm = 0.0;
   for (const int k : order) {
     const EliminationStep& step = steps[k];
     const int i = step.body;
@@ -396,33 +412,12 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
                                                delta_a_[step.neighbours[a].body]);
       }
       const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
-      vdot.segment<NV>(iv) += dqdd;
       step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
       delta_a_[i] = da_pre + detail::subspaceMotion<NV>(m, i, dqdd);
-      data_.a_gf[i] += delta_a_[i];
-    });
-  }
-  return step_norm;
-}
-
-[[gnu::flatten]] double LcabaSolver::freeStepNorm() {
-  // Alg. 2 lines 7-12 on the free links with Δu = 0 and no neighbours, for
-  // the norm only: their v̇ and a_gf are brought up to date by iterate's
-  // roll-out after the last sweep.
-  const Model& m = model();
-  const auto& steps = ordering_.steps();
-  double step_norm = 0.0;
-  for (const int k : free_order_) {
-    const EliminationStep& step = steps[k];
-    const int i = step.body;
-    detail::withJointNv(m.joint_nv[i], [&](auto nv_tag) {
-      constexpr int NV = decltype(nv_tag)::value;
-      const int iv = m.idx_v[i];
-      const Motion da_pre = motionToChild(data_.liMi[i], delta_a_[step.parent]);
-      const Eigen::Matrix<double, NV, 1> dqdd = -(data_.Dinv[i].topLeftCorner<NV, NV>() *
-                                                  detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), da_pre));
-      step_norm = std::max(step_norm, dqdd.template lpNorm<Eigen::Infinity>());
-      delta_a_[i] = da_pre + detail::subspaceMotion<NV>(m, i, dqdd);
+      if constexpr (kApply) {
+        Eigen::Map<Eigen::Matrix<double, NV, 1>>(vdot + iv) += dqdd;
+        data_.a_gf[i] += delta_a_[i];
+      }
     });
   }
   return step_norm;

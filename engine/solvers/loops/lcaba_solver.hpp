@@ -68,6 +68,8 @@ class LcabaSolver final : public ConstrainedSolver {
   double updateMultipliers();                            // Alg. 3 lines 5-8; returns ‖J v̇ - k‖∞
   double reducedSweeps(Eigen::Ref<VectorX> vdot);        // Alg. 2 on the links in reduced_order_; returns their ‖Δv̇‖∞
   double freeStepNorm();                                 // ‖Δv̇‖∞ of the last reduced sweep on the links in free_order_
+  template <bool kApply>
+  double forwardChanges(const std::vector<int>& order, double* vdot);  // Alg. 2 lines 7-12 over `order`
   Force addConstraintForceChange(int i, Force dp) const;  // Alg. 3 line 7 at link i
 
   void addCoupling(const CouplingRef& ref, const Matrix6& h) {
