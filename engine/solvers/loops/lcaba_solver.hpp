@@ -108,6 +108,9 @@ class LcabaSolver final : public ConstrainedSolver {
   // sweep leave them out until the iterations end, and then one roll-out
   // (Alg. 1 lines 25-26, linear in a_π(i)) gives their final accelerations;
   // freeStepNorm gives their part of line 9's ‖Δv̇‖∞ when the test needs it.
+  // (TreeRecursion's rolloutConstrained / rolloutUnconstrained split the
+  // tree recursions' bodies the same way; here the unit is an elimination
+  // step, whose neighbours must be reached too.)
   std::vector<int> reduced_order_, free_order_;
   std::vector<Force> delta_force_;  // Alg. 2's Δf as ABA's Δp (= -Δf), kept zero between sweeps
   std::vector<Motion> delta_a_;
