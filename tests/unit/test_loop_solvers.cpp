@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/model/errors.hpp>
@@ -585,17 +586,22 @@ TEST(LoopSolvers, LcabaStopsWhereAlgorithm3sTestOverAllLinksDoes) {
           vdot_at[k] = vdot;
           residual_at[k] = st.residual;
         }
-        // Tolerances: fixed ones, and one inside each window where the linked
-        // links' part of ‖Δv̇ᵏ‖∞ is below both the free links' part and r_k:
-        // there Alg. 3 goes on, and a test that skipped the free links would stop.
-        std::vector<double> tolerances = {1e-5, 1e-7, 1e-9, 1e-11};
-        for (int k = 2; k <= kMaxCap && residual_at[k] > 0.0; ++k) {
+        // ‖v̇ᵏ - v̇ᵏ⁻¹‖∞ over all links and over the linked ones only (k ≥ 2).
+        const auto stepNorms = [&](int k) {
           double all = 0.0, linked = 0.0;
           for (int d = 0; d < c.model.nv; ++d) {
             const double step = std::abs(vdot_at[k][d] - vdot_at[k - 1][d]);
             all = std::max(all, step);
             if (!free_dof[d]) linked = std::max(linked, step);
           }
+          return std::pair{all, linked};
+        };
+        // Tolerances: fixed ones, and one inside each window where the linked
+        // links' part of ‖Δv̇ᵏ‖∞ is below both the free links' part and r_k:
+        // there Alg. 3 goes on, and a test that skipped the free links would stop.
+        std::vector<double> tolerances = {1e-5, 1e-7, 1e-9, 1e-11};
+        for (int k = 2; k <= kMaxCap && residual_at[k] > 0.0; ++k) {
+          const auto [all, linked] = stepNorms(k);
           const double above = std::min(all, residual_at[k]);
           if (linked > 0.0 && above > 1.5 * linked) tolerances.push_back(std::sqrt(linked * above));
         }
@@ -603,15 +609,8 @@ TEST(LoopSolvers, LcabaStopsWhereAlgorithm3sTestOverAllLinksDoes) {
           int expected = 0;
           bool near_tie = false, free_links_mattered = false;
           for (int k = 1; k <= kMaxCap && residual_at[k] > 0.0; ++k) {
-            double all = std::numeric_limits<double>::infinity(), linked = all;
-            if (k > 1) {
-              all = linked = 0.0;
-              for (int d = 0; d < c.model.nv; ++d) {
-                const double step = std::abs(vdot_at[k][d] - vdot_at[k - 1][d]);
-                all = std::max(all, step);
-                if (!free_dof[d]) linked = std::max(linked, step);
-              }
-            }
+            constexpr double kNone = std::numeric_limits<double>::infinity();  // no step before the first
+            const auto [all, linked] = k > 1 ? stepNorms(k) : std::pair{kNone, kNone};
             // The solver's ‖Δv̇‖∞ is of the increments; the difference of the
             // capped solves' v̇ agrees with it to a few ulps of v̇.
             const double roundoff = 1e-14 * std::max(1.0, vdot_at[k].lpNorm<Eigen::Infinity>());
