@@ -62,6 +62,8 @@ const std::vector<LoopScalingFamily>& loopScalingFamilies() {
        [](int m) { return coupledWorstCase({m, 3, 7, {}}); }},
       {"favourable_branching", "paper 001 Fig. 9", "m_b", {2, 3, 5, 8, 14, 24, 42},
        [](int m) { return favourableBranching({m, 6, 1, {}}); }},
+      {"favourable_branching_grounded", "paper 001 Fig. 9, hub fixed", "m_b", {2, 3, 5, 8, 14, 24, 42},
+       [](int m) { return favourableBranching({m, 6, 0, {}}); }},
   };
   return families;
 }

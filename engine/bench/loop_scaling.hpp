@@ -8,6 +8,11 @@
 //                                      ground: every loop shares the stem
 //   Fig. 9  favourable_branching  m_b  branches of 6 links from one hub, tips
 //                                      of consecutive branches welded together
+//           favourable_branching_grounded  the same with the world as the hub:
+//                                      only then does paper 001's claim hold
+//                                      that no link is eliminated with more
+//                                      than one neighbour (a moving hub
+//                                      couples every next tip to it: two)
 // Every size is a `bench` case (benchmarkScene: consistent states, columns
 // timed in interleaved rounds, medians, ABA as the floor); iterative solvers
 // get the paper's measure (the first prox/ALM iteration, "1 iter") and a
@@ -24,14 +29,14 @@
 namespace loopsim {
 
 struct LoopScalingFamily {
-  std::string name;       // the generator's name
+  std::string name;       // the generator's name, with a suffix for a variant
   std::string figure;     // "paper 001 Fig. 6"
   std::string size_name;  // the figure's size parameter ("n", "m_l", "m", "m_b")
   std::vector<int> sizes;  // default sizes, smallest first (~8 to 200+ links)
   std::function<GeneratedMechanism(int size)> make;
 };
 
-/// The four families in figure order.
+/// The five families in figure order.
 const std::vector<LoopScalingFamily>& loopScalingFamilies();
 
 /// The default columns: the loop solvers, the joint-space ones, kkt (ABA is always timed).

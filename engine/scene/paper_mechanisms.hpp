@@ -83,7 +83,8 @@ GeneratedMechanism coupledWorstCase(const CoupledWorstCaseParams& params = {});
 /// links "branch<k>_link_<i>" whose tips meet at one point below the hub;
 /// consecutive tips are welded ("tips_<k>_<k+1>_weld", m - 1 welds, tip of
 /// branch k+1 on tip of branch k). Dimension 6(m - 1), rank 6(m - 1) (b >= 6);
-/// s + mb - 6(m - 1) dof.
+/// s + mb - 6(m - 1) dof. s = 0: the branches hang from the world pivot,
+/// the world being the hub (paper 001's "neighbour count ≤ 1" needs that).
 struct FavourableBranchingParams {
   int branches = 4;
   int branch_links = 6;

@@ -82,8 +82,13 @@ void agreeWithKktOnEveryLoopScene(const std::string& name) {
   const QuietLog quiet;
   unsigned seed = 12000;
   int total_compared = 0, total_skipped = 0;
-  for (const auto& [file, noise] : kLoopScenes) {
-    const TreeCase c = sceneCase(file, noise);
+  std::vector<TreeCase> cases;
+  for (const auto& [file, noise] : kLoopScenes) cases.push_back(sceneCase(file, noise));
+  // Fig. 9 with the hub fixed (bench --loop-scaling's grounded family): every
+  // loop runs through the world, where lcaba's tips leave the graph.
+  const GeneratedMechanism grounded = favourableBranching({5, 6, 0, {}});
+  cases.push_back({"favourable branching, hub fixed", grounded.model, grounded.constraints, grounded.q0, 0.1, {}});
+  for (const TreeCase& c : cases) {
     std::mt19937 rng(seed++);
     SceneAgreement agg;
     for (int sample = 0; sample < 6; ++sample) {
@@ -332,6 +337,21 @@ int factorBlocks(const LinkMultipliers& link) {
 }
 
 }  // namespace
+
+TEST(LoopSolvers, FavourableBranchingKeepsOneNeighbourOnlyWithTheHubFixed) {
+  // Paper 001 §VI-C, Fig. 9: "the neighbor count for a leaf link being
+  // eliminated does not exceed one". With the branches on the world it does
+  // not: each branch's last link passes its tip's weld to the world, where
+  // it leaves the graph (§IV-A). On a moving hub that link's parent is the
+  // hub, so once both end branches are gone (m_b >= 4) each next tip is
+  // coupled to its own next tip and to the hub: two.
+  for (const int branches : {4, 8, 20}) {
+    const GeneratedMechanism grounded = favourableBranching({branches, 6, 0, {}});
+    EXPECT_EQ(EliminationOrdering(ConstraintSet(grounded.model, grounded.constraints)).maxNeighbours(), 1) << branches;
+    const GeneratedMechanism hub = favourableBranching({branches, 6, 1, {}});
+    EXPECT_EQ(EliminationOrdering(ConstraintSet(hub.model, hub.constraints)).maxNeighbours(), 2) << branches;
+  }
+}
 
 TEST(LoopSolvers, ProxBboFactorsRootedMultipliersOverTheirCouplings) {
   // Paper 001 Fig. 9: the m_b - 1 welds all close at the hub, each coupled in

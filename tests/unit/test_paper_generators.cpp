@@ -106,13 +106,18 @@ TEST(PaperGenerators, CoupledWorstCaseLoopsAllRunThroughTheStem) {
 }
 
 TEST(PaperGenerators, FavourableBranchingWeldsConsecutiveTips) {
-  for (auto [branches, links, stem] : {std::tuple{2, 6, 1}, {4, 6, 1}, {8, 7, 2}, {16, 6, 1}}) {
+  // stem 0: the branches hang from the world, which is then the hub.
+  for (auto [branches, links, stem] : {std::tuple{2, 6, 1}, {4, 6, 1}, {8, 7, 2}, {16, 6, 1}, {5, 6, 0}}) {
     const GeneratedMechanism g = favourableBranching({branches, links, stem, {}});
     const int dim = 6 * (branches - 1);
     expectStated(g, stem + branches * links, dim, dim, stem + branches * links - dim);
     EXPECT_EQ(static_cast<int>(g.constraints.size()), branches - 1);
     // The tips meet in one point: frame B sits on branch k's tip, on its rod axis (x).
     for (const Constraint& c : g.constraints) EXPECT_LT(c.placement2.t.tail<2>().norm(), 1e-12) << c.name;
+    for (int k = 1; k <= branches; ++k) {
+      const int first = g.model.jointId("branch" + std::to_string(k) + "_link_1_joint");
+      EXPECT_EQ(g.model.parent[first], stem == 0 ? 0 : g.model.jointId("stem_" + std::to_string(stem) + "_joint"));
+    }
   }
 }
 

@@ -10,7 +10,7 @@ GeneratedMechanism favourableBranching(const FavourableBranchingParams& p) {
   const std::string gen = "favourable_branching";
   generators::requireCount(gen, "branches", p.branches, 2, 200);
   generators::requireCount(gen, "branch_links", p.branch_links, 6, 1000);
-  generators::requireCount(gen, "stem_links", p.stem_links, 1, 1000);
+  generators::requireCount(gen, "stem_links", p.stem_links, 0, 1000);
   generators::requireLinkCount(gen,
                               "stem_links + branches x branch_links = " + std::to_string(p.stem_links) + " + " +
                                   std::to_string(p.branches) + " x " + std::to_string(p.branch_links),
@@ -20,8 +20,12 @@ GeneratedMechanism favourableBranching(const FavourableBranchingParams& p) {
   ModelBuilder builder(gen);
   std::vector<Vector3> stem_points;
   for (int i = 0; i <= p.stem_links; ++i) stem_points.push_back(Vector3(0, 0, -i * p.rod.length));
-  const auto stem = generators::addPolylineChain(builder, 0, SE3::Identity(), stem_points, "stem_", 1, 0,
-                                                 generators::rodStyle(p.rod, {0.3, 0.3, 0.32, 1.0}));
+  // No stem: the world is the hub. Paper 001 §VI-C's "neighbour count does
+  // not exceed one" holds only then; a moving hub couples each next tip to it.
+  const std::vector<generators::ChainLink> stem =
+      p.stem_links == 0 ? std::vector<generators::ChainLink>{generators::ChainLink{}}
+                        : generators::addPolylineChain(builder, 0, SE3::Identity(), stem_points, "stem_", 1, 0,
+                                                       generators::rodStyle(p.rod, {0.3, 0.3, 0.32, 1.0}));
   const generators::ChainLink& hub = stem.back();
   // The branches bulge out around the vertical through the hub and meet again
   // below it, like the ribs of a lantern, so the welded tips coincide at q0.

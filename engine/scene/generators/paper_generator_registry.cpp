@@ -80,7 +80,7 @@ std::vector<GeneratorInfo> paperGenerators() {
       "6(m - 1), s + mb - 6(m - 1) dof; s + mb <= 2000 links",
       {integer("branches", fb.branches, "number of branches m (>= 2)"),
        integer("branch_links", fb.branch_links, "links per branch b (>= 6)"),
-       integer("stem_links", fb.stem_links, "links from the world pivot to the hub s")},
+       integer("stem_links", fb.stem_links, "links from the world pivot to the hub s (0: the world is the hub)")},
       [](const Arguments& a) {
         return favourableBranching(
             {a.integer("branches"), a.integer("branch_links"), a.integer("stem_links"), rodParams(a)});
