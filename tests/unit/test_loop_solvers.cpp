@@ -374,9 +374,26 @@ TEST(LoopSolvers, ProxBboFactorsRootedMultipliersOverTheirCouplings) {
   ASSERT_EQ(ring_hub.rooted.size(), 4u);
   EXPECT_EQ(factorBlocks(ring_hub), 9);
   EXPECT_EQ(ring_hub.below[0].size(), 2u);
+  EXPECT_FALSE(hub.dense);
+  EXPECT_FALSE(ring_hub.dense);
 
-  // Both solve like kkt (the fill must be right for the ring).
-  for (const GeneratedMechanism* mech : {&fav, &ring}) {
+  // With the hub fixed the welds close at the world, factored the same way
+  // (it was a dense (m_b - 1)² block); where all loops share the stem to the
+  // world (Fig. 8) every block couples every later one: the dense path.
+  const GeneratedMechanism grounded = favourableBranching({12, 6, 0, {}});
+  const MultiplierElimination grounded_graph(ConstraintSet(grounded.model, grounded.constraints));
+  ASSERT_EQ(grounded_graph.world().rooted.size(), 11u);
+  EXPECT_EQ(grounded_graph.worldRows(), 66);
+  EXPECT_EQ(factorBlocks(grounded_graph.world()), 2 * 11 - 1);
+  EXPECT_FALSE(grounded_graph.world().dense);
+  const GeneratedMechanism worst = coupledWorstCase({5, 3, 7, {}});
+  const MultiplierElimination worst_graph(ConstraintSet(worst.model, worst.constraints));
+  ASSERT_EQ(worst_graph.world().rooted.size(), 5u);
+  EXPECT_EQ(factorBlocks(worst_graph.world()), 5 + 4 + 3 + 2 + 1);
+  EXPECT_TRUE(worst_graph.world().dense);
+
+  // All solve like kkt (the fill must be right for the ring).
+  for (const GeneratedMechanism* mech : {&fav, &ring, &grounded, &worst}) {
     std::mt19937 rng(1212);
     double worst_vdot = 0.0, worst_force = 0.0;
     for (int sample = 0; sample < 5; ++sample) {

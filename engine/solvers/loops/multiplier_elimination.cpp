@@ -57,6 +57,8 @@ void orderRooted(LinkMultipliers& link, const std::set<std::pair<int, int>>& pai
     for (int a : neighbours_when_eliminated[k]) link.below[k].push_back(position[a]);
     std::sort(link.below[k].begin(), link.below[k].end());
   }
+  link.dense = n >= 3;  // two blocks: the block form is as short
+  for (int k = 0; k < n; ++k) link.dense = link.dense && static_cast<int>(link.below[k].size()) == n - 1 - k;
   link.rooted = std::move(ordered);
 }
 
@@ -102,10 +104,11 @@ MultiplierElimination::MultiplierElimination(const ConstraintSet& set) {
     link.carried_rows -= link.rooted_rows;
     max_rooted_rows_ = std::max(max_rooted_rows_, link.rooted_rows);
   }
-  for (int j : supported[0]) {
-    world_.push_back({j, world_rows_, set[j].dimension(), -1});
-    world_rows_ += set[j].dimension();
-  }
+  // §IV-A: what reaches the world is solved there, ordered over the couplings
+  // the links left in L like any link's rooted multipliers.
+  for (int j : supported[0]) world_.rooted.push_back({j, 0, set[j].dimension(), -1});
+  orderRooted(world_, pairs);
+  for (MultiplierBlock& b : world_.rooted) b.row = world_.rooted_rows, world_.rooted_rows += b.dim;
   // Stacked row blocks, where each constraint's ends start in them, and where
   // each carried block lands in its parent's (row_at: per constraint, its
   // row in the link being visited; children are visited after parents).

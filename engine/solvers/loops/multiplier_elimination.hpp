@@ -22,6 +22,9 @@
 // the blocks that elimination couples (`below`). Where many loops close at one link without coupling each other
 // (Fig. 9's hub: each weld only meets its neighbours' in L), L_RR is block
 // tridiagonal and its factor costs O(|R_i|), not the O(|R_i|³) of a dense one.
+// The world is the last such link: its multipliers are ordered and factored
+// the same way (Fig. 9 with the hub fixed: every weld closes there), and
+// where they are all coupled (Fig. 8's stem) the pattern is the dense one.
 #include <array>
 #include <utility>
 #include <vector>
@@ -44,6 +47,10 @@ struct LinkMultipliers {
   // ascending) its elimination couples, fill included: the block column k of
   // L_RR's Cholesky factor below the diagonal.
   std::vector<std::vector<int>> below;
+  /// Three or more rooted blocks, each coupled to every later one (Fig. 8's
+  /// stem at the world): the factor is a dense one, and rooted_factor takes
+  /// the dense path.
+  bool dense = false;
   std::vector<MultiplierBlock> carried;  // U_i, rows [rooted_rows, rooted_rows + carried_rows)
   int rooted_rows = 0, carried_rows = 0;
 };
@@ -53,9 +60,10 @@ class MultiplierElimination {
   explicit MultiplierElimination(const ConstraintSet& set);
 
   const LinkMultipliers& link(int body) const { return links_[body]; }
-  /// Constraints solved at the world, with their rows' offsets in the world block.
-  const std::vector<MultiplierBlock>& world() const { return world_; }
-  int worldRows() const { return world_rows_; }
+  /// Constraints solved at the world as the rooted multipliers of one more
+  /// link (rows in the world block, elimination order and fill as a link's).
+  const LinkMultipliers& world() const { return world_; }
+  int worldRows() const { return world_.rooted_rows; }
   /// Pairs (j, j'), j <= j', whose L block the sweeps write (zeroed per solve):
   /// j = j' and the pairs carried together (eqs. 46d, 52 update L_UU only).
   /// Every other block of L stays zero.
@@ -70,10 +78,10 @@ class MultiplierElimination {
 
  private:
   std::vector<LinkMultipliers> links_;
-  std::vector<MultiplierBlock> world_;
+  LinkMultipliers world_;
   std::vector<std::pair<int, int>> coupled_pairs_;
   std::vector<std::array<int, 2>> end_rows_;
-  int world_rows_ = 0, stacked_rows_ = 0, max_rooted_rows_ = 0, max_supported_ = 0;
+  int stacked_rows_ = 0, max_rooted_rows_ = 0, max_supported_ = 0;
 };
 
 }  // namespace loopsim

@@ -225,25 +225,29 @@ void ProxBboSolver::eliminateLink(int i) {
 void ProxBboSolver::solveWorld(bool reduced) {
   const int w = graph_.worldRows();
   if (w == 0) return;
+  const LinkMultipliers& world = graph_.world();
   if (!reduced) {
-    for (const MultiplierBlock& a : graph_.world()) {
-      for (const MultiplierBlock& b : graph_.world()) {
-        world_factor_.block(a.row, b.row, a.dim, b.dim) =
-            L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
-      }
+    // L_WW's pattern blocks, factored one multiplier at a time as at a link.
+    auto copyBlock = [&](const MultiplierBlock& a, const MultiplierBlock& b) {
+      world_factor_.block(a.row, b.row, a.dim, b.dim) =
+          L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
+    };
+    for (std::size_t k = 0; k < world.rooted.size(); ++k) {
+      copyBlock(world.rooted[k], world.rooted[k]);
+      for (int below : world.below[k]) copyBlock(world.rooted[below], world.rooted[k]);
     }
-    if (!(choleskyInPlace(world_factor_) > 0.0)) {
+    if (!factorRooted(world, world_factor_)) {
       throw ModelError(model().source_file, "solver 'prox-bbo'", "L_WW is not positive definite (non-finite state?)");
     }
   }
   // L_WW λ_W = -l_W (Δ on the reduced sweep).
   const VectorX& l = reduced ? dl_ : l_;
   VectorX& out = reduced ? dlambda_ : lambda_;
-  for (const MultiplierBlock& a : graph_.world()) {
+  for (const MultiplierBlock& a : world.rooted) {
     world_rhs_.segment(a.row, a.dim) = -l.segment(constraints_.rowOffset(a.constraint), a.dim);
   }
-  choleskySolveInPlace(world_factor_, world_rhs_);
-  for (const MultiplierBlock& a : graph_.world()) {
+  solveRooted(world, world_factor_, world_rhs_);
+  for (const MultiplierBlock& a : world.rooted) {
     out.segment(constraints_.rowOffset(a.constraint), a.dim) = world_rhs_.segment(a.row, a.dim);
   }
 }

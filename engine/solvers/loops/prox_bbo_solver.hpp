@@ -86,7 +86,7 @@ class ProxBboSolver final : public ConstrainedSolver {
   std::vector<MatrixX> YU_;        // L_RR⁻¹ L_RU per link
   MatrixX L_;                      // m x m dual Hessian (only coupledPairs() blocks nonzero)
   VectorX l_, dl_;                 // per row; Δl for the reduced sweeps
-  MatrixX world_factor_;           // Cholesky of L_WW
+  MatrixX world_factor_;           // L_WW's factor over its pattern (factorRooted)
   VectorX world_rhs_;
   VectorX lambda_, lambda_prev_, dlambda_;
   VectorX impulse_, impulse_prev_;  // solveImpulse's λ, λᵏ⁻¹: swapped with lambda_, lambda_prev_ around it

@@ -5,6 +5,9 @@
 namespace loopsim {
 
 bool factorRooted(const LinkMultipliers& link, Eigen::Ref<MatrixX> F) {
+  // A full pattern: the dense factor's row loops beat the 6 x 6 block updates
+  // (coupled_worst_case's 216 world rows: 1.4x faster).
+  if (link.dense) return choleskyInPlace(F.topLeftCorner(link.rooted_rows, link.rooted_rows)) > 0.0;
   const auto& blocks = link.rooted;
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     // Eliminating λ_k (eq. 51 for one multiplier): G_kk = chol(L_kk), then
@@ -39,6 +42,11 @@ namespace {
 // factor's blocks (they are scattered over the r x r storage at a hub).
 template <class Columns>
 void solveBlocks(const LinkMultipliers& link, const Eigen::Ref<const MatrixX>& F, Columns& X) {
+  if (link.dense) {
+    const auto G = F.topLeftCorner(link.rooted_rows, link.rooted_rows);
+    for (Eigen::Index c = 0; c < X.cols(); ++c) choleskySolveInPlace(G, X.col(c));
+    return;
+  }
   const auto& blocks = link.rooted;
   const int n = static_cast<int>(blocks.size());
   for (int k = 0; k < n; ++k) {  // G Y = X
