@@ -114,17 +114,9 @@ void ProxBboSolver::eliminateRooted(int i) {
   const LinkMultipliers& link = graph_.link(i);
   const int r = link.rooted_rows, u = link.carried_rows, rb = link.rows_begin;
   if (r == 0) return;
-  // Eq. 51's factor: L_RR (positive definite: μ⁻¹I plus PSD terms), its
-  // pattern blocks only (fill blocks read L's zeros: coupledPairs()).
+  // Eq. 51's factor: L_RR (positive definite: μ⁻¹I plus PSD terms).
   MatrixX& F = factor_[i];
-  auto copyBlock = [&](const MultiplierBlock& a, const MultiplierBlock& b) {
-    F.block(a.row, b.row, a.dim, b.dim) =
-        L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
-  };
-  for (std::size_t k = 0; k < link.rooted.size(); ++k) {
-    copyBlock(link.rooted[k], link.rooted[k]);
-    for (int below : link.below[k]) copyBlock(link.rooted[below], link.rooted[k]);
-  }
+  copyRootedPattern(link, F);
   if (!factorRooted(link, F)) {
     throw ModelError(model().source_file, "solver 'prox-bbo'", "L_RR is not positive definite (non-finite state?)");
   }
@@ -162,6 +154,18 @@ void ProxBboSolver::eliminateRooted(int i) {
   solveRooted(link, F, y);
   data_.Ia[i].noalias() += K_R.transpose() * YK;
   data_.pa[i] = Force(data_.pa[i].toVector() + K_R.transpose() * y);
+}
+
+void ProxBboSolver::copyRootedPattern(const LinkMultipliers& link, MatrixX& F) const {
+  // Fill blocks read L's zeros (coupledPairs()).
+  auto copyBlock = [&](const MultiplierBlock& a, const MultiplierBlock& b) {
+    F.block(a.row, b.row, a.dim, b.dim) =
+        L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
+  };
+  for (std::size_t k = 0; k < link.rooted.size(); ++k) {
+    copyBlock(link.rooted[k], link.rooted[k]);
+    for (int below : link.below[k]) copyBlock(link.rooted[below], link.rooted[k]);
+  }
 }
 
 void ProxBboSolver::eliminateLink(int i) {
@@ -227,15 +231,8 @@ void ProxBboSolver::solveWorld(bool reduced) {
   if (w == 0) return;
   const LinkMultipliers& world = graph_.world();
   if (!reduced) {
-    // L_WW's pattern blocks, factored one multiplier at a time as at a link.
-    auto copyBlock = [&](const MultiplierBlock& a, const MultiplierBlock& b) {
-      world_factor_.block(a.row, b.row, a.dim, b.dim) =
-          L_.block(constraints_.rowOffset(a.constraint), constraints_.rowOffset(b.constraint), a.dim, b.dim);
-    };
-    for (std::size_t k = 0; k < world.rooted.size(); ++k) {
-      copyBlock(world.rooted[k], world.rooted[k]);
-      for (int below : world.below[k]) copyBlock(world.rooted[below], world.rooted[k]);
-    }
+    // L_WW, factored one multiplier at a time as at a link.
+    copyRootedPattern(world, world_factor_);
     if (!factorRooted(world, world_factor_)) {
       throw ModelError(model().source_file, "solver 'prox-bbo'", "L_WW is not positive definite (non-finite state?)");
     }

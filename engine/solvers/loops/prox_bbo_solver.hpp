@@ -64,6 +64,7 @@ class ProxBboSolver final : public ConstrainedSolver {
   SolveStats iterate(Eigen::Ref<VectorX> vdot, const Eigen::Ref<const VectorX>* impulse_target);
   void initialiseConstraints(const Eigen::Ref<const VectorX>* impulse_target);  // Alg. 4 lines 4-7 (eq. 42)
   void eliminateRooted(int i);            // Alg. 4 lines 9-11 (eqs. 49-52)
+  void copyRootedPattern(const LinkMultipliers& link, MatrixX& F) const;  // L_RR's pattern blocks into F
   void eliminateLink(int i);              // Alg. 4 lines 12-17 (eqs. 46)
   void solveWorld(bool reduced);          // §IV-A: the constraints that reach the world
   void rollout(int i, Eigen::Ref<VectorX> vdot);        // Alg. 4 lines 19-23
