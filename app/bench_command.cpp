@@ -73,9 +73,10 @@ Command registerBenchCommand(CLI::App& parent) {
                 "exponents (paper 000 Fig. 4)");
   sub->add_flag("--loop-scaling", options->loop_scaling,
                 "Instead: paper 001 Figs. 6-9, the loop solvers on cycle, chain_of_loops, coupled_worst_case, "
-                "favourable_branching and favourable_branching_grounded (its hub fixed) from ~10 to 200+ links; a table (or CSV) per family and fitted growth exponents "
-                "over the 4 largest sizes. lcaba, prox-bbo, prox-ltl, ltl, kkt unless --solver is given; --samples "
-                "and --iterations default to 30 and 21 here, --threads to 1 (then timed by the thread's CPU clock)");
+                "favourable_branching and favourable_branching_grounded (its hub fixed) from ~10 to 200+ links; a "
+                "table (or CSV) per family and fitted growth exponents over the 4 largest sizes. lcaba, prox-bbo, "
+                "prox-ltl, ltl, kkt unless --solver is given; --samples and --iterations default to 30 and 21 here, "
+                "--threads to 1 (then timed by the thread's CPU clock)");
   sub->add_option("--family", options->families,
                   "With --loop-scaling: the families to run, separated by commas or spaces (default: all five)");
   sub->add_option("--max-links", options->max_links,
