@@ -22,11 +22,11 @@ GeneratedMechanism favourableBranching(const FavourableBranchingParams& p) {
   for (int i = 0; i <= p.stem_links; ++i) stem_points.push_back(Vector3(0, 0, -i * p.rod.length));
   // No stem: the world is the hub. Paper 001 §VI-C's "neighbour count does
   // not exceed one" holds only then; a moving hub couples each next tip to it.
-  const std::vector<generators::ChainLink> stem =
-      p.stem_links == 0 ? std::vector<generators::ChainLink>{generators::ChainLink{}}
+  const generators::ChainLink hub =
+      p.stem_links == 0 ? generators::ChainLink{}
                         : generators::addPolylineChain(builder, 0, SE3::Identity(), stem_points, "stem_", 1, 0,
-                                                       generators::rodStyle(p.rod, {0.3, 0.3, 0.32, 1.0}));
-  const generators::ChainLink& hub = stem.back();
+                                                       generators::rodStyle(p.rod, {0.3, 0.3, 0.32, 1.0}))
+                              .back();
   // The branches bulge out around the vertical through the hub and meet again
   // below it, like the ribs of a lantern, so the welded tips coincide at q0.
   const double drop = 0.6 * p.branch_links * p.rod.length;

@@ -22,7 +22,8 @@ int loopRoot(const Model& model, int a, int b) {
 
 // Minimum degree order of the rooted blocks over the couplings `pairs` holds
 // (ties: the earlier block), and the fill of eliminating them in that order:
-// `below[k]` lists the later blocks block k is coupled to when it goes.
+// `below[k]` lists the later blocks block k is coupled to when it goes. The
+// rooted rows are laid out in that order; `dense` says whether the pattern is full.
 void orderRooted(LinkMultipliers& link, const std::set<std::pair<int, int>>& pairs) {
   const int n = static_cast<int>(link.rooted.size());
   std::vector<std::set<int>> adjacent(n);  // over positions in the input order
@@ -60,6 +61,7 @@ void orderRooted(LinkMultipliers& link, const std::set<std::pair<int, int>>& pai
   link.dense = n >= 3;  // two blocks: the block form is as short
   for (int k = 0; k < n; ++k) link.dense = link.dense && static_cast<int>(link.below[k].size()) == n - 1 - k;
   link.rooted = std::move(ordered);
+  for (MultiplierBlock& b : link.rooted) b.row = link.rooted_rows, link.rooted_rows += b.dim;
 }
 
 }  // namespace
@@ -98,7 +100,6 @@ MultiplierElimination::MultiplierElimination(const ConstraintSet& set) {
       }
     }
     orderRooted(link, pairs);
-    for (MultiplierBlock& b : link.rooted) b.row = link.rooted_rows, link.rooted_rows += b.dim;
     link.carried_rows = link.rooted_rows;
     for (MultiplierBlock& b : link.carried) b.row = link.carried_rows, link.carried_rows += b.dim;
     link.carried_rows -= link.rooted_rows;
@@ -108,7 +109,6 @@ MultiplierElimination::MultiplierElimination(const ConstraintSet& set) {
   // the links left in L like any link's rooted multipliers.
   for (int j : supported[0]) world_.rooted.push_back({j, 0, set[j].dimension(), -1});
   orderRooted(world_, pairs);
-  for (MultiplierBlock& b : world_.rooted) b.row = world_.rooted_rows, world_.rooted_rows += b.dim;
   // Stacked row blocks, where each constraint's ends start in them, and where
   // each carried block lands in its parent's (row_at: per constraint, its
   // row in the link being visited; children are visited after parents).

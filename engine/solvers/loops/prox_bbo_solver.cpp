@@ -227,8 +227,7 @@ void ProxBboSolver::eliminateLink(int i) {
 }
 
 void ProxBboSolver::solveWorld(bool reduced) {
-  const int w = graph_.worldRows();
-  if (w == 0) return;
+  if (graph_.worldRows() == 0) return;
   const LinkMultipliers& world = graph_.world();
   if (!reduced) {
     // L_WW, factored one multiplier at a time as at a link.
