@@ -54,7 +54,7 @@ Command registerBenchCommand(CLI::App& parent) {
     int max_links = 0;
     bool table2 = false;
     bool dynamics = false;
-    bool mu_sweep = false, mu_relative = false;
+    bool mu_sweep = false, mu_relative = false, mu_cap = false;
     std::vector<double> mu_values;
     double mu_tolerance = 1e-10;
     int threads = 1;
@@ -94,6 +94,9 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_flag("--mu-relative", options->mu_relative,
                 "With --mu-sweep: the values are factors c, mu = c·λ_max(M(q)) per state (default c = 1e1..1e7; how "
                 "mu: auto's factor was chosen)");
+  sub->add_flag("--mu-cap", options->mu_cap,
+                "With --mu-sweep: the values are caps C on mu: auto's rule for lcaba and constrained-aba, mu = "
+                "min(3e3·λ_Λ, C·λ_max(M)) per state (default C = 1e3..1e6; how the cap was chosen)");
   sub->add_option("--mu-values", options->mu_values, "With --mu-sweep: the mu values (or factors), separated by commas or spaces")
       ->delimiter(',');
   sub->add_option("--mu-tolerance", options->mu_tolerance, "With --mu-sweep: the tolerance on |J v̇ - k|inf")
@@ -158,25 +161,29 @@ Command registerBenchCommand(CLI::App& parent) {
               MuSweepOptions sweep;
               sweep.samples = options->samples;
               sweep.solvers = options->solvers;
+              if (options->mu_relative && options->mu_cap) throw ModelError("", "--mu-cap", "not with --mu-relative");
               sweep.relative = options->mu_relative;
+              sweep.penalty_cap = options->mu_cap;
               sweep.tolerance = options->mu_tolerance;
               if (!options->mu_values.empty()) sweep.values = options->mu_values;
               else if (sweep.relative) sweep.values = {1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7};
+              else if (sweep.penalty_cap) sweep.values = {1e3, 1e4, 1e5, 1e6};
               std::vector<MuSweepRow> rows;
               std::string text;
               for (const auto& path : scenes) {
                 const Scene scene = loadScene(path);
                 std::fprintf(stderr, "bench --mu-sweep: %s\n", scene.name.c_str());
                 auto part = muSweep(scene, sweep);
-                if (options->format == "table") text += formatMuSweepTable(part, sweep.relative) + "\n";
+                if (options->format == "table") text += formatMuSweepTable(part, sweep) + "\n";
                 rows.insert(rows.end(), part.begin(), part.end());
               }
               if (options->format == "csv") text = formatMuSweepCsv(rows);
               std::fputs(text.c_str(), stdout);
               return 0;
             }
-            if (options->mu_relative || !options->mu_values.empty()) {
-              throw ModelError("", options->mu_relative ? "--mu-relative" : "--mu-values", "applies to --mu-sweep");
+            if (options->mu_relative || options->mu_cap || !options->mu_values.empty()) {
+              throw ModelError("", options->mu_relative ? "--mu-relative" : options->mu_cap ? "--mu-cap" : "--mu-values",
+                               "applies to --mu-sweep");
             }
             if (options->loop_scaling) {
               if (options->format == "json") throw ModelError("", "--format", "--loop-scaling writes table or csv");

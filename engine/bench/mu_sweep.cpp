@@ -51,9 +51,13 @@ std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& option
   const Model& model = *scene.model;
   const ConstraintSet set(model, scene.constraints, scene.time_constant);
   const std::vector<SampledState> states = sampleStates(scene, set, options.samples, options.seed);
-  std::vector<double> lambda_max;
+  if (options.penalty_cap && options.relative) throw ModelError("", "bench", "a penalty cap sweep is not relative");
+  std::vector<double> lambda_max, constraint_inertia;
   InertiaEigenEstimator estimator(model);
   for (const auto& s : states) lambda_max.push_back(estimator.estimate(s.q, VectorX()).lambda_max);
+  if (options.penalty_cap) {
+    for (const auto& s : states) constraint_inertia.push_back(estimateConstraintInertia(set, s.q, VectorX()));
+  }
   std::string reference_name;
   const std::vector<VectorX> reference = referenceAccelerations(scene, set, states, lambda_max, reference_name);
 
@@ -70,7 +74,12 @@ std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& option
       row.value = value;
       row.reference = reference_name;
       row.median_lambda_max = percentile(lambda_max, 0.5);
-      std::string missing = missingCapability(info.capabilities, set);
+      std::string missing;
+      if (options.penalty_cap && !info.capabilities.penalty_in_inertia) {
+        if (!listed) break;  // not asked for: the cap is the penalty solvers' alone
+        missing = "penalty_in_inertia (the cap applies to the penalty solvers)";
+      }
+      if (missing.empty()) missing = missingCapability(info.capabilities, set);
       if (missing.empty() && scene.redundant && !info.capabilities.redundant) missing = "redundant sets";
       if (!missing.empty()) {
         row.note = "needs " + missing;
@@ -81,7 +90,15 @@ std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& option
       for (std::size_t i = 0; i < states.size(); ++i) {
         SolverSettings settings = scene.solver_settings;
         settings.mu_auto = false;
-        settings.mu = options.relative ? value * lambda_max[i] : value;
+        if (options.penalty_cap) {
+          AutoMuEstimate estimate;
+          estimate.lambda_max = lambda_max[i];
+          estimate.constraint_inertia = constraint_inertia[i];
+          resolvePenaltyMu(estimate, value);
+          settings.mu = estimate.mu;
+        } else {
+          settings.mu = options.relative ? value * lambda_max[i] : value;
+        }
         settings.tolerance = options.tolerance;
         settings.max_iterations = options.max_iterations;
         settings.warm_start = false;
@@ -108,13 +125,15 @@ std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& option
   return rows;
 }
 
-std::string formatMuSweepTable(const std::vector<MuSweepRow>& rows, bool relative) {
+std::string formatMuSweepTable(const std::vector<MuSweepRow>& rows, const MuSweepOptions& options) {
   // One row per (scene, μ), one column per solver; a cell: median/max
   // iterations to tolerance, then the median and max relative v̇ error.
   CaseGrid grid;
   for (const auto& r : rows) {
     char label[96], cell[96];
-    if (relative) {
+    if (options.penalty_cap) {
+      std::snprintf(label, sizeof label, "%s cap=%.0e (mu~%.1e)", r.case_name.c_str(), r.value, r.median_mu);
+    } else if (options.relative) {
       std::snprintf(label, sizeof label, "%s c=%.0e (mu~%.1e)", r.case_name.c_str(), r.value, r.median_mu);
     } else {
       std::snprintf(label, sizeof label, "%s mu=%.0e (c~%.1e)", r.case_name.c_str(), r.value,
@@ -143,6 +162,12 @@ std::string formatMuSweepTable(const std::vector<MuSweepRow>& rows, bool relativ
   }
   out += "cells: median/max iterations to tolerance (cold start), median/max |vdot - vdot_ref| / |vdot_ref| (paper 001\n"
          "Figs. 10-11); c = mu / lambda_max(M) by power iteration at each state\n";
+  if (options.penalty_cap) {
+    char line[160];
+    std::snprintf(line, sizeof line, "cap: mu = min(%.0e lambda_Lambda, cap lambda_max(M)) at each state (mu: auto's penalty rule)\n",
+                  kAutoMuFactorConstraintInertia);
+    out += line;
+  }
   return out;
 }
 

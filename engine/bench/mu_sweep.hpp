@@ -20,12 +20,16 @@ struct MuSweepOptions {
   /// μ values, or factors c with μ = c·λ_max(M(q)) per state when relative.
   std::vector<double> values = {1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10};
   bool relative = false;
+  /// The values are caps C on mu: auto's penalty rule instead, μ = min(c_Λ·λ_Λ(q),
+  /// C·λ_max(M(q))) per state (resolvePenaltyMu): how kAutoMuPenaltyCap was
+  /// chosen. Only the penalty solvers (lcaba, constrained-aba) are swept.
+  bool penalty_cap = false;
   std::vector<std::string> solvers;  // empty: every exact iterative solver that takes the scene
 };
 
 struct MuSweepRow {
   std::string case_name, solver;
-  double value = 0.0;               // μ, or c when relative
+  double value = 0.0;               // μ, c when relative, the cap C with penalty_cap
   double median_mu = 0.0;           // μ used (median over states when relative)
   double median_iterations = 0.0, max_iterations = 0.0;
   int unconverged = 0;              // states that hit max_iterations
@@ -36,7 +40,7 @@ struct MuSweepRow {
 };
 
 std::vector<MuSweepRow> muSweep(const Scene& scene, const MuSweepOptions& options);
-std::string formatMuSweepTable(const std::vector<MuSweepRow>& rows, bool relative);
+std::string formatMuSweepTable(const std::vector<MuSweepRow>& rows, const MuSweepOptions& options);
 std::string formatMuSweepCsv(const std::vector<MuSweepRow>& rows);
 
 }  // namespace loopsim

@@ -14,6 +14,11 @@ std::string SolverBinding::muLine() const {
   if (auto_mu->mu == auto_mu->factor * auto_mu->constraint_inertia && auto_mu->constraint_inertia > 0.0) {
     std::snprintf(line, sizeof line, "%s: %.2g (λ_Λ ≈ %.4g × %.0e; λ_max(M) ≈ %.4g, %d power sweeps)", head.c_str(),
                   auto_mu->mu, auto_mu->constraint_inertia, auto_mu->factor, auto_mu->lambda_max, auto_mu->sweeps);
+  } else if (auto_mu->capped) {
+    // The penalty rule's cap bound: say what λ_Λ alone would have given.
+    std::snprintf(line, sizeof line, "%s: %.2g (the cap, λ_max(M) ≈ %.4g × %.0e, below %.0e λ_Λ ≈ %.2g; %d power sweeps)",
+                  head.c_str(), auto_mu->mu, auto_mu->lambda_max, auto_mu->factor, kAutoMuFactorConstraintInertia,
+                  kAutoMuFactorConstraintInertia * auto_mu->constraint_inertia, auto_mu->sweeps);
   } else {
     std::snprintf(line, sizeof line, "%s: %.2g (λ_max(M) ≈ %.4g × %.0e, %d power sweeps)", head.c_str(), auto_mu->mu,
                   auto_mu->lambda_max, auto_mu->factor, auto_mu->sweeps);

@@ -69,6 +69,18 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
   return 0.0;
 }
 
+void resolvePenaltyMu(AutoMuEstimate& estimate, double cap) {
+  if (estimate.constraint_inertia > 0.0 &&
+      kAutoMuFactorConstraintInertia * estimate.constraint_inertia < cap * estimate.lambda_max) {
+    estimate.factor = kAutoMuFactorConstraintInertia;
+    estimate.mu = estimate.factor * estimate.constraint_inertia;
+  } else {
+    estimate.factor = cap;
+    estimate.mu = estimate.factor * estimate.lambda_max;
+    estimate.capped = estimate.constraint_inertia > 0.0;
+  }
+}
+
 bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps) {
   return settings.mu_auto || (!settings.mu && caps.penalty_in_inertia);
 }
@@ -80,15 +92,10 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
     out.mu = settings.muValue();
     return out;
   }
-  // Never above §VI-D's 1e3·λ_max(M): where J M⁻¹ Jᵀ is nearly singular λ_Λ
-  // is large and the penalty's round-off with it (constrained-aba on a
-  // near-singular chain: 8.8e-8 off, 1.6e-10 with the smaller μ).
-  if (caps.penalty_in_inertia && estimate.constraint_inertia > 0.0 &&
-      kAutoMuFactorConstraintInertia * estimate.constraint_inertia < kAutoMuFactorPenalty * estimate.lambda_max) {
-    estimate.factor = kAutoMuFactorConstraintInertia;
-    estimate.mu = estimate.factor * estimate.constraint_inertia;
+  if (caps.penalty_in_inertia) {
+    resolvePenaltyMu(estimate);
   } else {
-    estimate.factor = autoMuFactor(caps);
+    estimate.factor = kAutoMuFactorProximal;
     estimate.mu = estimate.factor * estimate.lambda_max;
   }
   if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = kDefaultMu;
@@ -108,15 +115,15 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 
 std::string explicitMuWarning(std::string_view solver, double mu, double auto_mu) {
   if (!(auto_mu > 0.0) || !(mu > kExplicitMuWarningRatio * auto_mu)) return {};
-  // ~10-100x per decade of μ above auto (mu-sweep; Digit: 5.5e-11 at auto,
-  // 4.6e-4 at 1e8, 3.3 decades up: 8e6), rounded outwards to powers of ten.
+  // ~10-100x per decade of μ above auto (mu-sweep; Digit at q0: 4.1e-9 at
+  // auto, 6.1e-3 at 1e8, 3.0 decades up: 1.5e6), rounded outwards to powers of ten.
   const double decades = std::log10(mu / auto_mu);
   const double low = std::pow(10.0, std::floor(decades)), high = std::pow(10.0, std::ceil(2.0 * decades));
   char line[400];
   std::snprintf(line, sizeof line,
                 "solver '%.*s': mu %.3g is %.0f x what mu: auto chooses here (%.3g); %.*s puts mu K^T K inside the "
-                "articulated inertias, where round-off grows ~10-100x per decade of mu (v̇ vs kkt on Digit: 5e-11 at "
-                "auto, 5e-4 at 1e8): expect a v̇ error ~%.0e-%.0e x auto's; drop mu or set mu: auto",
+                "articulated inertias, where round-off grows ~10-100x per decade of mu (v̇ vs kkt on Digit: 4e-9 at "
+                "auto, 6e-3 at 1e8): expect a v̇ error ~%.0e-%.0e x auto's; drop mu or set mu: auto",
                 static_cast<int>(solver.size()), solver.data(), mu, mu / auto_mu, auto_mu,
                 static_cast<int>(solver.size()), solver.data(), low, high);
   return line;

@@ -35,7 +35,6 @@ namespace loopsim {
 //    (cycle: 20 at 20 links, 4.8e3 at 80, 4.9e5 at 256) while what sets their
 //    iterations does not, so c = 1e3 left lcaba 2.4e-5 off kkt on a 256-link
 //    cycle. Their μ is set from the constraint-space inertia instead (below).
-inline constexpr double kAutoMuFactorPenalty = 1e3;  // × λ_max(M), only where a set has no rows
 inline constexpr double kAutoMuFactorProximal = 1e6;
 
 // Paper 001 eqs. 7-11: the ALM is the proximal point algorithm on the dual,
@@ -56,10 +55,20 @@ inline constexpr double kAutoMuFactorProximal = 1e6;
 // iteration there and takes the 11-loop chain to 8e-8.
 inline constexpr double kAutoMuFactorConstraintInertia = 3e3;
 
-/// c for a solver: kAutoMuFactorPenalty when μ enters its inertias, else kAutoMuFactorProximal.
-inline double autoMuFactor(const SolverCapabilities& caps) {
-  return caps.penalty_in_inertia ? kAutoMuFactorPenalty : kAutoMuFactorProximal;
-}
+// The penalty rule's cap, as a factor of λ_max(M): a nearly singular J M⁻¹ Jᵀ
+// makes λ_Λ, and the penalty's round-off with it, large. 1e4 is the largest
+// c of the table above (c·λ_max(M) on every scene) whose worst lcaba /
+// constrained-aba error stays within issue 12's 1e-7 (2.9e-8; 1e5: 2.1e-6, on
+// the Digits), so wherever it binds μ is one that measured accurate.
+// `bench --mu-sweep --mu-cap` (20 states, cold, tolerance 1e-12): against
+// the former cap 1e3 (§VI-D's threshold, where the paper says μ only starts
+// to be effective), the 16 scenes keep 4 median iterations, or drop from
+// 5-6 to 4 (cycle, chain of loops, spatial chain, pendulum), at worst
+// 1.7e-9 off kkt (was the same); the grounded favourable branching, where
+// λ_Λ / λ_max(M) grows with the branches (110 at 14, 1100 at 42), takes
+// 6 / 11.5 median iterations on 14 / 42 branches instead of 10 / 37.5 (v̇
+// 1.0e-10 / 7.2e-11 off); an 11-loop chain 4 instead of 5, at 3.3e-8 (was 3.3e-9).
+inline constexpr double kAutoMuPenaltyCap = 1e4;
 
 struct AutoMuEstimate {
   double lambda_max = 0.0;  // Rayleigh-quotient estimate of λ_max(M + diag(d)) (a lower bound)
@@ -67,7 +76,12 @@ struct AutoMuEstimate {
   int sweeps = 0;           // power-iteration sweeps, one M x product each
   double factor = 0.0;      // c (set by resolveAutoMu)
   double mu = 0.0;          // c · lambda_max, or c_Λ · constraint_inertia (set by resolveAutoMu)
+  bool capped = false;      // the penalty rule's c_Λ · constraint_inertia was above the cap (resolvePenaltyMu)
 };
+
+/// The penalty solvers' μ: c_Λ·λ_Λ, at most cap·λ_max(M) (cap·λ_max(M) alone
+/// for a set without rows); sets estimate.factor and estimate.mu.
+void resolvePenaltyMu(AutoMuEstimate& estimate, double cap = kAutoMuPenaltyCap);
 
 /// Power iteration for λ_max(M(q) + diag(d)); preallocated, estimate() never allocates.
 class InertiaEigenEstimator {
@@ -98,7 +112,7 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
 
 /// Whether binding `settings` to a solver with `caps` resolves mu: auto: when
 /// asked for, and when nobody chose μ for a solver with penalty_in_inertia
-/// (issue 12: kDefaultMu leaves lcaba ~1e-4 off kkt on Digit; auto, 5e-11).
+/// (issue 12: kDefaultMu leaves lcaba 6e-3 off kkt on Digit at q0; auto, 4e-9).
 /// The proximal solvers keep kDefaultMu: μ⁻¹ only damps their Delassus
 /// matrix, they are exact to round-off there and 1e8 costs them no iteration.
 bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps);
@@ -117,7 +131,7 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 
 /// An explicit μ this many times above mu: auto's on a penalty-in-inertia
 /// solver is warned about: their v̇ error vs kkt grows ~10-100x per decade of
-/// μ (README "mu: auto"; Digit: 5.5e-11 at auto's 4.8e4, 4.6e-4 at 1e8).
+/// μ (README "mu: auto"; Digit at q0: 4.1e-9 at auto's 9.0e4, 6.1e-3 at 1e8).
 inline constexpr double kExplicitMuWarningRatio = 100.0;
 
 /// The warning for `mu` on `solver` when it exceeds kExplicitMuWarningRatio

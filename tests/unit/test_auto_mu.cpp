@@ -118,7 +118,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
         EXPECT_DOUBLE_EQ(resolved.muValue(), estimate.mu);
         const bool penalty = findSolver(name)->capabilities.penalty_in_inertia;
         EXPECT_DOUBLE_EQ(estimate.mu, penalty ? std::min(kAutoMuFactorConstraintInertia * estimate.constraint_inertia,
-                                                         kAutoMuFactorPenalty * estimate.lambda_max)
+                                                         kAutoMuPenaltyCap * estimate.lambda_max)
                                               : kAutoMuFactorProximal * estimate.lambda_max);
         const SolveStats stats = makeSolver(name, set, resolved)->solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
         // At tolerance 1e-12 the residual can stall at round-off just above
@@ -169,6 +169,81 @@ TEST(AutoMu, LcabaMatchesKktOnLongLoops) {
     std::printf("  %-16s nv %3d  lcaba mu auto: worst relative vdot error vs kkt %.2e, at most %d iterations\n",
                 c.name.c_str(), c.model.nv, worst, most_iterations);
   }
+}
+
+// The grounded favourable branching (paper 001 Fig. 9, hub fixed) is where
+// the cap binds: its λ_Λ grows with the branches (70 at 14, 667 at 42) while
+// λ_max(M), one branch's, stays ~0.6, so c_Λ·λ_Λ is capped at
+// kAutoMuPenaltyCap·λ_max(M). At the former cap 1e3 lcaba took 10-13
+// iterations cold on 14 branches (38-69 on 42); at 1e4, 6-7, and v̇ stays
+// within 1e-9 of kkt.
+TEST(AutoMu, PenaltyCapBindsOnTheGroundedBranchingWithFewIterations) {
+  QuietLog quiet;
+  FavourableBranchingParams params;
+  params.branches = 14;
+  params.stem_links = 0;
+  const GeneratedMechanism g = favourableBranching(params);
+  const TreeCase c{g.model.name, g.model, g.constraints, g.q0, 0.05, {}};
+  std::mt19937 rng(5);
+  for (int sample = 0; sample < 3; ++sample) {
+    const TreeState s = sampleTreeState(c, rng);
+    const ConstraintSet set(c.model, s.constraints);
+    AutoMuEstimate estimate = estimateInertiaEigenvalue(c.model, s.q, VectorX());
+    estimate.constraint_inertia = estimateConstraintInertia(set, s.q, VectorX());
+    const SolverSettings resolved = resolveAutoMu(coldAutoMuSettings(), findSolver("lcaba")->capabilities, estimate);
+    EXPECT_TRUE(estimate.capped) << "lambda_Lambda " << estimate.constraint_inertia << ", lambda_max "
+                                 << estimate.lambda_max;
+    EXPECT_DOUBLE_EQ(resolved.muValue(), kAutoMuPenaltyCap * estimate.lambda_max);
+    VectorX reference(c.model.nv), vdot(c.model.nv), lambda(set.dimension());
+    makeSolver("kkt", set)->solve(s.q, s.v, s.tau, s.fext, reference, lambda);
+    const SolveStats stats = makeSolver("lcaba", set, resolved)->solve(s.q, s.v, s.tau, s.fext, vdot, lambda);
+    EXPECT_LE(stats.iterations, 8) << "sample " << sample << " at mu " << resolved.muValue();
+    EXPECT_LE((vdot - reference).norm() / reference.norm(), 1e-9) << "sample " << sample;
+  }
+  // Below the cap, c_Λ·λ_Λ and not capped; a set without rows: the cap's factor.
+  AutoMuEstimate below{.lambda_max = 10.0, .constraint_inertia = 1.0};
+  resolvePenaltyMu(below);
+  EXPECT_FALSE(below.capped);
+  EXPECT_DOUBLE_EQ(below.mu, kAutoMuFactorConstraintInertia);
+  AutoMuEstimate rowless{.lambda_max = 10.0};
+  resolvePenaltyMu(rowless);
+  EXPECT_FALSE(rowless.capped);
+  EXPECT_DOUBLE_EQ(rowless.mu, 10.0 * kAutoMuPenaltyCap);
+}
+
+// bench --mu-sweep --mu-cap: rows for the penalty solvers only, μ at most the
+// cap times λ_max(M) in every row, and the cap that binds nowhere leaves μ alone.
+TEST(AutoMu, MuCapSweepSweepsThePenaltyRule) {
+  QuietLog quiet;
+  const Scene scene = loadScene(scenesDir() / "four_bar.yaml");
+  MuSweepOptions options;
+  options.samples = 4;
+  options.tolerance = 1e-12;
+  options.penalty_cap = true;
+  options.values = {1e2, 1e6};
+  const std::vector<MuSweepRow> all = muSweep(scene, options);
+  // lcaba at both caps, one row saying why constrained-aba (no internal loops)
+  // cannot take the scene; the proximal solvers are not swept.
+  std::vector<MuSweepRow> rows;
+  for (const auto& r : all) {
+    if (r.solver == "constrained-aba") {
+      EXPECT_NE(r.note.find("internal loops"), std::string::npos) << r.note;
+      continue;
+    }
+    EXPECT_EQ(r.solver, "lcaba");
+    EXPECT_TRUE(r.note.empty()) << r.note;
+    EXPECT_LE(r.max_error, 1e-9) << "cap " << r.value;
+    rows.push_back(r);
+  }
+  ASSERT_EQ(all.size(), 3u);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_LE(rows[0].median_mu, 1e2 * rows[0].median_lambda_max * 1.5);  // the low cap binds
+  EXPECT_GT(rows[1].median_mu, rows[0].median_mu);
+  EXPECT_NE(formatMuSweepTable(all, options).find("cap=1e+02"), std::string::npos);
+  options.solvers = {"prox-bbo"};
+  const std::vector<MuSweepRow> refused = muSweep(scene, options);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].note.find("penalty_in_inertia"), std::string::npos) << refused[0].note;
 }
 
 TEST(AutoMu, UnresolvedAutoIsRefusedBySolvers) {
@@ -261,7 +336,7 @@ TEST(AutoMu, MuSweepHasTheShapeOfFigures10And11) {
   EXPECT_GT(bbo.front().median_iterations, bbo.back().median_iterations);
   for (const auto& r : bbo) EXPECT_LE(r.max_error, 1e-9) << "prox-bbo at mu " << r.value;
   EXPECT_GT(lcaba.back().median_error, 100.0 * lcaba.front().median_error);
-  EXPECT_FALSE(formatMuSweepTable(rows, false).empty());
+  EXPECT_FALSE(formatMuSweepTable(rows, MuSweepOptions{}).empty());
   const std::string csv = formatMuSweepCsv(rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 11);
 }
