@@ -86,7 +86,7 @@ Command registerBenchCommand(CLI::App& parent) {
                 "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
                 "prox-pv, ltl, prox-ltl, soft-ltl, kkt unless --solver is given");
   sub->add_flag("--dynamics", options->dynamics,
-                "Solver table: also time RNEA and CRBA (symmetric M) as columns beside the ABA floor, interleaved "
+                "Solver table: also time RNEA and CRBA (symmetric M; crba-lower: one triangle) as columns beside the ABA floor, interleaved "
                 "with it (their ratios to ABA)");
   sub->add_flag("--mu-sweep", options->mu_sweep,
                 "Instead: iterations to tolerance (1e-10, cold start) and v̇ error vs kkt of the proximal and "

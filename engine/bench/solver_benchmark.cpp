@@ -142,8 +142,10 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
   if (options.dynamics_algorithms) {
     // The unconstrained algorithms beside the floor, interleaved with it like
     // every column. RNEA's acceleration argument is the state's τ sample (any
-    // vector of that size times the same work).
-    for (const char* name : {"rnea", "crba"}) {
+    // vector of that size times the same work). CRBA twice: the symmetric M,
+    // and one triangle (what ltl factors, and what Pinocchio's crba returns:
+    // its upper triangle), for a like-for-like comparison with that peer.
+    for (const char* name : {"rnea", "crba", "crba-lower"}) {
       results.push_back({case_name, name, "unconstrained", 0, 0, static_cast<int>(states.size()), 0.0, -1.0, ""});
       Entry entry{results.size() - 1, {}, {}};
       const bool is_rnea = std::string(name) == "rnea";
@@ -151,8 +153,11 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
         auto data = std::make_shared<Data>(model);
         if (is_rnea) {
           entry.evaluate.push_back([&model, data](const SampledState& s) { rnea(model, *data, s.q, s.v, s.tau); });
-        } else {
+        } else if (std::string(name) == "crba") {
           entry.evaluate.push_back([&model, data](const SampledState& s) { crba(model, *data, s.q); });
+        } else {
+          entry.evaluate.push_back(
+              [&model, data](const SampledState& s) { crba(model, *data, s.q, MassMatrixFill::LowerTriangle); });
         }
       }
       entries.push_back(std::move(entry));
@@ -292,7 +297,8 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
   }
   std::string out = grid.format();
   if (std::any_of(results.begin(), results.end(), [](const BenchResult& r) { return r.solver == "crba"; })) {
-    out += "rnea, crba (--dynamics): RNEA at the state's q, v and an acceleration sample; CRBA's symmetric M at q\n";
+    out += "rnea, crba (--dynamics): RNEA at the state's q, v and an acceleration sample; CRBA's symmetric M at q;\n"
+           "crba-lower: M's lower triangle only (what ltl factors; Pinocchio's crba returns one triangle, its upper)\n";
   }
   out += "times: median µs per (q, v, τ) → (v̇, λ) evaluation incl. kinematics and constraint terms (τ includes the\n"
          "passive joint forces, added before timing); xR+-S = median\n"

@@ -2,7 +2,8 @@
 // for a profiler: the per-solve instruction counts by function come from
 //   valgrind --tool=callgrind --toggle-collect='loopsim::PvSolver::solve*'
 //       build/tests/loopsim_solve_profile SCENE.yaml SOLVER [SOLVES]
-// (SOLVER "aba" for the floor: toggle on 'loopsim::aba*'). The states are
+// (SOLVER "aba" for the floor: toggle on 'loopsim::aba*'; "crba": the symmetric
+// M alone, toggle on 'loopsim::crba*'). The states are
 // bench's (engine/bench/state_sampling), 20 of them, cycled. Valgrind cannot
 // run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
 // SOLVER "phases" instead times the shared tree recursion's passes
@@ -30,7 +31,7 @@
 int main(int argc, char** argv) {
   using namespace loopsim;
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba [SOLVES]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba|crba|phases [SOLVES]\n", argv[0]);
     return 2;
   }
   try {
@@ -95,6 +96,11 @@ int main(int argc, char** argv) {
       for (int k = 0; k < solves; ++k) {
         const auto& s = states[static_cast<std::size_t>(k) % states.size()];
         checksum += aba(model, data, s.q, s.v, s.tau)[0];
+      }
+    } else if (solver_name == "crba") {
+      for (int k = 0; k < solves; ++k) {
+        const auto& s = states[static_cast<std::size_t>(k) % states.size()];
+        checksum += crba(model, data, s.q)(model.nv - 1, 0);
       }
     } else {
       // μ as a simulation would bind it at q0 (mu: auto, lcaba's default auto), cold: bench's setting.

@@ -75,10 +75,11 @@ TEST(BenchDynamics, RneaAndCrbaColumnsOnlyWhenAskedWithTheirRatiosToAba) {
   const std::vector<BenchResult> plain = benchmarkScene(scene, options);
   EXPECT_FALSE(has(plain, "rnea"));
   EXPECT_FALSE(has(plain, "crba"));
+  EXPECT_FALSE(has(plain, "crba-lower"));
 
   options.dynamics_algorithms = true;
   const std::vector<BenchResult> results = benchmarkScene(scene, options);
-  for (const std::string name : {"rnea", "crba"}) {
+  for (const std::string name : {"rnea", "crba", "crba-lower"}) {
     const auto it = std::find_if(results.begin(), results.end(), [&](const BenchResult& r) { return r.solver == name; });
     ASSERT_NE(it, results.end()) << name;
     EXPECT_EQ(it->mode, "unconstrained");
