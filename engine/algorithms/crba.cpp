@@ -74,6 +74,72 @@ inline void fillColumnFromForces(const double* s, const Eigen::Matrix<double, 6,
 #endif
 }
 
+// column[k] = 0 for k in [begin, end): a humanoid's off-pattern tails are a
+// few to 35 entries, where Eigen's setZero called memset per column.
+inline void zeroTail(double* column, int begin, int end) {
+#if defined(__AVX512F__)
+  for (int k = begin; k < end; k += 8) {
+    const __mmask8 lanes = static_cast<__mmask8>((1u << std::min(8, end - k)) - 1u);
+    _mm512_mask_storeu_pd(column + k, lanes, _mm512_setzero_pd());
+  }
+#else
+  std::fill(column + begin, column + end, 0.0);
+#endif
+}
+
+#if defined(__AVX512F__)
+// M's strictly upper triangle from its (complete) lower one, in 8 x 8 tiles:
+// each tile's eight column segments are loaded, transposed in registers and
+// stored as eight column segments of the mirrored tile. The element-wise copy
+// stored row-wise, a stride of nv apart, one double per store: perf put it at
+// a sixth of the sweep, plus the memset that cleared the upper off-pattern.
+inline void mirrorLowerTriangle(MatrixX& M) {
+  const int n = static_cast<int>(M.rows());
+  const int ld = static_cast<int>(M.outerStride());
+  double* a = M.data();
+  const __m512i pair_lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+  const __m512i pair_hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int j0 = 0; j0 < n; j0 += 8) {
+    const int cols = std::min(8, n - j0);
+    for (int i0 = j0; i0 < n; i0 += 8) {
+      const int rows = std::min(8, n - i0);
+      const __mmask8 row_lanes = static_cast<__mmask8>((1u << rows) - 1u);
+      __m512d v[8];
+      for (int k = 0; k < 8; ++k) {
+        v[k] = k < cols ? _mm512_maskz_loadu_pd(row_lanes, a + static_cast<std::ptrdiff_t>(j0 + k) * ld + i0)
+                        : _mm512_setzero_pd();
+      }
+      // v[k][r] = M(i0 + r, j0 + k); out[c][k] = v[k][c].
+      __m512d t[8], q[8];
+      for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm512_unpacklo_pd(v[k], v[k + 1]);
+        t[k + 1] = _mm512_unpackhi_pd(v[k], v[k + 1]);
+      }
+      q[0] = _mm512_permutex2var_pd(t[0], pair_lo, t[2]);  // r = 0, 4
+      q[1] = _mm512_permutex2var_pd(t[0], pair_hi, t[2]);  // r = 2, 6
+      q[2] = _mm512_permutex2var_pd(t[1], pair_lo, t[3]);  // r = 1, 5
+      q[3] = _mm512_permutex2var_pd(t[1], pair_hi, t[3]);  // r = 3, 7
+      q[4] = _mm512_permutex2var_pd(t[4], pair_lo, t[6]);
+      q[5] = _mm512_permutex2var_pd(t[4], pair_hi, t[6]);
+      q[6] = _mm512_permutex2var_pd(t[5], pair_lo, t[7]);
+      q[7] = _mm512_permutex2var_pd(t[5], pair_hi, t[7]);
+      const __m512d out[8] = {
+          _mm512_shuffle_f64x2(q[0], q[4], 0x44), _mm512_shuffle_f64x2(q[2], q[6], 0x44),
+          _mm512_shuffle_f64x2(q[1], q[5], 0x44), _mm512_shuffle_f64x2(q[3], q[7], 0x44),
+          _mm512_shuffle_f64x2(q[0], q[4], 0xEE), _mm512_shuffle_f64x2(q[2], q[6], 0xEE),
+          _mm512_shuffle_f64x2(q[1], q[5], 0xEE), _mm512_shuffle_f64x2(q[3], q[7], 0xEE)};
+      const unsigned col_lanes = (1u << cols) - 1u;
+      for (int c = 0; c < rows; ++c) {
+        // Row i0 + c of the tile into column i0 + c above the diagonal: on a
+        // diagonal tile only its first c entries are strictly upper.
+        const unsigned lanes = i0 == j0 ? col_lanes & ((1u << c) - 1u) : col_lanes;
+        _mm512_mask_storeu_pd(a + static_cast<std::ptrdiff_t>(i0 + c) * ld + j0, static_cast<__mmask8>(lanes), out[c]);
+      }
+    }
+  }
+}
+#endif
+
 // Needs data.oYcrb and data.oS of every body (worldInertiaAndSubspace).
 // Writes M(l, k) only on the ancestor pattern, and with `zero_off_pattern`
 // zeros in the rest of the lower triangle.
@@ -108,12 +174,15 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
       fillColumnFromForces(oS.col(l).data(), oF, own_end, end, &M(0, l));
       // Rows past the subtree are exactly column l's entries off the pattern
       // below the diagonal: contiguous, and half of clearing all of M.
-      if (zero_off_pattern) M.col(l).tail(model.nv - end).setZero();
+      if (zero_off_pattern) zeroTail(&M(0, l), end, model.nv);
     }
     const int p = model.parent[i];
     if (p > 0) data.oYcrb[p] += Yc;
   }
   M.diagonal() += model.armature;
+#if defined(__AVX512F__)
+  if (fill == MassMatrixFill::Symmetric) mirrorLowerTriangle(M);  // the lower triangle is complete (zero_off_pattern)
+#else
   // The upper triangle in a pass of its own: copied right after its column's
   // masked stores, the loads waited on them (no store forwarding from masked
   // stores).
@@ -124,6 +193,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
         M.row(l).segment(l + 1, end - l - 1) = M.col(l).segment(l + 1, end - l - 1).transpose();
     }
   }
+#endif
 }
 
 }  // namespace
@@ -133,10 +203,16 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
   detail::setPlacements(model, data, q);
   // A pass of its own: fused into the placements loop it measured 8 % slower.
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
+#if defined(__AVX512F__)
+  // Callers may have written anywhere in M: the sweep clears the lower
+  // off-pattern, and the symmetric fill mirrors the whole lower triangle.
+  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/true);
+#else
   // Callers may have written anywhere in M. Clearing the strictly upper part
   // row by row would be strided stores: one contiguous clear is cheaper.
   if (fill == MassMatrixFill::Symmetric) data.M.setZero();
   compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/fill == MassMatrixFill::LowerTriangle);
+#endif
   return data.M;
 }
 
