@@ -113,3 +113,21 @@ TEST(BenchTable2, RunsEveryCaseWithTheTableColumns) {
   EXPECT_NE(mixed.exit_code, 0);
   EXPECT_TRUE(contains(mixed.text, "--table2")) << mixed.text;
 }
+
+// bench --mu-sweep --mu-cap: the penalty rule's cap swept (default 1e3 … 1e6);
+// it needs --mu-sweep and is not a relative sweep.
+TEST(BenchMuCap, SweepsTheCapAndRefusesItElsewhere) {
+  const std::string four_bar = (scenesDir() / "four_bar.yaml").string();
+  const Output out = runLoopsim("bench --mu-sweep --mu-cap --samples 2 --scene " + four_bar);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  for (const std::string cap : {"cap=1e+03", "cap=1e+04", "cap=1e+05", "cap=1e+06"}) {
+    EXPECT_TRUE(contains(out.text, "four_bar " + cap)) << cap << "\n" << out.text;
+  }
+  EXPECT_TRUE(contains(out.text, "mu = min(3e+03 lambda_Lambda, cap lambda_max(M))")) << out.text;
+  Output refused = runLoopsim("bench --mu-cap --scene " + four_bar);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(contains(refused.text, "--mu-cap: applies to --mu-sweep")) << refused.text;
+  refused = runLoopsim("bench --mu-sweep --mu-cap --mu-relative --scene " + four_bar);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(contains(refused.text, "--mu-cap: not with --mu-relative")) << refused.text;
+}
