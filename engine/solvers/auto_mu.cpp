@@ -70,14 +70,14 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
 }
 
 void resolvePenaltyMu(AutoMuEstimate& estimate, double cap) {
-  if (estimate.constraint_inertia > 0.0 &&
-      kAutoMuFactorConstraintInertia * estimate.constraint_inertia < cap * estimate.lambda_max) {
+  estimate.capped = estimate.constraint_inertia > 0.0 &&
+                    kAutoMuFactorConstraintInertia * estimate.constraint_inertia >= cap * estimate.lambda_max;
+  if (estimate.constraint_inertia > 0.0 && !estimate.capped) {
     estimate.factor = kAutoMuFactorConstraintInertia;
     estimate.mu = estimate.factor * estimate.constraint_inertia;
   } else {
     estimate.factor = cap;
     estimate.mu = estimate.factor * estimate.lambda_max;
-    estimate.capped = estimate.constraint_inertia > 0.0;
   }
 }
 
@@ -97,6 +97,7 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
   } else {
     estimate.factor = kAutoMuFactorProximal;
     estimate.mu = estimate.factor * estimate.lambda_max;
+    estimate.capped = false;
   }
   if (!(estimate.mu > 0.0) || !std::isfinite(estimate.mu)) estimate.mu = kDefaultMu;
   out.mu = estimate.mu;

@@ -205,6 +205,10 @@ TEST(AutoMu, PenaltyCapBindsOnTheGroundedBranchingWithFewIterations) {
   resolvePenaltyMu(below);
   EXPECT_FALSE(below.capped);
   EXPECT_DOUBLE_EQ(below.mu, kAutoMuFactorConstraintInertia);
+  AutoMuEstimate reused = below;  // a capped estimate resolved again below the cap is no longer capped
+  reused.capped = true;
+  resolvePenaltyMu(reused);
+  EXPECT_FALSE(reused.capped);
   AutoMuEstimate rowless{.lambda_max = 10.0};
   resolvePenaltyMu(rowless);
   EXPECT_FALSE(rowless.capped);
