@@ -87,13 +87,18 @@ inline void zeroTail(double* column, int begin, int end) {
 #endif
 }
 
+// M's strictly upper triangle from the lower one, once the sweep is done.
+// kUpperFromWholeLower: it is mirrored from the whole lower triangle (which
+// must then be complete: the sweep clears its off-pattern), else copied over
+// the pattern only (the upper off-pattern cleared beforehand).
 #if defined(__AVX512F__)
-// M's strictly upper triangle from its (complete) lower one, in 8 x 8 tiles:
-// each tile's eight column segments are loaded, transposed in registers and
-// stored as eight column segments of the mirrored tile. The element-wise copy
-// stored row-wise, a stride of nv apart, one double per store: perf put it at
-// a sixth of the sweep, plus the memset that cleared the upper off-pattern.
-inline void mirrorLowerTriangle(MatrixX& M) {
+inline constexpr bool kUpperFromWholeLower = true;
+// In 8 x 8 tiles: each tile's eight column segments are loaded, transposed in
+// registers and stored as eight column segments of the mirrored tile. The
+// element-wise copy stored row-wise, a stride of nv apart, one double per
+// store: perf put it at a sixth of the sweep, plus the memset that cleared
+// the upper off-pattern.
+inline void fillUpperTriangle(const Model&, MatrixX& M) {
   const int n = static_cast<int>(M.rows());
   const int ld = static_cast<int>(M.outerStride());
   double* a = M.data();
@@ -138,6 +143,17 @@ inline void mirrorLowerTriangle(MatrixX& M) {
     }
   }
 }
+#else
+inline constexpr bool kUpperFromWholeLower = false;
+// In a pass of its own: copied right after its column's masked stores, the
+// loads waited on them (no store forwarding from masked stores).
+inline void fillUpperTriangle(const Model& model, MatrixX& M) {
+  for (int i = 1; i < model.nbodies(); ++i) {
+    const int end = subtreeDofEnd(model, i);
+    for (int l = model.idx_v[i]; l < model.idx_v[i] + model.joint_nv[i]; ++l)
+      M.row(l).segment(l + 1, end - l - 1) = M.col(l).segment(l + 1, end - l - 1).transpose();
+  }
+}
 #endif
 
 // Needs data.oYcrb and data.oS of every body (worldInertiaAndSubspace).
@@ -180,20 +196,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
     if (p > 0) data.oYcrb[p] += Yc;
   }
   M.diagonal() += model.armature;
-#if defined(__AVX512F__)
-  if (fill == MassMatrixFill::Symmetric) mirrorLowerTriangle(M);  // the lower triangle is complete (zero_off_pattern)
-#else
-  // The upper triangle in a pass of its own: copied right after its column's
-  // masked stores, the loads waited on them (no store forwarding from masked
-  // stores).
-  if (fill == MassMatrixFill::Symmetric) {
-    for (int i = 1; i < model.nbodies(); ++i) {
-      const int end = subtreeDofEnd(model, i);
-      for (int l = model.idx_v[i]; l < model.idx_v[i] + model.joint_nv[i]; ++l)
-        M.row(l).segment(l + 1, end - l - 1) = M.col(l).segment(l + 1, end - l - 1).transpose();
-    }
-  }
-#endif
+  if (fill == MassMatrixFill::Symmetric) fillUpperTriangle(model, M);
 }
 
 }  // namespace
@@ -203,16 +206,12 @@ const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const Vecto
   detail::setPlacements(model, data, q);
   // A pass of its own: fused into the placements loop it measured 8 % slower.
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
-#if defined(__AVX512F__)
-  // Callers may have written anywhere in M: the sweep clears the lower
-  // off-pattern, and the symmetric fill mirrors the whole lower triangle.
-  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/true);
-#else
-  // Callers may have written anywhere in M. Clearing the strictly upper part
-  // row by row would be strided stores: one contiguous clear is cheaper.
-  if (fill == MassMatrixFill::Symmetric) data.M.setZero();
-  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/fill == MassMatrixFill::LowerTriangle);
-#endif
+  // Callers may have written anywhere in M. Where the upper triangle is
+  // copied over the pattern only, its off-pattern needs clearing: one
+  // contiguous clear (row by row it would be strided stores).
+  const bool symmetric = fill == MassMatrixFill::Symmetric;
+  if (symmetric && !kUpperFromWholeLower) data.M.setZero();
+  compositeInertiaSweep(model, data, fill, /*zero_off_pattern=*/!symmetric || kUpperFromWholeLower);
   return data.M;
 }
 
