@@ -8,8 +8,9 @@
 // run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
 // SOLVER "phases" instead times the shared tree recursion's passes
 // (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
-// median of 15 interleaved rounds. Solvers run cold at the μ a simulation
-// would bind (resolveAutoMu); natively, profile with
+// median of 15 interleaved rounds; "crba-phases" the same for CRBA's passes
+// (placements, world inertias and subspaces, the sweep). Solvers run cold at
+// the μ a simulation would bind (resolveAutoMu); natively, profile with
 //   perf record -e cpu-clock --call-graph dwarf,16384 build/tests/loopsim_solve_profile ...
 #include <algorithm>
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <string>
 
 #include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/algorithms/joint_motion.hpp>
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
@@ -31,7 +33,7 @@
 int main(int argc, char** argv) {
   using namespace loopsim;
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba|crba|phases [SOLVES]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba|crba|phases|crba-phases [SOLVES]\n", argv[0]);
     return 2;
   }
   try {
@@ -44,12 +46,45 @@ int main(int argc, char** argv) {
     Data data(model);
     VectorX vdot(model.nv), lambda(set.dimension());
     double checksum = 0.0;
+    // Each phase run over the states once per round, 15 rounds, the phases in
+    // turn within a round: median ns per solve, and its ratio to the first.
+    auto timePhases = [&](const std::vector<std::pair<const char*, std::function<void(const SampledState&)>>>& phases) {
+      std::vector<std::vector<double>> ns(phases.size());
+      for (int round = 0; round < 15; ++round) {
+        for (std::size_t p = 0; p < phases.size(); ++p) {
+          const auto start = std::chrono::steady_clock::now();
+          for (int k = 0; k < solves; ++k) phases[p].second(states[static_cast<std::size_t>(k) % states.size()]);
+          ns[p].push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                          solves);
+        }
+      }
+      double first_ns = 0.0;
+      for (std::size_t p = 0; p < phases.size(); ++p) {
+        std::sort(ns[p].begin(), ns[p].end());
+        const double median = ns[p][ns[p].size() / 2];
+        if (p == 0) first_ns = median;
+        std::printf("%-36s %8.0f ns  %.2fx %s\n", phases[p].first, median, median / first_ns, phases[0].first);
+      }
+    };
+    if (solver_name == "crba-phases") {
+      // CRBA's passes cumulatively (crba.cpp): the placements ABA shares, the
+      // world inertias and subspaces (here the public pass, which also keeps
+      // the body inertias for the world-frame RNEA), then the whole CRBA.
+      timePhases({
+          {"aba", [&](const SampledState& s) { aba(model, data, s.q, s.v, s.tau); }},
+          {"placements", [&](const SampledState& s) { detail::setPlacements(model, data, s.q); }},
+          {"+ world inertias and subspaces", [&](const SampledState& s) {
+             detail::setPlacements(model, data, s.q);
+             worldInertiasAndSubspaces(model, data);
+           }},
+          {"crba, lower triangle", [&](const SampledState& s) { crba(model, data, s.q, MassMatrixFill::LowerTriangle); }},
+          {"crba, symmetric", [&](const SampledState& s) { crba(model, data, s.q); }},
+      });
+      return 0;
+    }
     if (solver_name == "phases") {
       const VectorX no_added = VectorX::Zero(model.nv);
       TreeRecursion tree(set, no_added, "phases");
-      auto each_state = [&](auto&& body) {
-        for (int k = 0; k < solves; ++k) body(states[static_cast<std::size_t>(k) % states.size()]);
-      };
       auto backward = [&](bool rows) {
         if (rows) tree.clearL();
         for (int i = model.nbodies() - 1; i >= 1; --i) tree.eliminateJoint(i, rows);
@@ -74,22 +109,7 @@ int main(int argc, char** argv) {
            }},
           {"pv solve", [&](const SampledState& s) { pv->solve(s.q, s.v, s.tau, {}, vdot, lambda); }},
       };
-      std::vector<std::vector<double>> ns(phases.size());
-      for (int round = 0; round < 15; ++round) {
-        for (std::size_t p = 0; p < phases.size(); ++p) {
-          const auto start = std::chrono::steady_clock::now();
-          each_state(phases[p].second);
-          ns[p].push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
-                          solves);
-        }
-      }
-      double aba_ns = 0.0;
-      for (std::size_t p = 0; p < phases.size(); ++p) {
-        std::sort(ns[p].begin(), ns[p].end());
-        const double median = ns[p][ns[p].size() / 2];
-        if (p == 0) aba_ns = median;
-        std::printf("%-36s %8.0f ns  %.2fx aba\n", phases[p].first, median, median / aba_ns);
-      }
+      timePhases(phases);
       return 0;
     }
     if (solver_name == "aba") {
