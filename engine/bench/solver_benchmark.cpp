@@ -183,9 +183,12 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
       SolverSettings settings;
     };
     std::vector<Mode> modes;
-    // μ resolved at the scene's q0 as a simulation started there would bind it
-    // (mu: auto, and the penalty solvers' default auto): a ratio is timed at
-    // the accuracy the solver runs with.
+    // μ resolved at the scene's q0 (mu: auto, and the penalty solvers' default
+    // auto) for the M timed here: without a simulation's implicit-damping
+    // diagonal dt·D, which bench's solves leave out (as a peer's solve would),
+    // so the μ is auto's for that M, not the one a simulation binds (Digit:
+    // 3.4e4 here, 9e4 with its dt·D). A ratio is timed at the accuracy the
+    // solver has on the M it solves.
     const SolverSettings base = resolveAutoMu(scene.solver_settings, info.capabilities, set,
                                               scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
     if (info.capabilities.iterative) {

@@ -8,9 +8,10 @@
 // options.threads > 1 every pass is split over that many threads (each with
 // its own solver and workspace) and timed as a whole. Iterative solvers are timed
 // cold-started to a tolerance and at fixed 1 and 3 iterations (paper 001
-// Table II; options.fixed_iterations), at the μ a simulation would bind
-// (resolveAutoMu: mu: auto for lcaba and constrained-aba unless the scene
-// gives μ), each cell with its v̇ error against kkt. With options.trajectory
+// Table II; options.fixed_iterations), at the scene's μ or, for mu: auto
+// (lcaba's and constrained-aba's default), auto's μ at q0 for the M timed
+// (without a simulation's implicit-damping diagonal), each cell with its v̇
+// error against kkt. With options.trajectory
 // the states are instead consecutive steps of the scene's own simulation and
 // iterative solvers get one more column, warm-started from the previous
 // state's λ as a running simulation does.
