@@ -10,7 +10,8 @@
 // (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
 // median of 15 interleaved rounds; "crba-phases" the same for CRBA's passes
 // (placements, world inertias and subspaces, the sweep). Solvers run cold at
-// the μ a simulation would bind (resolveAutoMu); natively, profile with
+// bench's μ (resolveAutoMu at q0 for M without a simulation's implicit-damping
+// diagonal); natively, profile with
 //   perf record -e cpu-clock --call-graph dwarf,16384 build/tests/loopsim_solve_profile ...
 #include <algorithm>
 #include <chrono>
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
         checksum += crba(model, data, s.q)(model.nv - 1, 0);
       }
     } else {
-      // μ as a simulation would bind it at q0 (mu: auto, lcaba's default auto), cold: bench's setting.
+      // bench's setting: cold, μ auto at q0 (lcaba's default) for M without dt·D (its "μ as run").
       const SolverInfo* info = findSolver(solver_name);
       SolverSettings settings = resolveAutoMu(scene.solver_settings, info != nullptr ? info->capabilities : SolverCapabilities{},
                                               set, scene.q0.size() == model.nq ? scene.q0 : neutral(model), VectorX());
