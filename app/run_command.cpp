@@ -318,8 +318,9 @@ Command registerRunCommand(CLI::App& parent) {
       ->required();
   run->add_option("--solver", options->solver, "Solver name (see `loopsim solvers`); default: the scene's");
   run->add_option("--mu", options->mu,
-                  "Proximal / augmented-Lagrangian mu: a positive number, or auto (c · λ_max(M) at the start, c = 1e3 "
-                  "for lcaba and constrained-aba, 1e6 for the proximal solvers); default: the scene's");
+                  "Proximal / augmented-Lagrangian mu: a positive number, or auto, estimated at the start: 3e3 · "
+                  "λ_max((J M⁻¹ Jᵀ)⁺) capped at 1e4 · λ_max(M) for lcaba and constrained-aba (their default), 1e6 · "
+                  "λ_max(M) for the proximal solvers; default: the scene's");
   run->add_option("--duration", options->duration, "Simulated time in seconds; default: the scene's");
   run->add_option("--dt", options->dt, "Time step in seconds; default: the scene's");
   run->add_flag("--quiet", options->quiet, "No progress bar and no info logs (the summary is still printed)");

@@ -116,14 +116,14 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 
 std::string explicitMuWarning(std::string_view solver, double mu, double auto_mu) {
   if (!(auto_mu > 0.0) || !(mu > kExplicitMuWarningRatio * auto_mu)) return {};
-  // ~10-100x per decade of μ above auto (mu-sweep; Digit at q0: 4.1e-9 at
-  // auto, 6.1e-3 at 1e8, 3.0 decades up: 1.5e6), rounded outwards to powers of ten.
+  // ~10-100x per decade of μ above auto (mu-sweep; Digit at q0: 2.7e-9 at
+  // auto, 6.1e-3 at 1e8, 3.0 decades up: 2.3e6), rounded outwards to powers of ten.
   const double decades = std::log10(mu / auto_mu);
   const double low = std::pow(10.0, std::floor(decades)), high = std::pow(10.0, std::ceil(2.0 * decades));
   char line[400];
   std::snprintf(line, sizeof line,
                 "solver '%.*s': mu %.3g is %.0f x what mu: auto chooses here (%.3g); %.*s puts mu K^T K inside the "
-                "articulated inertias, where round-off grows ~10-100x per decade of mu (v̇ vs kkt on Digit: 4e-9 at "
+                "articulated inertias, where round-off grows ~10-100x per decade of mu (v̇ vs kkt on Digit: 3e-9 at "
                 "auto, 6e-3 at 1e8): expect a v̇ error ~%.0e-%.0e x auto's; drop mu or set mu: auto",
                 static_cast<int>(solver.size()), solver.data(), mu, mu / auto_mu, auto_mu,
                 static_cast<int>(solver.size()), solver.data(), low, high);

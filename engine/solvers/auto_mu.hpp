@@ -112,7 +112,7 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
 
 /// Whether binding `settings` to a solver with `caps` resolves mu: auto: when
 /// asked for, and when nobody chose μ for a solver with penalty_in_inertia
-/// (issue 12: kDefaultMu leaves lcaba 6e-3 off kkt on Digit at q0; auto, 4e-9).
+/// (issue 12: kDefaultMu leaves lcaba 6e-3 off kkt on Digit at q0; auto, 3e-9).
 /// The proximal solvers keep kDefaultMu: μ⁻¹ only damps their Delassus
 /// matrix, they are exact to round-off there and 1e8 costs them no iteration.
 bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps);
@@ -131,7 +131,7 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 
 /// An explicit μ this many times above mu: auto's on a penalty-in-inertia
 /// solver is warned about: their v̇ error vs kkt grows ~10-100x per decade of
-/// μ (README "mu: auto"; Digit at q0: 4.1e-9 at auto's 9.0e4, 6.1e-3 at 1e8).
+/// μ (README "mu: auto"; Digit at q0: 2.7e-9 at auto's 9.0e4, 6.1e-3 at 1e8).
 inline constexpr double kExplicitMuWarningRatio = 100.0;
 
 /// The warning for `mu` on `solver` when it exceeds kExplicitMuWarningRatio

@@ -102,7 +102,7 @@ TEST(DefaultMu, AnExplicitMuStaysAndFarAboveAutoIsWarnedAbout) {
 }
 
 // Issue 12: lcaba on Digit at its default μ agrees with kkt to 1e-7 at
-// tolerance 1e-12 (4.1e-9); at the old default 1e8 it did not (6.1e-3).
+// tolerance 1e-12 (2.7e-9); at the old default 1e8 it did not (6.1e-3).
 TEST(DefaultMu, LcabaOnDigitMatchesKktAtItsDefault) {
   QuietLog quiet;
   Scene scene = withSolver("digit_standing.yaml", "lcaba");

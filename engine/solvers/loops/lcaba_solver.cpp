@@ -15,7 +15,9 @@
 // 001's box is frame-free). H_{i,i} is data.Ia[i]; the force f_i is kept as
 // ABA's bias p_i = -f_i in data.pa[i], so the paper's "f += x" is "pa -= x";
 // a coupling H_{j,k} maps k's acceleration (k's frame) to a force in j's
-// frame. a is ABA's a_gf (gravity as an acceleration of the world).
+// frame. Gravity is a bias force (FirstPassGravity::AsBiasForce), so a_gf
+// is the true acceleration and a_gf[0] = 0: the μ-sized penalty terms then
+// multiply accelerations that vanish at rest (tree_recursion.hpp says why).
 //
 // The per-link steps are [[gnu::flatten]]: GCC otherwise kept small Eigen
 // assignments out of line (R^T x in toChildFrame, built through the stack
@@ -156,21 +158,16 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
 // fixed R-row blocks whose padding rows, if any, stay zero.
 [[gnu::flatten]] void LcabaSolver::addConstraintTerms(const Eigen::Ref<const VectorX>* impulse_target) {
   const double mu = settings_.muValue();
-  const Motion& a0 = data_.a_gf[0];
   for (int c = 0; c < constraints_.size(); ++c) {
     const Constraint& con = constraints_[c];
     withConstraintRows(con.dimension(), [&](auto rows_tag) {
       constexpr int R = decltype(rows_tag)::value;
       using VectorR = Eigen::Matrix<double, R, 1>;
       const int dim = con.dimension(), row = constraints_.rowOffset(c);
-      const auto K1 = cdata_.K1[c].topRows<R>();
       const auto K2 = cdata_.K2[c].topRows<R>();
       const int b1 = con.body1, b2 = con.body2;
-      // The target on a_gf: K¹a₁ + K²a₂ = k_link with a = a_gf - X a_gf,0
-      // (for a world end a₂ = 0: eq. 35's -μ K a_0 lands here).
-      // a_gf,0 = (0, -g): in body b's frame (0, R_bᵀ(-g)), so only K's linear columns act.
-      VectorR gravity_terms = K1.template rightCols<3>() * (data_.oMi[b1].R.transpose() * a0.v);
-      if (b2 != 0) gravity_terms.noalias() += K2.template rightCols<3>() * (data_.oMi[b2].R.transpose() * a0.v);
+      // The target K¹a₁ + K²a₂ = k_link, on true accelerations (a_gf[0] = 0:
+      // for a world end eq. 35's -μ K a_0 vanishes).
       // -g = -(μ t + λ) (g = μ k - λ_paper), zero in the padding rows. Over
       // the fixed R rows, so it stays in registers: filled over the runtime
       // dim, it went through the stack and was reloaded two-wide before its
@@ -178,9 +175,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       VectorR minus_g = VectorR::Zero();
       for (int r = 0; r < R; ++r) {
         if (r == dim) break;
-        // An impulse has no gravity (a_gf,0 = 0) and targets r itself.
-        target_[row + r] = impulse_target != nullptr ? (*impulse_target)[row + r]
-                                                     : cdata_.k_link[row + r] + gravity_terms[r];
+        // An impulse targets r itself.
+        target_[row + r] = impulse_target != nullptr ? (*impulse_target)[row + r] : cdata_.k_link[row + r];
         minus_g[r] = -(mu * target_[row + r] + lambda_[row + r]);
       }
       // Lines 5, 9, 10 (eqs. 25, 35): H₁₁ += μK¹ᵀK¹, f₁ += K¹ᵀ(μk - λ_paper).
@@ -243,9 +239,9 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     }
     // Eqs. 30c, 30e, 34: with P_i = I - U_i D_i⁻¹ S_iᵀ, H_{π(i),j} += X* P_i H_{i,j}
     // (on H_{π(i),π(i)} symmetrised when π(i) ∈ N_i) and f_j -= (P_i H_{i,j})ᵀ a_b,i
-    // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known (-g) and
-    // joins a_b,i, as in §IV-A.
-    const Motion a_known = p == 0 ? detail::toChildFrame(liMi, data_.a_gf[0]) + data_.c[i] : data_.c[i];
+    // + (H_{j,i} S_i) D_i⁻¹ u_i. Under the world a_π(i) is known, as in
+    // §IV-A, and zero (gravity is a bias force): a_b,i alone.
+    const Motion& a_known = data_.c[i];
     for (int a = 0; a < n; ++a) {
       const CouplingRef& ref = step.neighbours[a];
       const int j = ref.body;
@@ -429,9 +425,11 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
   if (!settings_.warm_start) lambda_.setZero();
   // Alg. 1 (= Alg. 3 line 1). First forward sweep (lines 1-3, §IV-C1) and the
   // constraint terms' inputs; the neighbour sets are the bind-time ordering's.
-  // The link targets (evaluateLinkTargets: k_link on a_gf, J̇v through the
-  // links' c_i) read no data.a, so the first pass builds none.
-  articulatedFirstPass(model(), data_, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_);
+  // The link targets (evaluateLinkTargets: k_link on the links' true
+  // accelerations, J̇v through their c_i) read no data.a, so the first pass
+  // builds none. Gravity as bias forces: see the note at the top.
+  articulatedFirstPass(model(), data_, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_,
+                       FirstPassGravity::AsBiasForce);
   evaluateLinkTargets(constraints_, data_, q, v, cdata_);
   const SolveStats stats = iterate(vdot, nullptr);
   lambda = lambda_;
@@ -441,7 +439,7 @@ SolveStats LcabaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::R
 SolveStats LcabaSolver::solveImpulse(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& r,
                                      Eigen::Ref<VectorX> delta) {
   // Gauss' principle for an impulse is the acceleration problem with v = 0
-  // (no c_i, no bias force), τ = 0, no gravity (a_gf,0 = 0) and the target r:
+  // (no c_i, no bias force), τ = 0, no gravity and the target r:
   // Alg. 1-3 unchanged, the reduced two-sweep iterations included. The
   // multipliers start from zero in their own buffer: solve()'s warm start stays.
   articulatedFirstPass(model(), data_, q, zero_nv_, zero_nv_, {}, /*with_accelerations=*/false, &rigid_inertias_);

@@ -24,8 +24,10 @@ SolveStats ConstrainedAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const
   if (!settings_.warm_start) lambda_.setZero();
 
   // Alg. 1: first forward sweep with the constraint updates (lines 1-10,
-  // eq. 35), backward sweep (lines 11-23), roll-out (lines 24-26).
-  tree_.forwardSweep(q, v, tau, fext);
+  // eq. 35), backward sweep (lines 11-23), roll-out (lines 24-26). Gravity
+  // as bias forces: μ K¹ᵀK¹ then multiplies true accelerations, which vanish
+  // at rest (tree_recursion.hpp, FirstPassGravity).
+  tree_.forwardSweep(q, v, tau, fext, FirstPassGravity::AsBiasForce);
   step_ = mu * tree_.target + lambda_;  // g = μ t + λ (step_ is free until the first residual)
   tree_.addPenalties(mu, step_);
   for (int i = model().nbodies() - 1; i >= 1; --i) tree_.eliminateJoint(i, false);

@@ -149,7 +149,7 @@ std::vector<Matrix6> rigidInertiaMatrices(const Model& model) {
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                           std::span<const Force> fext, bool with_accelerations,
-                          const std::vector<Matrix6>* rigid_inertias) {
+                          const std::vector<Matrix6>* rigid_inertias, FirstPassGravity gravity) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
@@ -172,20 +172,27 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
     data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);
     if (!fext.empty()) data.pa[i] -= fext[i];
+    if (gravity == FirstPassGravity::AsBiasForce) {
+      // I_i (0, R_iᵀ(-g)): a uniform linear acceleration is the same motion in every frame.
+      const Vector3 f = I.mass * (data.oMi[i].R.transpose() * -model.gravity);
+      data.pa[i] += Force(I.com.cross(f), f);
+    }
   }
-  data.a_gf[0] = Motion(Vector3::Zero(), -model.gravity);
+  data.a_gf[0] = gravity == FirstPassGravity::AsBiasForce ? Motion::Zero() : Motion(Vector3::Zero(), -model.gravity);
   data.u = tau;
 }
 
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
-                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext) {
+                                 const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                                 FirstPassGravity gravity) {
   // No data.a: line 5's rows need only K¹ and k_link (below).
-  articulatedFirstPass(model_, data, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_);
+  articulatedFirstPass(model_, data, q, v, tau, fext, /*with_accelerations=*/false, &rigid_inertias_, gravity);
   std::fill(solved.begin(), solved.end(), false);
   if (m_ == 0) return;
 
   // Constraint rows: K¹ a₁ = k_link on the true acceleration, i.e. on ABA's
-  // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k).
+  // a_gf = a - X g: K¹ a_gf = k_link + K¹ X_{1←0} a_gf,0 (line 5: l = -k);
+  // with gravity as bias force a_gf,0 = 0 and the gravity term vanishes.
   // Line 5 needs K¹ and k_link only: J̇v's link part enters l through c_i
   // in pass 2 (eq. 42d).
   evaluateLinkTargets(set_, data, q, v, cdata);

@@ -38,6 +38,15 @@
 
 namespace loopsim {
 
+// Where pass 1 puts gravity. InWorldAcceleration: ABA's a_gf[0] = -g, so
+// a_gf = a - X g. AsBiasForce: pa_i += I_i X_{i←0} (0, -g) and a_gf[0] = 0,
+// so a_gf is the true acceleration; the same solution, for the penalty
+// solvers (lcaba, constrained-aba), whose μ-sized terms multiply
+// accelerations. With gravity in a_gf a robot at rest has a_gf ≈ g at every
+// link, and μ KᵀK a_gf cancelled μ Kᵀk at ~μ g: lcaba was 9.3e-8 off kkt in
+// v̇ over Digit standing's first 50 steps, 1.6e-9 with gravity as force.
+enum class FirstPassGravity { InWorldAcceleration, AsBiasForce };
+
 class TreeRecursion {
  public:
   /// Throws ModelError with element `owner` (e.g. "solver 'pv'") when the set
@@ -49,8 +58,10 @@ class TreeRecursion {
   /// constraint rows K (body1 frame) and targets t (K a_gf = t), and sets
   /// l = -t. Callers that accumulate L zero it (clearL: O(m²), which the
   /// O(n + m) solvers never pay). No allocation.
+  /// With AsBiasForce the targets t are on true accelerations (a_gf[0] = 0).
   void forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
-                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext);
+                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
+                    FirstPassGravity gravity = FirstPassGravity::InWorldAcceleration);
 
   /// Pass 1 for the Delassus algorithms: placements, Ia = H_i and the
   /// constraint rows K only (no velocities, forces or targets; L not zeroed). No allocation.
@@ -124,7 +135,7 @@ class TreeRecursion {
   const std::vector<int>& roots() const { return model_.children[0]; }
 
   /// Gravity as an acceleration of the world (ABA's a_0 = -g).
-  Motion worldAcceleration() const { return Motion(Vector3::Zero(), -model_.gravity); }
+  Motion worldAcceleration() const { return Motion(Vector3::Zero(), -model_.gravity); }  // InWorldAcceleration's a_gf[0]
 
   // Per-solve state, written by the sweeps (public: the solvers are its users).
   Data data;             // kinematics, Ia, pa, U, Dinv, u, a_gf
@@ -164,10 +175,12 @@ class TreeRecursion {
 /// `rigid_inertias` (rigidInertiaMatrices, computed at bind time) Ia is
 /// copied from it.
 /// Shared by TreeRecursion and the loop solvers. No allocation.
+/// With FirstPassGravity::AsBiasForce, gravity goes into pa and a_gf[0] = 0 (above).
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                           std::span<const Force> fext, bool with_accelerations = true,
-                          const std::vector<Matrix6>* rigid_inertias = nullptr);
+                          const std::vector<Matrix6>* rigid_inertias = nullptr,
+                          FirstPassGravity gravity = FirstPassGravity::InWorldAcceleration);
 
 /// Inertia::matrix() of every body (a zero block for the world): the first
 /// pass's constant input, formed once at bind time.
