@@ -197,10 +197,11 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
   // in pass 2 (eq. 42d).
   evaluateLinkTargets(set_, data, q, v, cdata);
   // Per constraint: gravity in its body's frame once, K¹ times it as one 6 x 6 product.
+  const bool gravity_in_a_gf = gravity == FirstPassGravity::InWorldAcceleration;
   for (std::size_t k = 0; k < constraint_order_.size(); ++k) {
     const int c = constraint_order_[k], b = constraint_first_row_[k], dim = set_[c].dimension();
-    const Vector6 gravity_in_body = data.oMi[set_[c].body1].actInv(data.a_gf[0]).toVector();
-    const Vector6 k_gravity = cdata.K1[c] * gravity_in_body;  // rows past dim unused
+    Vector6 k_gravity = Vector6::Zero();  // rows past dim unused
+    if (gravity_in_a_gf) k_gravity.noalias() = cdata.K1[c] * data.oMi[set_[c].body1].actInv(data.a_gf[0]).toVector();
     for (int r = b; r < b + dim; ++r) {
       K.row(r) = cdata.K1[c].row(r - b);
       target[r] = cdata.k_link[row_global_[r]] + k_gravity[r - b];
