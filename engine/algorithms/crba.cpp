@@ -203,7 +203,7 @@ void compositeInertiaSweep(const Model& model, Data& data, MassMatrixFill fill, 
 
 const MatrixX& crba(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q, MassMatrixFill fill) {
   detail::requireSize(q, model.nq, "q");
-  detail::setPlacements(model, data, q);
+  detail::setPlacements</*kUnitAxisProducts=*/true>(model, data, q);
   // A pass of its own: fused into the placements loop it measured 8 % slower.
   for (int i = 1; i < model.nbodies(); ++i) worldInertiaAndSubspace<false>(model, data, i);
   // Callers may have written anywhere in M. Where the upper triangle is

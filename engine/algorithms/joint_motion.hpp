@@ -48,6 +48,17 @@ class RevoluteTrig {
   double sin_[kSinCosLanes] = {}, cos_[kSinCosLanes] = {};
 };
 
+/// oR = pR · (rotation about e_k by θ), from cos θ and sin θ: column k is
+/// pR's, the other two mix pR's columns a and b (12 FMAs for the 27 of a
+/// dense 3 x 3 product).
+template <int k>
+[[gnu::always_inline]] inline void setTimesUnitAxisRotation(const Matrix3& pR, double c, double s, Matrix3& oR) {
+  constexpr int a = (k + 1) % 3, b = (k + 2) % 3;
+  oR.col(k) = pR.col(k);
+  oR.col(a) = c * pR.col(a) + s * pR.col(b);
+  oR.col(b) = c * pR.col(b) - s * pR.col(a);
+}
+
 /// liMi = joint_placement_i * X_J(q_i), written into `out` in place. Returning
 /// the 96-byte SE3 by value made every caller copy it with 64-byte loads over
 /// the callee's 8- and 16-byte stores: a store-forwarding stall that perf put
@@ -96,12 +107,39 @@ class RevoluteTrig {
 /// spilled halves two-wide over narrower stores (store-forwarding stalls);
 /// split, ABA took 0.94 (Go1) to 0.97 (Atlas) of the time, lcaba on Digit
 /// 0.96, pv and constrained-aba 0.94-0.97.
+/// kUnitAxisProducts: oMi of an unrotated unit-axis revolute joint without
+/// the dense product (setTimesUnitAxisRotation). CRBA's placements took 0.64
+/// of the time with it (Atlas). ABA reads liMi only and measured 1.02-1.03x
+/// with the branch per body (7 alternating rounds: noise, but no gain), so
+/// ABA and the recursions keep the one dense path.
+template <bool kUnitAxisProducts = false>
 [[gnu::always_inline]] inline void setPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
   data.oMi[0] = SE3::Identity();
   RevoluteTrig trig;  // sin and cos eight joints at a time
   for (int i = 1; i < model.nbodies(); ++i) {
+    const JointPlacementBasis& b = model.joint_bases[i];
+    const SE3& oMp = data.oMi[model.parent[i]];
+    if (kUnitAxisProducts && model.joint_types[i] == JointType::Revolute && b.unrotated && b.unit_axis >= 0) {
+      // The common URDF joint (JointPlacementBasis::unrotated): both
+      // rotations from cos and sin directly, oMi's without a dense product.
+      double c, s;
+      trig.at(model, q, i, c, s);
+      SE3& liMi = data.liMi[i];
+      SE3& oMi = data.oMi[i];
+      liMi.R = b.axis_outer + c * b.cos_part + s * b.sin_part;
+      liMi.t = model.joint_placements[i].t;
+      s *= b.unit_axis_sign;
+      switch (b.unit_axis) {
+        case 0: setTimesUnitAxisRotation<0>(oMp.R, c, s, oMi.R); break;
+        case 1: setTimesUnitAxisRotation<1>(oMp.R, c, s, oMi.R); break;
+        default: setTimesUnitAxisRotation<2>(oMp.R, c, s, oMi.R); break;
+      }
+      oMi.t.noalias() = oMp.R * liMi.t;
+      oMi.t += oMp.t;
+      continue;
+    }
     setJointPlacement(model, i, q, data.liMi[i], &trig);
-    data.oMi[i] = data.oMi[model.parent[i]] * data.liMi[i];
+    data.oMi[i] = oMp * data.liMi[i];
   }
 }
 
@@ -117,10 +155,17 @@ class RevoluteTrig {
                                                    const Vector3& lever, Vector3& w, Vector3& lin) {
   const SE3& oMj = data.oMi[j];
   switch (model.joint_types[j]) {
-    case JointType::Revolute:
-      w.noalias() = oMj.R * model.joint_axes[j];
+    case JointType::Revolute: {
+      // A unit axis ±e_k (JointPlacementBasis::unit_axis) picks R's column.
+      const JointPlacementBasis& b = model.joint_bases[j];
+      if (b.unit_axis >= 0) {
+        w = b.unit_axis_sign * oMj.R.col(b.unit_axis);
+      } else {
+        w.noalias() = oMj.R * model.joint_axes[j];
+      }
       lin = lever.cross(w);
       break;
+    }
     case JointType::Prismatic:
       w.setZero();
       lin.noalias() = oMj.R * model.joint_axes[j];

@@ -48,6 +48,14 @@ struct JointPlacementBasis {
   Matrix3 cos_part = Matrix3::Zero();    // P.R - (P.R a) aᵀ
   Matrix3 sin_part = Matrix3::Zero();    // P.R [a]x
   Vector3 axis_in_parent = Vector3::Zero();  // P.R a
+  // The joint axis is a = sign · e_k (k = unit_axis; -1 otherwise): then
+  // R_world S = sign · R_world.col(k), with no product. Most URDF joints
+  // have a unit axis (Atlas: all 30) and an unrotated origin (P.R = 1,
+  // `unrotated`; Atlas: 27): then R(q) is the plane rotation about e_k, and
+  // oR_parent · R(q) keeps column k and mixes the other two (12 FMAs, not 27).
+  int unit_axis = -1;
+  double unit_axis_sign = 0.0;
+  bool unrotated = false;  // P.R is exactly the identity
 };
 
 struct Model {

@@ -30,6 +30,14 @@ JointPlacementBasis placementBasis(const Matrix3& R, const Vector3& axis) {
   b.axis_outer = b.axis_in_parent * axis.transpose();
   b.cos_part = R - b.axis_outer;
   b.sin_part = R * skew(axis);
+  for (int k = 0; k < 3; ++k) {
+    const int a = (k + 1) % 3, c = (k + 2) % 3;
+    if (std::abs(axis[k]) == 1.0 && axis[a] == 0.0 && axis[c] == 0.0) {
+      b.unit_axis = k;
+      b.unit_axis_sign = axis[k];
+    }
+  }
+  b.unrotated = R == Matrix3::Identity();
   return b;
 }
 

@@ -12,6 +12,7 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/energy.hpp>
 #include <loopsim/algorithms/jacobians.hpp>
+#include <loopsim/model/model_builder.hpp>
 #include "test_models.hpp"
 
 using namespace loopsim;
@@ -105,6 +106,71 @@ TEST(Dynamics, CrbaIsSymmetricPositiveDefiniteAndMatchesRnea) {
       const VectorX without_a = rnea(model, data, q, v, VectorX::Zero(model.nv));
       EXPECT_LT(relativeError(with_a - without_a, M * a), 1e-11) << name;
     }
+  }
+}
+
+TEST(Dynamics, CrbaOnUnitAxisJointsMatchesRnea) {
+  // The URDF's common joint, axis ±e_k at an unrotated origin, takes CRBA's
+  // own path (JointPlacementBasis::unit_axis / unrotated: no dense products
+  // for oMi and the world subspace); the test models above tilt every axis
+  // and rotate every origin, so they never reach it. Here a floating base
+  // carries all three axes with both signs, a scaled axis, a rotated origin
+  // and a tilted axis; M must equal RNEA's columns (body frames, dense path).
+  ModelBuilder builder("unit_axes", "unit_axes.test");
+  JointSpec floating;
+  floating.type = JointType::Floating;
+  const Matrix3 inertia = Vector3(0.02, 0.03, 0.04).asDiagonal();
+  int parent = builder.addBody(0, "root", floating, SE3::Identity(), Inertia(4.0, Vector3(0.01, -0.02, 0.03), inertia),
+                               "base");
+  struct Link {
+    Vector3 axis;
+    Matrix3 rotation;
+    int unit_axis;
+    double sign;
+  };
+  const Matrix3 I3 = Matrix3::Identity();
+  const std::vector<Link> links = {{Vector3::UnitX(), I3, 0, 1.0},
+                                   {-Vector3::UnitY(), I3, 1, -1.0},
+                                   {Vector3(0.0, 0.0, 2.5), I3, 2, 1.0},  // normalised by the builder
+                                   {-Vector3::UnitX(), I3, 0, -1.0},
+                                   {Vector3::UnitY(), exp3(Vector3(0.3, -0.2, 0.5)), 1, 1.0},  // rotated origin
+                                   {Vector3(1.0, 1.0, 0.0), I3, -1, 0.0},                      // tilted axis
+                                   {-Vector3::UnitZ(), I3, 2, -1.0}};
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    JointSpec joint;
+    joint.type = JointType::Revolute;
+    joint.axis = links[k].axis;
+    const SE3 placement(links[k].rotation, Vector3(0.02 * static_cast<double>(k), 0.05, 0.2));
+    // Names appended, not `"j" + std::to_string(k)`: GCC 12 warns (-Wrestrict) on that inlined concatenation.
+    std::string joint_name = "j", body_name = "link";
+    joint_name += std::to_string(k);
+    body_name += std::to_string(k);
+    parent = builder.addBody(parent, joint_name, joint, placement,
+                             Inertia(1.0 - 0.1 * static_cast<double>(k), Vector3(0.03, 0.01, 0.1), 0.5 * inertia),
+                             body_name);
+  }
+  const Model model = std::move(builder).build();
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    const JointPlacementBasis& b = model.joint_bases[k + 2];
+    EXPECT_EQ(b.unit_axis, links[k].unit_axis) << k;
+    EXPECT_EQ(b.unit_axis_sign, links[k].sign) << k;
+    EXPECT_EQ(b.unrotated, links[k].rotation == I3) << k;
+  }
+  std::mt19937 rng(211);
+  Data data(model);
+  for (int s = 0; s < kSamples; ++s) {
+    const VectorX q = randomConfiguration(model, rng);
+    const VectorX zero = VectorX::Zero(model.nv);
+    const VectorX bias = rnea(model, data, q, zero, zero);
+    MatrixX expected(model.nv, model.nv);
+    for (int k = 0; k < model.nv; ++k) expected.col(k) = rnea(model, data, q, zero, VectorX::Unit(model.nv, k)) - bias;
+    const MatrixX M = crba(model, data, q);
+    EXPECT_LT((M - expected).cwiseAbs().maxCoeff(), 1e-13 * M.cwiseAbs().maxCoeff()) << s;
+    crba(model, data, q, MassMatrixFill::LowerTriangle);
+    const MatrixX lower = data.M.triangularView<Eigen::Lower>();
+    EXPECT_LT((lower - MatrixX(expected.triangularView<Eigen::Lower>())).cwiseAbs().maxCoeff(),
+              1e-13 * M.cwiseAbs().maxCoeff())
+        << s;
   }
 }
 
