@@ -48,6 +48,18 @@ class RevoluteTrig {
   double sin_[kSinCosLanes] = {}, cos_[kSinCosLanes] = {};
 };
 
+/// R = the rotation by θ about e_k, from cos θ and sin θ: column k is e_k,
+/// and the plane (e_a, e_b), (a, b) = (k + 1, k + 2) mod 3, turns.
+inline void setUnitAxisRotation(int k, double c, double s, Matrix3& R) {
+  const int a = (k + 1) % 3, b = (k + 2) % 3;
+  R.setZero();
+  R(k, k) = 1.0;
+  R(a, a) = c;
+  R(b, b) = c;
+  R(b, a) = s;
+  R(a, b) = -s;
+}
+
 /// oR = pR · (rotation about e_k by θ), from cos θ and sin θ: column k is
 /// pR's, the other two mix pR's columns a and b (12 FMAs for the 27 of a
 /// dense 3 x 3 product).
@@ -126,9 +138,11 @@ template <bool kUnitAxisProducts = false>
       trig.at(model, q, i, c, s);
       SE3& liMi = data.liMi[i];
       SE3& oMi = data.oMi[i];
-      liMi.R = b.axis_outer + c * b.cos_part + s * b.sin_part;
-      liMi.t = model.joint_placements[i].t;
       s *= b.unit_axis_sign;
+      // The plane rotation written directly: the same values as
+      // setJointPlacement's (its basis is 0, ±1 here), without its 18 FMAs.
+      setUnitAxisRotation(b.unit_axis, c, s, liMi.R);
+      liMi.t = model.joint_placements[i].t;
       switch (b.unit_axis) {
         case 0: setTimesUnitAxisRotation<0>(oMp.R, c, s, oMi.R); break;
         case 1: setTimesUnitAxisRotation<1>(oMp.R, c, s, oMi.R); break;
