@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
     };
     if (solver_name == "crba-phases") {
       // CRBA's passes cumulatively (crba.cpp): its placements (with the
-      // unit-axis products ABA's placements skip), the world inertias and subspaces (here the public pass, which also keeps
-      // the body inertias for the world-frame RNEA), then the whole CRBA.
+      // unit-axis products ABA's placements skip), the world inertias and
+      // subspaces (here the public pass, which also keeps the body inertias
+      // for the world-frame RNEA), then the whole CRBA.
       timePhases({
           {"aba", [&](const SampledState& s) { aba(model, data, s.q, s.v, s.tau); }},
           {"placements", [&](const SampledState& s) { detail::setPlacements<true>(model, data, s.q); }},
