@@ -80,38 +80,41 @@ void integrate(const Model& model, const Eigen::Ref<const VectorX>& q, const Eig
   }
 }
 
+void jointDifference(const Model& model, int i, const Eigen::Ref<const VectorX>& q0,
+                     const Eigen::Ref<const VectorX>& q1, Eigen::Ref<VectorX> v_out) {
+  const int iq = model.idx_q[i];
+  const int iv = model.idx_v[i];
+  switch (model.joint_types[i]) {
+    case JointType::Revolute:
+    case JointType::Prismatic:
+      v_out[iv] = q1[iq] - q0[iq];
+      break;
+    case JointType::Spherical: {
+      const Quaternion r0 = readQuaternion(q0, iq).normalized();
+      const Quaternion r1 = readQuaternion(q1, iq).normalized();
+      v_out.segment<3>(iv) = quaternionLog(r0.conjugate() * r1);
+      break;
+    }
+    case JointType::Floating: {
+      const Quaternion r0 = readQuaternion(q0, iq + 3).normalized();
+      const Quaternion r1 = readQuaternion(q1, iq + 3).normalized();
+      const Quaternion dr = r0.conjugate() * r1;
+      // log6 of (R0, p0)⁻¹ (R1, p1) = (dr, R0ᵀ (p1 - p0)), with the rotation
+      // vector from the quaternion (well conditioned up to θ = π).
+      const Vector3 w = quaternionLog(dr);
+      v_out.segment<3>(iv) = w;
+      v_out.segment<3>(iv + 3) = inverseLeftJacobian(w) * (r0.conjugate() * (q1.segment<3>(iq) - q0.segment<3>(iq)));
+      break;
+    }
+  }
+}
+
 void difference(const Model& model, const Eigen::Ref<const VectorX>& q0, const Eigen::Ref<const VectorX>& q1,
                 Eigen::Ref<VectorX> v_out) {
   detail::requireSize(q0, model.nq, "q0");
   detail::requireSize(q1, model.nq, "q1");
   detail::requireSize(v_out, model.nv, "v_out");
-  for (int i = 1; i < model.nbodies(); ++i) {
-    const int iq = model.idx_q[i];
-    const int iv = model.idx_v[i];
-    switch (model.joint_types[i]) {
-      case JointType::Revolute:
-      case JointType::Prismatic:
-        v_out[iv] = q1[iq] - q0[iq];
-        break;
-      case JointType::Spherical: {
-        const Quaternion r0 = readQuaternion(q0, iq).normalized();
-        const Quaternion r1 = readQuaternion(q1, iq).normalized();
-        v_out.segment<3>(iv) = quaternionLog(r0.conjugate() * r1);
-        break;
-      }
-      case JointType::Floating: {
-        const Quaternion r0 = readQuaternion(q0, iq + 3).normalized();
-        const Quaternion r1 = readQuaternion(q1, iq + 3).normalized();
-        const Quaternion dr = r0.conjugate() * r1;
-        // log6 of (R0, p0)⁻¹ (R1, p1) = (dr, R0ᵀ (p1 - p0)), with the rotation
-        // vector from the quaternion (well conditioned up to θ = π).
-        const Vector3 w = quaternionLog(dr);
-        v_out.segment<3>(iv) = w;
-        v_out.segment<3>(iv + 3) = inverseLeftJacobian(w) * (r0.conjugate() * (q1.segment<3>(iq) - q0.segment<3>(iq)));
-        break;
-      }
-    }
-  }
+  for (int i = 1; i < model.nbodies(); ++i) jointDifference(model, i, q0, q1, v_out);
 }
 
 void normalize(const Model& model, Eigen::Ref<VectorX> q) {

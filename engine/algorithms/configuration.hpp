@@ -15,6 +15,10 @@ void integrate(const Model& model, const Eigen::Ref<const VectorX>& q, const Eig
 /// v_out = q1 ⊖ q0: the displacement with q0 ⊕ 1·v_out = q1.
 void difference(const Model& model, const Eigen::Ref<const VectorX>& q0, const Eigen::Ref<const VectorX>& q1,
                 Eigen::Ref<VectorX> v_out);
+/// Joint i's part of q1 ⊖ q0, written into v_out's segment of its dofs (the
+/// rest of v_out untouched): for callers that need a few joints, not all.
+void jointDifference(const Model& model, int i, const Eigen::Ref<const VectorX>& q0,
+                     const Eigen::Ref<const VectorX>& q1, Eigen::Ref<VectorX> v_out);
 /// Normalises every quaternion in q.
 void normalize(const Model& model, Eigen::Ref<VectorX> q);
 /// Zero angles and displacements, identity quaternions. A floating base's q is

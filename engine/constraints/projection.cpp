@@ -25,11 +25,21 @@ constexpr int kVelocityRefinementPasses = 3;
 constexpr double kUndampedPivotRatio = 1e-8;
 
 // True when every row of r = J v is within the round-off of computing it:
-// |r_i| <= 8 ε Σ_k |J_ik v_k|.
-bool atRoundOff(const MatrixX& J, const Eigen::Ref<const VectorX>& v, const VectorX& r) {
+// |r_i| <= 8 ε Σ_k |J_ik v_k|. The sums are formed a column at a time into
+// `bound` (J is column-major: row by row they were strided dot products, a
+// twentieth of a projected step on Go1).
+bool atRoundOff(const MatrixX& J, const Eigen::Ref<const VectorX>& v, const VectorX& r, VectorX& bound) {
   constexpr double kFloor = 8.0 * std::numeric_limits<double>::epsilon();
-  for (Eigen::Index i = 0; i < J.rows(); ++i) {
-    if (std::abs(r[i]) > kFloor * J.row(i).cwiseAbs().dot(v.cwiseAbs())) return false;
+  const Eigen::Index m = J.rows();
+  double* b = bound.data();
+  std::fill(b, b + m, 0.0);
+  for (Eigen::Index k = 0; k < J.cols(); ++k) {
+    const double a = std::abs(v[k]);
+    const double* column = J.data() + k * J.outerStride();
+    for (Eigen::Index i = 0; i < m; ++i) b[i] += a * std::abs(column[i]);
+  }
+  for (Eigen::Index i = 0; i < m; ++i) {
+    if (std::abs(r[i]) > kFloor * b[i]) return false;
   }
   return true;
 }
@@ -50,6 +60,7 @@ ConstraintProjector::ConstraintProjector(const ConstraintSet& set, const std::ve
       winv_jt_(MatrixX::Zero(set.model().nv, set.dimension())),
       multiplier_(VectorX::Zero(set.dimension())),
       velocity_residual_(VectorX::Zero(set.dimension())),
+      round_off_bound_(VectorX::Zero(set.dimension())),
       step_(VectorX::Zero(set.model().nv)),
       q_start_(VectorX::Zero(set.model().nq)),
       q_trial_(VectorX::Zero(set.model().nq)),
@@ -251,7 +262,7 @@ ProjectionResult ConstraintProjector::refineVelocities(const ConstraintData& cd,
     v -= step_;
     correction2 += step_.squaredNorm();
     velocity_residual_.noalias() = cd.J * v;
-    if (pass + 1 < kVelocityRefinementPasses && atRoundOff(cd.J, v, velocity_residual_)) break;
+    if (pass + 1 < kVelocityRefinementPasses && atRoundOff(cd.J, v, velocity_residual_, round_off_bound_)) break;
   }
   result.velocity_correction = std::sqrt(correction2);
   result.velocity_residual = velocity_residual_.lpNorm<Eigen::Infinity>();

@@ -147,6 +147,7 @@ class ConstraintProjector {
   MatrixX winv_jt_;        // W⁻¹ J_fᵀ, nv x m
   VectorX multiplier_;     // size m
   VectorX velocity_residual_;  // J v during the velocity refinement, size m
+  VectorX round_off_bound_;    // Σ_k |J_ik v_k| per row (atRoundOff), size m
   VectorX step_;           // δq or δv, size nv
   VectorX q_start_, q_trial_;
   VectorX displacement_;   // q_out ⊖ q_in, size nv

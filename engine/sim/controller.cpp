@@ -47,6 +47,11 @@ Controller::Controller(const Model& model, const ControllerSpec& spec, const std
   if (!std::isfinite(spec.kp) || !std::isfinite(spec.kd) || spec.kp < 0.0 || spec.kd < 0.0) {
     fail("gains must be finite and >= 0 (kp " + std::to_string(spec.kp) + ", kd " + std::to_string(spec.kd) + ")");
   }
+  // Only actuated dofs carry effort (τ is masked elsewhere), so only they can saturate.
+  for (int i = 0; i < model.nv; ++i) {
+    const double limit = model.effort_limit[i];
+    if (actuated_mask_[i] != 0.0 && limit > 0.0 && std::isfinite(limit)) limited_dofs_.push_back(i);
+  }
   for (std::size_t d = 0; d < spec.drives.size(); ++d) {
     const SinusoidDrive& drive = spec.drives[d];
     if (drive.joint < 1 || drive.joint >= model.nbodies()) fail("drive joint index " + std::to_string(drive.joint) + " out of range");
@@ -102,6 +107,22 @@ VectorX Controller::derivativeGains() const {
   return VectorX::Zero(model_.nv);
 }
 
+void Controller::pdOnActuatedJoints(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                                    Eigen::Ref<VectorX> tau) {
+  // q0 ⊖ q on the actuated joints only (elsewhere it stays 0, and compute()
+  // masks τ there): an unactuated floating base's error, a quaternion log and
+  // an atan2, was a tenth of a step's overhead beyond its solve. A 1-dof
+  // joint's error is the plain difference jointDifference would form.
+  for (int j : actuated_joints_) {
+    if (model_.joint_nv[j] == 1) {
+      position_error_[model_.idx_v[j]] = q0_[model_.idx_q[j]] - q[model_.idx_q[j]];
+    } else {
+      jointDifference(model_, j, q, q0_, position_error_);  // on the manifold (quaternions)
+    }
+  }
+  tau = spec_.kp * position_error_ - spec_.kd * v + feedforward_;
+}
+
 void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                          Eigen::Ref<VectorX> tau) {
   switch (spec_.kind) {
@@ -109,15 +130,13 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
       tau.setZero();
       return;
     case ControllerSpec::Kind::PdHold:
-      difference(model_, q, q0_, position_error_);  // q0 ⊖ q, on the manifold (quaternions)
-      tau = spec_.kp * position_error_ - spec_.kd * v + feedforward_;
+      pdOnActuatedJoints(q, v, tau);
       break;
     case ControllerSpec::Kind::GravityCompensation:
       tau = rnea(model_, data_, q, zero_nv_, zero_nv_);
       break;
     case ControllerSpec::Kind::Sinusoid: {
-      difference(model_, q, q0_, position_error_);
-      tau = spec_.kp * position_error_ - spec_.kd * v + feedforward_;
+      pdOnActuatedJoints(q, v, tau);
       for (int j = 1; j < model_.nbodies(); ++j) {
         const int d = drive_of_joint_[j];
         if (d < 0) continue;
@@ -137,10 +156,10 @@ void Controller::compute(double t, const Eigen::Ref<const VectorX>& q, const Eig
   // holds the pose is applied in full (hold() warns when it exceeds a limit).
   bool saturated = false;
   saturated_now_.setZero();
-  for (int i = 0; i < model_.nv; ++i) {
+  for (int i : limited_dofs_) {
     const double limit = model_.effort_limit[i];
     const double correction = tau[i] - feedforward_[i];
-    if (!(limit > 0.0) || !std::isfinite(limit) || !(std::abs(correction) > limit)) continue;  // NaN passes through
+    if (!(std::abs(correction) > limit)) continue;  // NaN passes through
     tau[i] = feedforward_[i] + std::copysign(limit, correction);
     saturated_now_[i] = 1.0;
     ++saturated_per_dof_[static_cast<std::size_t>(i)];

@@ -61,11 +61,17 @@ class Controller {
   const VectorX& saturatedNow() const { return saturated_now_; }
 
  private:
+  /// τ = kp (q0 ⊖ q) − kd v + τ_hold, with q0 ⊖ q formed on the actuated
+  /// joints only (τ is masked to them afterwards).
+  void pdOnActuatedJoints(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
+                          Eigen::Ref<VectorX> tau);
+
   const Model& model_;
   ControllerSpec spec_;
   VectorX q0_;
   VectorX actuated_mask_;
   std::vector<int> actuated_joints_;
+  std::vector<int> limited_dofs_;    // actuated dofs with a finite effort limit > 0
   std::vector<int> drive_of_joint_;  // per joint: index into spec_.drives or -1
   VectorX feedforward_;              // τ_hold, size nv
   HoldingForces holding_;

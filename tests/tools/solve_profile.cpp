@@ -6,6 +6,9 @@
 // M alone, toggle on 'loopsim::crba*'). The states are
 // bench's (engine/bench/state_sampling), 20 of them, cycled. Valgrind cannot
 // run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
+// SOLVER "step:NAME" times Simulation::step (projection off, then on)
+// against NAME's solve on the simulation's own states, interleaved in each
+// of 41 rounds: medians and the median per-round ratios (issue 8 §3).
 // SOLVER "phases" instead times the shared tree recursion's passes
 // (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
 // median of 15 interleaved rounds; "crba-phases" the same for CRBA's passes
@@ -30,11 +33,12 @@
 #include <loopsim/solvers/auto_mu.hpp>
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 #include <loopsim/solvers/registry.hpp>
+#include <loopsim/sim/simulation.hpp>
 
 int main(int argc, char** argv) {
   using namespace loopsim;
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba|crba|phases|crba-phases [SOLVES]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SCENE.yaml SOLVER|aba|crba|phases|crba-phases|step:SOLVER [SOLVES]\n", argv[0]);
     return 2;
   }
   try {
@@ -82,6 +86,79 @@ int main(int argc, char** argv) {
           {"crba, lower triangle", [&](const SampledState& s) { crba(model, data, s.q, MassMatrixFill::LowerTriangle); }},
           {"crba, symmetric", [&](const SampledState& s) { crba(model, data, s.q); }},
       });
+      return 0;
+    }
+    if (solver_name.rfind("step:", 0) == 0) {
+      // Two simulations of the scene with NAME, projection off and on; the
+      // solve alone is timed as a step calls it (its solver, with the step's
+      // implicit-damping diagonal) on a cycle of 64 consecutive states of the
+      // first, never twice in a row at one q (the joint-space solvers keep
+      // their terms when q repeats).
+      Scene off_scene = scene, on_scene = scene;
+      off_scene.solver = on_scene.solver = solver_name.substr(5);
+      off_scene.projection = false;
+      on_scene.projection = true;
+      off_scene.duration = on_scene.duration = 1e6;
+      SimulationOptions options;
+      options.timing_samples = 1 << 16;
+      Simulation off(off_scene, options), on(on_scene, options);
+      std::vector<VectorX> qs, vs, taus;
+      for (int k = 0; k < 64; ++k) {
+        if (!off.step()) throw ModelError(argv[1], "step", "the simulation diverged");
+        passiveForces(model, data, off.q(), off.v());
+        qs.push_back(off.q());
+        vs.push_back(off.v());
+        taus.push_back(off.appliedTorque() + data.passive);
+      }
+      VectorX sim_vdot(model.nv), sim_lambda(off.constraints().dimension());
+      std::vector<double> step_off, step_on, solve, off_ratio, on_ratio;
+      auto perCall = [&](auto&& body) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int k = 0; k < solves; ++k) body(k);
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / solves;
+      };
+      // 41 short rounds, the three in rotated order: on a shared machine a
+      // slow period then lands on all three alike, and the ratio survives it.
+      for (int round = 0; round < 41; ++round) {
+        double off_ns = 0.0, on_ns = 0.0, solve_ns = 0.0;
+        for (int turn = 0; turn < 3; ++turn) {
+          switch ((round + turn) % 3) {
+            case 0:
+              off_ns = perCall([&](int) {
+                if (!off.step()) throw ModelError(argv[1], "step", "the simulation diverged");
+              });
+              break;
+            case 1:
+              on_ns = perCall([&](int) {
+                if (!on.step()) throw ModelError(argv[1], "step", "the simulation diverged");
+              });
+              break;
+            default:
+              solve_ns = perCall([&](int k) {
+                const std::size_t i = static_cast<std::size_t>(k) % qs.size();
+                off.solver().solve(qs[i], vs[i], taus[i], {}, sim_vdot, sim_lambda);
+                checksum += sim_vdot[0];
+              });
+          }
+        }
+        step_off.push_back(off_ns);
+        step_on.push_back(on_ns);
+        solve.push_back(solve_ns);
+        off_ratio.push_back(off_ns / solve_ns);
+        on_ratio.push_back(on_ns / solve_ns);
+      }
+      auto median = [](std::vector<double> x) {
+        std::sort(x.begin(), x.end());
+        return x[x.size() / 2];
+      };
+      auto spread = [](std::vector<double> x) {
+        std::sort(x.begin(), x.end());
+        return x[x.size() * 3 / 4] - x[x.size() / 4];
+      };
+      std::printf("%s, %s: solve %.0f ns, step %.0f ns (projection off) = %.3fx solve (IQR %.3f), %.0f ns (on) = "
+                  "%.3fx (IQR %.3f); checksum %.6g\n",
+                  argv[1], off_scene.solver.c_str(), median(solve), median(step_off), median(off_ratio),
+                  spread(off_ratio), median(step_on), median(on_ratio), spread(on_ratio), checksum);
       return 0;
     }
     if (solver_name == "phases") {

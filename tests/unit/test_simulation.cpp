@@ -5,12 +5,16 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <random>
 
+#include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
+#include <loopsim/sim/controller.hpp>
 #include "allocation_counter.hpp"
 #include <loopsim/model/errors.hpp>
 #include <loopsim/sim/simulation.hpp>
 #include "sim_test_scenes.hpp"
+#include "test_models.hpp"
 
 using namespace loopsim;
 
@@ -60,6 +64,59 @@ TEST(Controller, TorqueIsZeroOnUnactuatedDofs) {
       EXPECT_NE(tau, 0.0) << model.joint_names[j];
     } else {
       EXPECT_EQ(tau, 0.0) << model.joint_names[j];
+    }
+  }
+}
+
+TEST(Controller, PdHoldActsOnTheManifoldOnTheActuatedJointsOnly) {
+  // The PD error is formed joint by joint on the actuated joints only (an
+  // unactuated floating base's is never computed): on every actuated dof τ
+  // must be exactly kp (q0 ⊖ q) − kd v of the whole-configuration difference,
+  // spherical and free-flyer joints included, and 0 elsewhere; an effort
+  // limit clips the actuated dofs it is on and no other.
+  std::mt19937 rng(5);
+  for (Model model : {test::branchingTree(), test::floatingHumanoid()}) {
+    std::vector<int> actuated;
+    int unactuated = -1;  // a dof
+    for (int j = 1; j < model.nbodies(); ++j) {
+      // Every multi-dof joint (spherical; the free flyer of the humanoid) and every other 1-dof one.
+      if (model.joint_nv[j] > 1 || j % 2 == 0) {
+        actuated.push_back(j);
+      } else if (unactuated < 0) {
+        unactuated = model.idx_v[j];
+      }
+    }
+    ASSERT_GE(unactuated, 0);
+    model.effort_limit.setZero();  // none
+    const int limited = model.idx_v[actuated.back()];
+    model.effort_limit[limited] = 1e-3;
+    model.effort_limit[unactuated] = 1e-3;  // no effect: nothing to clip there
+    ControllerSpec spec;
+    spec.kind = ControllerSpec::Kind::PdHold;
+    spec.kp = 7.0;
+    spec.kd = 0.3;
+    const VectorX q0 = randomConfiguration(model, rng);
+    Controller controller(model, spec, actuated, q0);
+    VectorX mask = VectorX::Zero(model.nv);
+    for (int j : actuated) mask.segment(model.idx_v[j], model.joint_nv[j]).setOnes();
+    for (int sample = 0; sample < 4; ++sample) {
+      const VectorX q = randomConfiguration(model, rng);
+      const VectorX v = VectorX::Random(model.nv);
+      VectorX tau(model.nv), error(model.nv);
+      controller.compute(0.0, q, v, tau);
+      difference(model, q, q0, error);
+      const VectorX expected = spec.kp * error - spec.kd * v;
+      for (int i = 0; i < model.nv; ++i) {
+        if (mask[i] == 0.0) {
+          EXPECT_EQ(tau[i], 0.0) << model.name << " dof " << i;
+        } else if (i == limited && std::abs(expected[i]) > 1e-3) {
+          EXPECT_EQ(tau[i], std::copysign(1e-3, expected[i])) << model.name << " dof " << i;
+          EXPECT_EQ(controller.saturatedNow()[i], 1.0);
+        } else {
+          EXPECT_EQ(tau[i], expected[i]) << model.name << " dof " << i;
+          EXPECT_EQ(controller.saturatedNow()[i], 0.0);
+        }
+      }
     }
   }
 }
