@@ -137,6 +137,7 @@ void ConstraintProjector::factorGram() {
   // leaves J v (or φ's linearisation) at round-off and the refinement below
   // stops after its first pass. The damping is for redundant and
   // near-redundant sets only, whose pivots collapse.
+  gram_factor_ = &gram_cholesky_;
   if (gram_cholesky_.factorize(gram_) > kUndampedPivotRatio) {
     gram_pivoted_ = false;
     return;
@@ -153,7 +154,7 @@ void ConstraintProjector::solveGram(Eigen::Ref<VectorX> x) const {
   if (gram_pivoted_) {
     gram_ldlt_.solveInPlace(x);
   } else {
-    gram_cholesky_.solveInPlace(x);
+    gram_factor_->solveInPlace(x);
   }
 }
 
@@ -241,14 +242,23 @@ ProjectionResult ConstraintProjector::projectVelocitiesByImpulse(const Eigen::Re
 ProjectionResult ConstraintProjector::projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result) {
   const ConstraintData& cd = terms_->constraintData();
   result.position_residual = cd.phi.lpNorm<Eigen::Infinity>();
-  gram_ = terms_->delassus();
+  // Λ's undamped factors are the terms' own when its pivots allow (the next
+  // solve at this q then reuses them); else gram_ as in factorGram.
+  double pivot_ratio = 0.0;
+  const SmallCholesky& delassus_factor = terms_->factoredDelassus(pivot_ratio);
+  if (pivot_ratio > kUndampedPivotRatio) {
+    gram_factor_ = &delassus_factor;
+    gram_pivoted_ = false;
+  } else {
+    gram_ = terms_->delassus();
+    factorGram();
+  }
   return refineVelocities(cd, v, result, [&] { terms_->inverseMassTimesJt(multiplier_, step_); });
 }
 
 template <class WinvJtTimesMultiplier>
 ProjectionResult ConstraintProjector::refineVelocities(const ConstraintData& cd, Eigen::Ref<VectorX> v,
                                                        ProjectionResult result, WinvJtTimesMultiplier&& winv_jt) {
-  factorGram();
   // The damping μ leaves a residual ~ μ/λ_min(Λ) of J v; iterative refinement
   // with the same factorisation removes it (each pass shrinks it by μ/(λ + μ)).
   // A pass stops the refinement once J v is at the round-off of evaluating it
@@ -292,6 +302,7 @@ ProjectionResult ConstraintProjector::projectVelocitiesHolding(const Eigen::Ref<
   winv_jt_ = free_jacobian_.transpose();
   for (Eigen::Index k = 0; k < winv_jt_.cols(); ++k) mass_ltl_.solve(winv_jt_.col(k));
   gram_.noalias() = free_jacobian_ * winv_jt_;
+  factorGram();
   return refineVelocities(cdata_, v, result, [&] { step_.noalias() = winv_jt_ * multiplier_; });
 }
 

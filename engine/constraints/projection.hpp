@@ -117,7 +117,8 @@ class ConstraintProjector {
                                               ProjectionResult result);
   // gram_ + damping(gram_)·I factored once, then solved in place: the small
   // Cholesky, or Eigen's pivoting LDLT when a pivot is not positive (a
-  // redundant set whose damping is lost to round-off).
+  // redundant set whose damping is lost to round-off). gram_ undamped when
+  // its pivots allow.
   void factorGram();
   void solveGram(Eigen::Ref<VectorX> x) const;
   // Held joints (consistent start only): W restricted to the free dofs, dense W⁻¹ J_fᵀ.
@@ -125,8 +126,8 @@ class ConstraintProjector {
                                             ProjectionResult result);
   // The M-norm velocity projection on the kinematics terms_ holds.
   ProjectionResult projectVelocitiesAtTerms(Eigen::Ref<VectorX> v, ProjectionResult result);
-  // Both velocity projections from gram_ = J_f W⁻¹ J_fᵀ on: damp, factor, and
-  // refine v; winv_jt() writes step_ = W⁻¹ J_fᵀ multiplier_.
+  // Both velocity projections from J_f W⁻¹ J_fᵀ, factored (solveGram): refine
+  // v; winv_jt() writes step_ = W⁻¹ J_fᵀ multiplier_.
   template <class WinvJtTimesMultiplier>
   ProjectionResult refineVelocities(const ConstraintData& cd, Eigen::Ref<VectorX> v, ProjectionResult result,
                                     WinvJtTimesMultiplier&& winv_jt);
@@ -143,6 +144,9 @@ class ConstraintProjector {
   SmallCholesky gram_cholesky_;
   Eigen::LDLT<MatrixX> gram_ldlt_;  // fallback of gram_cholesky_
   bool gram_pivoted_ = false;       // the last factorGram() fell back to gram_ldlt_
+  // What solveGram solves with unless pivoted: gram_cholesky_, or the shared
+  // terms' own factors of Λ (ProjectionTerms::factoredDelassus).
+  const SmallCholesky* gram_factor_ = &gram_cholesky_;
   LtlFactorization mass_ltl_;  // W = Lᵀ D L in O(nv d²): a dense Cholesky is O(nv³) (minutes at 10k dofs)
   MatrixX winv_jt_;        // W⁻¹ J_fᵀ, nv x m
   VectorX multiplier_;     // size m

@@ -8,7 +8,8 @@
 namespace loopsim {
 
 DenseJointSpaceTerms::DenseJointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia)
-    : set_(set),
+    : ProjectionTerms(set.dimension()),
+      set_(set),
       added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
@@ -84,6 +85,7 @@ void DenseJointSpaceTerms::reduceJacobian() {
   reduced_jacobian_ = cdata_.J;
   mass_cholesky_.solveLowerTransposedRows(reduced_jacobian_);
   delassus_.noalias() = reduced_jacobian_ * reduced_jacobian_.transpose();
+  delassusChanged();
 }
 
 }  // namespace loopsim

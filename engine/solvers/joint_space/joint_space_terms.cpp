@@ -77,7 +77,8 @@ Eigen::Matrix<double, Wa, Wb> sumOfScaledOuterProducts(int count, A&& a_at, B&& 
 }  // namespace
 
 JointSpaceTerms::JointSpaceTerms(const ConstraintSet& set, const VectorX& added_inertia)
-    : set_(set),
+    : ProjectionTerms(set.dimension()),
+      set_(set),
       added_inertia_(added_inertia),
       data_(set.model()),
       cdata_(set),
@@ -308,6 +309,7 @@ void JointSpaceTerms::reduceJacobian() {
 void JointSpaceTerms::assembleDelassus() {
   // Λ = Yᵀ D⁻¹ Y block by block: Λ_cd = Σ_{i ∈ S_c ∩ S_d} D_i⁻¹ (Y_c row i)ᵀ (Y_d row i),
   // accumulated in fixed-size blocks for the common widths.
+  delassusChanged();
   const VectorX& Dinv = ltl_.inverseD();
   int pair = 0;
   for (int c = 0; c < set_.size(); ++c) {

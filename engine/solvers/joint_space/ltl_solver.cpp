@@ -3,7 +3,7 @@
 namespace loopsim {
 
 LtlSolver::LtlSolver(const ConstraintSet& constraints, const SolverSettings& settings)
-    : ConstrainedSolver(constraints, settings), terms_(constraints, added_inertia_), delassus_cholesky_(constraints.dimension()) {}
+    : ConstrainedSolver(constraints, settings), terms_(constraints, added_inertia_) {}
 
 SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                             const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
@@ -13,9 +13,12 @@ SolveStats LtlSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
     terms_.acceleration(lambda, vdot);  // λ is empty: the free acceleration
     return {};
   }
-  if (delassus_cholesky_.factorize(terms_.delassus()) <= kCholeskyCollapseRatio) terms_.throwRankDeficient(name());
+  // Λ's factors: after a step's projection at this q, the projection's own.
+  double pivot_ratio = 0.0;
+  const SmallCholesky& delassus_cholesky = terms_.factoredDelassus(pivot_ratio);
+  if (pivot_ratio <= kCholeskyCollapseRatio) terms_.throwRankDeficient(name());
   lambda = terms_.rhs();
-  delassus_cholesky_.solveInPlace(lambda);  // Λ λ = k - J v̇_free (paper 001 eq. 13 at μ = ∞, λ flipped)
+  delassus_cholesky.solveInPlace(lambda);  // Λ λ = k - J v̇_free (paper 001 eq. 13 at μ = ∞, λ flipped)
   terms_.acceleration(lambda, vdot);
 
   SolveStats stats;

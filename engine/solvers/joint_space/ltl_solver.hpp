@@ -5,7 +5,6 @@
 //   3. Cholesky of Λ, λ = Λ⁻¹ (k - J v̇_free), v̇ = v̇_free + L⁻¹ D⁻¹ Y λ.
 // O(n d² + m² d + m d² + m³) (paper 001 §II). Hard constraints, full-rank
 // sets only: a rank-deficient set throws ModelError naming dependent rows.
-#include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/solvers/joint_space/joint_space_terms.hpp>
 #include <loopsim/solvers/solver.hpp>
 
@@ -29,8 +28,7 @@ class LtlSolver final : public ConstrainedSolver {
   ProjectionTerms* sharedProjectionTerms() override { return &terms_; }
 
  private:
-  JointSpaceTerms terms_;
-  SmallCholesky delassus_cholesky_;
+  JointSpaceTerms terms_;  // also holds Λ's Cholesky (ProjectionTerms::factoredDelassus)
 };
 
 }  // namespace loopsim
