@@ -13,11 +13,10 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
+#include "trajectory_states.hpp"
 
 using namespace loopsim;
 
@@ -60,19 +59,15 @@ void BM_Solve(benchmark::State& state) {
   const Scene scene = benchScene(state, false);
   Simulation sim(scene);
   const Model& model = sim.model();
-  Data data(model);
-  std::vector<VectorX> qs, vs, taus;
-  for (int k = 0; k < kStateCycle; ++k) {
-    sim.step();
-    passiveForces(model, data, sim.q(), sim.v());
-    qs.push_back(sim.q());
-    vs.push_back(sim.v());
-    taus.push_back(sim.appliedTorque() + data.passive);
+  const test::TrajectoryStates states = test::nextTrajectoryStates(sim, kStateCycle);
+  if (static_cast<int>(states.q.size()) < kStateCycle) {
+    state.SkipWithError("diverged");
+    return;
   }
   VectorX vdot(model.nv), lambda(sim.constraints().dimension());
   int k = 0;
   for (auto _ : state) {
-    sim.solver().solve(qs[k], vs[k], taus[k], {}, vdot, lambda);
+    sim.solver().solve(states.q[k], states.v[k], states.tau[k], {}, vdot, lambda);
     benchmark::DoNotOptimize(vdot.data());
     k = (k + 1) % kStateCycle;
   }

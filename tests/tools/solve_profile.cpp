@@ -34,6 +34,16 @@
 #include <loopsim/solvers/recursive/tree_recursion.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include <loopsim/sim/simulation.hpp>
+#include "trajectory_states.hpp"
+
+namespace {
+
+double medianOf(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  return x[x.size() / 2];
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace loopsim;
@@ -65,8 +75,7 @@ int main(int argc, char** argv) {
       }
       double first_ns = 0.0;
       for (std::size_t p = 0; p < phases.size(); ++p) {
-        std::sort(ns[p].begin(), ns[p].end());
-        const double median = ns[p][ns[p].size() / 2];
+        const double median = medianOf(ns[p]);
         if (p == 0) first_ns = median;
         std::printf("%-36s %8.0f ns  %.2fx %s\n", phases[p].first, median, median / first_ns, phases[0].first);
       }
@@ -102,63 +111,49 @@ int main(int argc, char** argv) {
       SimulationOptions options;
       options.timing_samples = 1 << 16;
       Simulation off(off_scene, options), on(on_scene, options);
-      std::vector<VectorX> qs, vs, taus;
-      for (int k = 0; k < 64; ++k) {
-        if (!off.step()) throw ModelError(argv[1], "step", "the simulation diverged");
-        passiveForces(model, data, off.q(), off.v());
-        qs.push_back(off.q());
-        vs.push_back(off.v());
-        taus.push_back(off.appliedTorque() + data.passive);
-      }
+      const test::TrajectoryStates states = test::nextTrajectoryStates(off, 64);
+      if (states.q.size() < 64) throw ModelError(argv[1], "step", "the simulation diverged");
       VectorX sim_vdot(model.nv), sim_lambda(off.constraints().dimension());
-      std::vector<double> step_off, step_on, solve, off_ratio, on_ratio;
       auto perCall = [&](auto&& body) {
         const auto start = std::chrono::steady_clock::now();
         for (int k = 0; k < solves; ++k) body(k);
         return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / solves;
       };
+      auto steps = [&](Simulation& sim) {
+        return perCall([&](int) {
+          if (!sim.step()) throw ModelError(argv[1], "step", "the simulation diverged");
+        });
+      };
+      auto solvesAlone = [&] {
+        return perCall([&](int k) {
+          const std::size_t i = static_cast<std::size_t>(k) % states.q.size();
+          off.solver().solve(states.q[i], states.v[i], states.tau[i], {}, sim_vdot, sim_lambda);
+          checksum += sim_vdot[0];
+        });
+      };
       // 41 short rounds, the three in rotated order: on a shared machine a
       // slow period then lands on all three alike, and the ratio survives it.
+      std::vector<double> step_off, step_on, solve, off_ratio, on_ratio;
       for (int round = 0; round < 41; ++round) {
-        double off_ns = 0.0, on_ns = 0.0, solve_ns = 0.0;
+        double ns[3];  // off, on, solve
         for (int turn = 0; turn < 3; ++turn) {
-          switch ((round + turn) % 3) {
-            case 0:
-              off_ns = perCall([&](int) {
-                if (!off.step()) throw ModelError(argv[1], "step", "the simulation diverged");
-              });
-              break;
-            case 1:
-              on_ns = perCall([&](int) {
-                if (!on.step()) throw ModelError(argv[1], "step", "the simulation diverged");
-              });
-              break;
-            default:
-              solve_ns = perCall([&](int k) {
-                const std::size_t i = static_cast<std::size_t>(k) % qs.size();
-                off.solver().solve(qs[i], vs[i], taus[i], {}, sim_vdot, sim_lambda);
-                checksum += sim_vdot[0];
-              });
-          }
+          const int which = (round + turn) % 3;
+          ns[which] = which == 0 ? steps(off) : which == 1 ? steps(on) : solvesAlone();
         }
-        step_off.push_back(off_ns);
-        step_on.push_back(on_ns);
-        solve.push_back(solve_ns);
-        off_ratio.push_back(off_ns / solve_ns);
-        on_ratio.push_back(on_ns / solve_ns);
+        step_off.push_back(ns[0]);
+        step_on.push_back(ns[1]);
+        solve.push_back(ns[2]);
+        off_ratio.push_back(ns[0] / ns[2]);
+        on_ratio.push_back(ns[1] / ns[2]);
       }
-      auto median = [](std::vector<double> x) {
-        std::sort(x.begin(), x.end());
-        return x[x.size() / 2];
-      };
       auto spread = [](std::vector<double> x) {
         std::sort(x.begin(), x.end());
         return x[x.size() * 3 / 4] - x[x.size() / 4];
       };
       std::printf("%s, %s: solve %.0f ns, step %.0f ns (projection off) = %.3fx solve (IQR %.3f), %.0f ns (on) = "
                   "%.3fx (IQR %.3f); checksum %.6g\n",
-                  argv[1], off_scene.solver.c_str(), median(solve), median(step_off), median(off_ratio),
-                  spread(off_ratio), median(step_on), median(on_ratio), spread(on_ratio), checksum);
+                  argv[1], off_scene.solver.c_str(), medianOf(solve), medianOf(step_off), medianOf(off_ratio),
+                  spread(off_ratio), medianOf(step_on), medianOf(on_ratio), spread(on_ratio), checksum);
       return 0;
     }
     if (solver_name == "phases") {

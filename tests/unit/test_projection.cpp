@@ -192,8 +192,8 @@ TEST(Projection, OnASolversTermsTheNextSolveEqualsAFreshSolveBitForBit) {
       // A solver built for this state alone holds nothing from earlier states
       // (Λ's factors, which the projection and the solve share, included).
       // Not for prox-ltl: it warm-starts from the previous λ, a pristine one cold.
-      auto pristine = makeSolver(name, set, {});
-      if (!pristine->capabilities().iterative) {
+      if (!shared->capabilities().iterative) {
+        auto pristine = makeSolver(name, set, {});
         pristine->setAddedInertia(added);
         VectorX vdot_pristine(model.nv), lambda_pristine(set.dimension());
         pristine->solve(q, v, tau, {}, vdot_pristine, lambda_pristine);

@@ -97,8 +97,7 @@ TEST(Controller, PdHoldActsOnTheManifoldOnTheActuatedJointsOnly) {
     spec.kd = 0.3;
     const VectorX q0 = randomConfiguration(model, rng);
     Controller controller(model, spec, actuated, q0);
-    VectorX mask = VectorX::Zero(model.nv);
-    for (int j : actuated) mask.segment(model.idx_v[j], model.joint_nv[j]).setOnes();
+    const VectorX& mask = controller.actuatedMask();
     for (int sample = 0; sample < 4; ++sample) {
       const VectorX q = randomConfiguration(model, rng);
       const VectorX v = VectorX::Random(model.nv);
