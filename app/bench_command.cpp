@@ -16,7 +16,7 @@
 #include "list_values.hpp"
 #include <loopsim/model/errors.hpp>
 #include "record_commands.hpp"
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "thread_option.hpp"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/control/holding_forces.hpp>
 #include "info_command.hpp"
 #include <loopsim/model/errors.hpp>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "exit_codes.hpp"
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 
 namespace loopsim::app {
 

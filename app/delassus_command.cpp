@@ -6,7 +6,7 @@
 #include <memory>
 
 #include <loopsim/bench/delassus_benchmark.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/delassus/damped_delassus.hpp>
 #include <loopsim/delassus/delassus.hpp>
 #include <loopsim/model/errors.hpp>

@@ -15,7 +15,7 @@
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
 #include "list_values.hpp"
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/model/errors.hpp>
 #include "render/window.hpp"
 #include <loopsim/solvers/registry.hpp>

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include <loopsim/algorithms/kinematics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"

@@ -1,7 +1,7 @@
 // Articulated-body algorithm (Featherstone, RBDA Table 7.1) in body frames,
 // with joint armature added to D_i = S_iᵀ Ia_i S_i + armature_i.
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

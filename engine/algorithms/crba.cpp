@@ -5,7 +5,7 @@
 // one frame add linearly (InertiaAtOrigin). Same M as the body-frame sweep to
 // round-off; it is the world-frame convention Pinocchio's CRBA also uses.
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 
 #if defined(__AVX512F__)

@@ -1,7 +1,7 @@
 // M x without forming M: RNEA (Featherstone, RBDA Table 5.1) with v = 0,
 // gravity off and a = x, so every velocity product and the gravity term vanish.
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

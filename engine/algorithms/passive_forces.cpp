@@ -1,5 +1,5 @@
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -3,7 +3,7 @@
 // Gravity enters as the base acceleration a_0 = -g, so data.a_gf holds body
 // accelerations with gravity folded in.
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -8,7 +8,7 @@
 // The body-frame form (rnea.cpp) pays a motion transform per body for v,
 // for a and for f.
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

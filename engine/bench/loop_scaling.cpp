@@ -9,7 +9,7 @@
 #include <loopsim/bench/power_law_fit.hpp>
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
 
 namespace loopsim {

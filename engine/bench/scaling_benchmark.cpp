@@ -11,7 +11,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/bench/power_law_fit.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/solvers/auto_mu.hpp>

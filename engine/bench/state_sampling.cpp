@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <loopsim/algorithms/configuration.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/sim/simulation.hpp>
 

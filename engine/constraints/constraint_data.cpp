@@ -2,7 +2,7 @@
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/constraints/constraint_position_terms.hpp>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 
 namespace loopsim {

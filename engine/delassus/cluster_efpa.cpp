@@ -26,7 +26,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim::detail {
 

@@ -2,7 +2,7 @@
 
 #include <loopsim/delassus/delassus_algorithms.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 
 namespace loopsim {
 

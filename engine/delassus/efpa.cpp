@@ -9,9 +9,9 @@
 // O(n + md + m²).
 #include <vector>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/delassus/delassus_algorithms.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim::detail {
 

@@ -4,7 +4,7 @@
 // the world's children leave L_0^A = Λ⁻¹ (eq. 35: L_0^A = J M⁻¹ Jᵀ). Rows of
 // different world children do not couple (their blocks stay 0).
 #include <loopsim/delassus/delassus_algorithms.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim::detail {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_set.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim {
 

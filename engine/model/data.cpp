@@ -1,6 +1,6 @@
 #include <loopsim/model/data.hpp>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

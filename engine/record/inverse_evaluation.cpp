@@ -8,7 +8,7 @@
 #include <loopsim/record/csv_reader.hpp>
 #include <loopsim/record/csv_writer.hpp>
 #include <loopsim/record/state_columns.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 
 namespace loopsim {

@@ -5,7 +5,7 @@
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/record/state_columns.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {

@@ -6,7 +6,7 @@
 #include <loopsim/record/state_columns.hpp>
 #include <loopsim/record/recorder.hpp>
 #include <loopsim/parallel/ordered_blocks.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 
 #include <spdlog/spdlog.h>
 

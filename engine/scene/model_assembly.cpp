@@ -4,7 +4,7 @@
 #include <utility>
 
 #include <loopsim/algorithms/configuration.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {

@@ -6,7 +6,7 @@
 
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/loops/cluster_spanning.hpp>
 #include <loopsim/solvers/registry.hpp>

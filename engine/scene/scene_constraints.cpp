@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include <loopsim/constraints/frame_constraints.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
 
 namespace loopsim::scene_yaml {

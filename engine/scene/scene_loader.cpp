@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include <loopsim/model/errors.hpp>
-#include <loopsim/record/state_columns.hpp>
+#include <loopsim/model/coordinate_names.hpp>
 #include <loopsim/scene/default_solver.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
 #include <loopsim/solvers/loops/cluster_spanning.hpp>

@@ -5,7 +5,7 @@
 #include <loopsim/parsers/mjcf_loader.hpp>
 #include <loopsim/parsers/urdf_loader.hpp>
 #include <loopsim/scene/generators.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
 
 namespace loopsim::scene_yaml {

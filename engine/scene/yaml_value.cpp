@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include <loopsim/model/errors.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 
 namespace loopsim::scene_yaml {
 

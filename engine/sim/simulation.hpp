@@ -18,7 +18,7 @@
 #include <optional>
 
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/scene/scene.hpp>
 #include <loopsim/sim/controller.hpp>
 #include <loopsim/sim/divergence.hpp>

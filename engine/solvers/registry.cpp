@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include <loopsim/model/errors.hpp>
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>
 #include <loopsim/solvers/joint_space/ltl_solver.hpp>
 #include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>

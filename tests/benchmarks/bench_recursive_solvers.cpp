@@ -10,7 +10,7 @@
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/delassus/delassus.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/registry.hpp>

@@ -25,7 +25,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/control/holding_forces.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>

@@ -25,13 +25,13 @@
 #include <string>
 
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/solvers/auto_mu.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include <loopsim/sim/simulation.hpp>
 #include "trajectory_states.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <loopsim/bench/paper_table_cases.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/delassus/damped_delassus.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/control/holding_forces.hpp>
 #include "hold_drift.hpp"
 #include <loopsim/model/errors.hpp>

@@ -22,7 +22,7 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 #include "allocation_counter.hpp"
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/generators.hpp>
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>

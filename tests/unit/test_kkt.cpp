@@ -8,7 +8,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include "sim_test_scenes.hpp"
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>

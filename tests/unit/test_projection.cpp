@@ -6,7 +6,7 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include <loopsim/solvers/solver.hpp>

@@ -1,4 +1,4 @@
-// The joint transforms' vectorised sine and cosine (algorithms/sincos_lanes.hpp)
+// The joint transforms' vectorised sine and cosine (linalg/kernels/sincos_lanes.hpp)
 // against libm, and the recursions that use it against the libm placement.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 
 #include <loopsim/algorithms/configuration.hpp>
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 #include "test_models.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 #include <loopsim/scene/generators.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include "test_models.hpp"

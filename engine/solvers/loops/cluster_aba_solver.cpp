@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 // Signs and frames: ABA's, as in the tree solvers. p^A is the bias force
 // (v ×* I v - f_ext), a is the gravity-shifted acceleration a_gf (a_0 = -a_g,

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,6 @@
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 namespace loopsim {
 

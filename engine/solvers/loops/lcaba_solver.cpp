@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 // Frames and signs: every link quantity lives in its link's frame (paper
 // 001's box is frame-free). H_{i,i} is data.Ia[i]; the force f_i is kept as

@@ -5,11 +5,11 @@
 #include <limits>
 #include <string>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/rooted_factor.hpp>
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 // Frames and signs as lcaba_solver.cpp: link quantities in the link's frame,
 // the force f_i kept as ABA's p_i = -f_i (data.pa), a = a_gf. A constraint's

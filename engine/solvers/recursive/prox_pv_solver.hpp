@@ -12,7 +12,7 @@
 // Stopping as prox-ltl: the estimate μ⁻¹‖λᵏ⁺¹ - λᵏ‖∞ of ‖J v̇ - k‖∞, then
 // the true residual after the roll-out; a stalled residual (round-off floor)
 // stops the iteration, reported not converged. Warm start from the last λ.
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {

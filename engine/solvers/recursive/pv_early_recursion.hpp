@@ -33,7 +33,7 @@
 // is ever subtracted, which is what costs eq. 52 its digits at stiff weights.
 #include <vector>
 
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {

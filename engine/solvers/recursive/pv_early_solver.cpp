@@ -1,6 +1,6 @@
 #include <loopsim/solvers/recursive/pv_early_solver.hpp>
 
-#include <loopsim/solvers/joint_space/joint_space_terms.hpp>
+#include <loopsim/constraints/constraint_data.hpp>
 
 namespace loopsim {
 

@@ -13,7 +13,7 @@
 // only as 1/W.
 #include <string_view>
 
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {

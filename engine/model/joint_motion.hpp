@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <loopsim/algorithms/sincos_lanes.hpp>
+#include <loopsim/linalg/kernels/sincos_lanes.hpp>
 #include <loopsim/linalg/fixed_cholesky.hpp>
 #include <loopsim/model/data.hpp>
 

@@ -1,4 +1,4 @@
-#include <loopsim/solvers/recursive/tree_recursion.hpp>
+#include <loopsim/solvers/common/tree_recursion.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <string>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 

@@ -1,4 +1,4 @@
-#include <loopsim/scene/name_suggestion.hpp>
+#include <loopsim/model/name_suggestion.hpp>
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include <loopsim/constraints/projection.hpp>
+#include <loopsim/sim/projection.hpp>
 
 #include <spdlog/spdlog.h>
 

@@ -31,7 +31,7 @@
 #include <string_view>
 #include <vector>
 
-#include <loopsim/algorithms/joint_motion.hpp>
+#include <loopsim/model/joint_motion.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/model/data.hpp>
@@ -187,7 +187,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
 std::vector<Matrix6> rigidInertiaMatrices(const Model& model);
 
 // The structured joint products (subspaceMotion, subspaceTransposeTimes,
-// factorJoint) live with ABA's in algorithms/joint_motion.hpp.
+// factorJoint) live with ABA's in model/joint_motion.hpp.
 using detail::factorJoint;
 using detail::subspaceTransposeTimes;
 

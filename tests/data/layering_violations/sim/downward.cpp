@@ -1,0 +1,3 @@
+// Fixture for the layering check: includes that point down pass.
+#include <loopsim/scene/scene.hpp>
+#include <loopsim/spatial/motion.hpp>
