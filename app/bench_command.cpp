@@ -16,7 +16,6 @@
 #include "list_values.hpp"
 #include <loopsim/model/errors.hpp>
 #include "record_commands.hpp"
-#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "thread_option.hpp"
@@ -117,12 +116,8 @@ Command registerBenchCommand(CLI::App& parent) {
   return {sub, [options, sub] {
             options->solvers = splitListValues(options->solvers);
             options->scenes = splitListValues(options->scenes);
-            std::vector<std::string> known;
-            for (const auto& info : solverRegistry()) known.push_back(info.name);
             for (const auto& name : options->solvers) {
-              if (findSolver(name) == nullptr) {
-                throw ModelError("", "--solver", "unknown solver '" + name + "'" + didYouMean(name, known));
-              }
+              if (findSolver(name) == nullptr) throw ModelError("", "--solver", unknownSolverMessage(name));
             }
             options->families = splitListValues(options->families);
             const bool max_links_given = sub->count("--max-links") > 0;

@@ -186,7 +186,7 @@ int checkScene(const std::filesystem::path& file) {
   for (const SolverInfo& info : solverRegistry()) {
     if (info.name == scene.solver) continue;
     try {
-      checkSolverForScene(scene, info.name);
+      requireSolver(scene.solverProblem(), info.name);
       std::cout << ' ' << info.name;
       ++able;
     } catch (const ModelError&) {

@@ -70,7 +70,7 @@ Command registerEvalCommand(CLI::App& parent) {
               std::printf("evaluated the inverse dynamics of %ld states -> %s\n", rows, options->out.c_str());
               return 0;
             }
-            if (!options->solver.empty()) checkSolverForScene(scene, options->solver);
+            if (!options->solver.empty()) requireSolver(scene.solverProblem(), options->solver);
             EvalOptions eval;
             eval.solver = options->solver;
             eval.stabilization = !options->no_stabilization;

@@ -1,5 +1,5 @@
 #pragma once
-// The process exit codes of every loopsim command (README "Exit codes").
+// The process exit codes of every loopsim command (docs/cli.md, "Exit codes").
 namespace loopsim::app {
 
 constexpr int kExitOk = 0;

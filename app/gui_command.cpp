@@ -15,7 +15,6 @@
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
 #include "list_values.hpp"
-#include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/model/errors.hpp>
 #include "render/window.hpp"
 #include <loopsim/solvers/registry.hpp>
@@ -69,7 +68,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
     const std::string name = entry.substr(colon + 1);
     if (name != "auto" && findSolver(name) == nullptr) {  // auto: probed at the switch's state
-      throw ModelError("", "--switch-solver", "'" + entry + "': unknown solver '" + name + "' (see `loopsim solvers`)");
+      throw ModelError("", "--switch-solver", "'" + entry + "': " + unknownSolverMessage(name));
     }
     o.solver_switches.emplace_back(t, name);
   }
@@ -107,11 +106,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   o.tick_compare = splitListValues(a.tick_compare);
   for (const auto& [option, list] : {std::pair{"--compare", &o.compare}, std::pair{"--tick-compare", &o.tick_compare}}) {
     for (const std::string& name : *list) {
-      if (findSolver(name) == nullptr) {
-        std::vector<std::string> names;
-        for (const SolverInfo& info : solverRegistry()) names.push_back(info.name);
-        throw ModelError("", option, "unknown solver '" + name + "'" + didYouMean(name, names) + " (see `loopsim solvers`)");
-      }
+      if (findSolver(name) == nullptr) throw ModelError("", option, unknownSolverMessage(name));
     }
     if (!list->empty() && (list->size() < 2 || list->size() > 6)) {
       throw ModelError("", option, "compare 2 to 6 solvers (got " + std::to_string(list->size()) + ")");

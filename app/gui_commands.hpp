@@ -1,5 +1,5 @@
 #pragma once
-// `loopsim gui` (issue 11), and what plain `loopsim` does: the GUI on the
+// `loopsim gui` (docs/gui.md), and what plain `loopsim` does: the GUI on the
 // default scene when a display is available, else a headless run of it.
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // `loopsim replay`, `loopsim eval` and `loopsim bench`: the commands that
-// work on records and measure solvers (issue 4). `run --record` lives with run.
+// work on records and measure solvers (docs/records.md, docs/performance.md). `run --record` lives with run.
 #include <CLI/CLI.hpp>
 
 #include "command.hpp"

@@ -217,7 +217,7 @@ int runScene(RunOptions o) {
   Scene scene = loadRunScene(o.scene_file);
   for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
   if (!o.solver.empty() && o.solver != scene.solver) {
-    checkSolverForScene(scene, o.solver);
+    requireSolver(scene.solverProblem(), o.solver);
     scene.solver = o.solver;
   }
   if (!o.mu.empty()) applyMuOption(o.mu, scene.solver_settings);

@@ -1,6 +1,6 @@
 #pragma once
 // `loopsim run`, `loopsim solvers` and `loopsim check`: the simulation
-// commands (issue 3).
+// commands (docs/cli.md).
 #include <CLI/CLI.hpp>
 
 #include "command.hpp"
@@ -11,7 +11,7 @@ namespace loopsim::app {
 Command registerRunCommand(CLI::App& parent);
 Command registerSolversCommand(CLI::App& parent);
 Command registerCheckCommand(CLI::App& parent);
-/// `loopsim compare`: solvers in lockstep on one scene (issue 13).
+/// `loopsim compare`: solvers in lockstep on one scene (docs/cli.md; its outputs: docs/records.md).
 Command registerCompareCommand(CLI::App& parent);
 
 }  // namespace loopsim::app

@@ -37,7 +37,7 @@ Command registerSolversCommand(CLI::App& parent) {
                         << describeCapabilities(s.capabilities) << "\n";
             }
             std::cout << "\n  auto\n      not a solver: a timing probe at the simulation's start picks the fastest exact "
-                         "solver that takes the scene (README \"Solver auto\"); records store the pick\n";
+                         "solver that takes the scene (docs/solvers.md, \"Solver `auto`\"); records store the pick\n";
             return 0;
           }};
 }

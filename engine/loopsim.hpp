@@ -18,7 +18,7 @@
 // what they were built from (the Model, resp. the ConstraintSet), which must
 // outlive them. Simulation and StateEvaluator own what they need.
 // Bad input throws ModelError (file, element, message). Conventions (spatial
-// order, quaternions, the sign and frame of λ): README.md, "Conventions".
+// order, quaternions, the sign and frame of λ): docs/conventions.md.
 #include <loopsim/version.hpp>
 
 #include <loopsim/algorithms/configuration.hpp>

@@ -55,7 +55,7 @@ std::shared_ptr<Scene> makeScene(const std::shared_ptr<Model>& model, const std:
   scene->time_constant = time_constant;
   scene->projection = projection;
   scene->solver = solver;
-  checkSolverForScene(*scene, solver);
+  requireSolver(scene->solverProblem(), solver);
   return scene;
 }
 
@@ -68,7 +68,7 @@ Constraint addConstraint(Scene& scene, Constraint c) {
   const ConstraintSet set(*scene.model, constraints, scene.time_constant);  // names, bodies
   Scene checked = scene;
   checked.constraints = std::move(constraints);
-  checkSolverForScene(checked, scene.solver);
+  requireSolver(checked.solverProblem(), scene.solver);
   scene.constraints = std::move(checked.constraints);
   return c;
 }

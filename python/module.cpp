@@ -18,7 +18,7 @@ PYBIND11_MODULE(loopsim, m) {
   using namespace loopsim::python;
   m.doc() = R"(loopsim: simulation of robots with constraints and closed kinematic loops.
 
-Conventions (as in the C++ engine; README "Conventions"):
+Conventions (as in the C++ engine; docs/conventions.md):
 - Spatial vectors are [angular; linear]; body velocities are in the body's own frame.
 - Quaternions are stored [x, y, z, w]. A floating joint's q is [position (3) in the
   world; quaternion x y z w (4)] and its v is [omega; v] of the body in its own frame,

@@ -83,9 +83,8 @@ void bindRecord(py::module_& m) {
 A read-only mapping {column name: float64 column (T,)} in file order (record["t"],
 record.keys(), ...), plus each group of columns as one (T, k) array: record.q (T, nq),
 record.v, record.tau, record.vdot (T, nv), record.lambda_ (T, m), with their names in
-record.names("q") etc. Names and orders: state_columns(scene) and the README's
-conventions (quaternions [qx qy qz qw], velocities [angular; linear] in the body frame,
-lambda on each constraint's first body in its frame).)")
+record.names("q") etc. Names and orders: state_columns(scene) and docs/conventions.md
+(quaternions [qx qy qz qw], velocities [angular; linear] in the body frame, lambda on each constraint's first body in its frame).)")
       .def_property_readonly("columns", &Record::columns, "Column names, in file order.")
       .def_property_readonly("data", &Record::data, "The whole table, (T, columns), read-only.")
       .def("__getitem__", &Record::column, py::arg("name"), "A column (T,), a read-only view of data.")

@@ -88,8 +88,8 @@ void main() {
 // one fwidth (the 0.1 m grid's is ten times the 1 m one's), and the fade squared without a sqrt.
 // With EDGE_AA (multisampling asked for) its far edge at `extent` is anti-aliased here, blended over
 // a pixel into the sky's colour at that pixel (the sky shader's gradient), since the ground is drawn
-// without multisampling. Only the outer ring is drawn with it: on the whole ground it had cost
-// 1.7 ms per frame at 1280x720 under llvmpipe. Without multisampling the edge stays hard as every other.
+// without multisampling. Only the outer ring is drawn with it: on the whole ground it costs a
+// software rasteriser too much per frame (docs/performance.md). Without multisampling the edge stays hard as every other.
 // The text follows a "#version" line and, for the ring, "#define EDGE_AA".
 constexpr const char* kGroundFragment = R"(
 in vec3 world_position;

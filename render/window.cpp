@@ -71,7 +71,7 @@ Window::Window(const WindowOptions& options) : ignore_mouse_(options.ignore_mous
   ImGui_ImplOpenGL3_Init("#version 330 core");
   // The font atlas sampled at the nearest texel: glyphs sit on whole pixels at 1:1, so it
   // looks the same, and a software rasteriser (llvmpipe) samples it for every pixel of
-  // every panel: the panels draw in 4.7 instead of 5.4 ms (Digit's, 1280x720). Lines are
+  // every panel, where the nearest texel is the cheaper lookup (docs/performance.md). Lines are
   // then anti-aliased by their geometry, not by the atlas' baked ramps (which need filtering).
   ImGui_ImplOpenGL3_CreateDeviceObjects();  // now, not in the first NewFrame, to set the filter once
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<std::intptr_t>(ImGui::GetIO().Fonts->TexID)));

@@ -208,7 +208,7 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
   try {
     Scene scene = loaded ? std::move(*loaded) : loadSceneOrModel(path);
     if (from_command_line && !options_.solver.empty() && options_.solver != scene.solver) {
-      checkSolverForScene(scene, options_.solver);
+      requireSolver(scene.solverProblem(), options_.solver);
       scene.solver = options_.solver;
     }
     auto session = std::make_unique<SimulationSession>(std::move(scene), fs::path(path), 600, options_.history_seconds);

@@ -61,7 +61,10 @@ SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames
       recent_solve_us_(stepsPerSecond(scene_)),
       recent_iterations_(stepsPerSecond(scene_)),
       median_scratch_(stepsPerSecond(scene_)) {
-  for (const SolverInfo& info : solverRegistry()) solver_refusals_[info.name] = loopsim::solverRefusal(scene_, info.name);
+  for (const SolverInfo& info : solverRegistry()) {
+    const auto refusal = refuseSolver(scene_.solverProblem(), info.name);
+    solver_refusals_[info.name] = refusal ? refusal->reason : std::string();
+  }
   history_.push(*simulation_);
   updateKinematics();
 }
@@ -141,7 +144,7 @@ void SimulationSession::reset() {
 void SimulationSession::setSolver(const std::string& name, const SolverSettings& settings) {
   Scene candidate = simulation_->scene();
   candidate.solver_settings = settings;
-  checkSolverForScene(candidate, name);
+  requireSolver(candidate.solverProblem(), name);
   simulation_->setSolver(name, settings);
   scene_.solver = name;  // a reset keeps the user's choice
   scene_.solver_settings = settings;

@@ -1,5 +1,6 @@
 // Articulated-body algorithm (Featherstone, RBDA Table 7.1) in body frames,
 // with joint armature added to D_i = S_iᵀ Ia_i S_i + armature_i.
+#include <loopsim/algorithms/articulated_first_pass.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/model/joint_motion.hpp>
 
@@ -19,22 +20,8 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
   // The joints' products go through S_i's structure (detail::subspaceMotion,
   // factorJoint), as in the constrained recursions: no dense 6 x nv products.
 
-  // Pass 1 (root to leaves): placements (their own loop, detail::setPlacements
-  // says why), then velocities, c_i, rigid-body Ia and pa.
-  detail::setPlacements(model, data, q);
-  data.v[0].setZero();
-  for (int i = 1; i < nb; ++i) {
-    const int p = model.parent[i];
-    const SE3& liMi = data.liMi[i];
-    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
-      constexpr int NV = decltype(nv_tag)::value;
-      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
-    });
-    const Inertia& I = model.body_inertias[i];
-    data.Ia[i] = I.matrix();
-    data.pa[i] = data.v[i].crossDual(I * data.v[i]);
-    if (!fext.empty()) data.pa[i] -= fext[i];
-  }
+  // Pass 1 (root to leaves): placements, velocities, c_i, rigid-body Ia and pa.
+  articulatedFirstPass(model, data, q, v, tau, fext, /*with_accelerations=*/false);
 
   // Pass 2 (leaves to root): articulated inertias and bias forces.
   for (int i = nb - 1; i >= 1; --i) {

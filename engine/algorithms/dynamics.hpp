@@ -62,7 +62,7 @@ void bodyMotionsFromWorldFrame(const Model& model, Data& data, std::span<const i
 /// out = M x, M with armature, by RNEA's two sweeps at zero velocity and zero
 /// gravity (a_i = a_λ(i) + S_i x_i, f_i = I_i a_i, τ = Sᵀf + armature ∘ x)
 /// on data.liMi and data.S: O(n), never allocates, never forms M. Writes
-/// data.a and data.f. For power iteration on M (solvers/auto_mu.hpp).
+/// data.a and data.f. For power iteration on M (solvers/selection/auto_mu.hpp).
 void massMatrixTimesAtKinematics(const Model& model, Data& data, const Eigen::Ref<const VectorX>& x,
                                  Eigen::Ref<VectorX> out);
 

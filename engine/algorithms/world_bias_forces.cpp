@@ -21,8 +21,7 @@ const VectorX& biasForcesInWorldFrame(const Model& model, Data& data, const Eige
   // A body's parent is most often the body just before it: its velocity and
   // acceleration are taken from these locals, not reloaded from the stores
   // just made (a reload wider than the pieces GCC stored them in cannot be
-  // forwarded: perf put 15 % of this pass on one such load; the locals made
-  // ltl on Go1 4F 3 % faster).
+  // forwarded; docs/performance.md).
   Motion ov_last, oa_last;
   for (int i = 1; i < model.nbodies(); ++i) {
     const int p = model.parent[i], iv = model.idx_v[i];

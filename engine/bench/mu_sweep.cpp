@@ -8,7 +8,7 @@
 #include <loopsim/bench/percentile.hpp>
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {

@@ -14,7 +14,7 @@
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -103,8 +103,8 @@ std::vector<ScalingPoint> benchmarkScaling(const BenchOptions& options, const st
     for (const SolverInfo& info : solverRegistry()) {
       if (!solvers.empty() && std::find(solvers.begin(), solvers.end(), info.name) == solvers.end()) continue;
       if (!missingCapability(info.capabilities, set).empty() || info.capabilities.needs_independent_joints) continue;
-      // μ as a simulation binds it (the penalty solvers' default mu: auto, issue
-      // 12): kDefaultMu would time lcaba at an inaccurate μ.
+      // μ as a simulation binds it (the penalty solvers' default mu: auto,
+      // docs/solvers.md): kDefaultMu would time lcaba at an inaccurate μ.
       SolverSettings settings = resolveAutoMu(SolverSettings{}, info.capabilities, set, samples.front().q, VectorX());
       settings.warm_start = false;
       if (info.capabilities.iterative) settings.max_iterations = 3, settings.tolerance = 0.0;  // 3 iterations

@@ -23,7 +23,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/parallel/parallel_chunks.hpp>
 #include <loopsim/parallel/worker_pool.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -38,7 +38,7 @@ struct Entry {
   std::vector<double> per_round_us;  // wall µs per evaluation, per round
 };
 
-// Interleaved timing (issue 8 §5): every round times each entry once over all
+// Interleaved timing (docs/performance.md, "How loopsim measures"): every round times each entry once over all
 // states, in an order rotated by one per round, so a slow or fast period of a
 // shared machine hits every column alike; ratios are taken within a round.
 // A pass runs its states split over the pool's threads (contiguous parts) and

@@ -40,7 +40,7 @@ struct BenchOptions {
   bool thread_cpu_time = false;
   std::vector<std::string> solvers;  // empty: every registered solver that supports the case
   // Also time RNEA (at the state's q, v and an acceleration sample) and CRBA
-  // (symmetric M at q) as columns beside the ABA floor (issue 8 §4's ratios).
+  // (symmetric M at q) as columns beside the ABA floor, with their ratios to it.
   bool dynamics_algorithms = false;
   // The states: the first `samples` steps of the scene's own simulation
   // (simulatedStates) instead of random consistent samples, and a "warm tol"

@@ -2,7 +2,7 @@
 // Equality constraints. A constraint joins frame A on body1 and frame B on
 // body2 (body 0 = the world), or couples one-dof joints.
 //
-// Rows, in frame A's axes (DESIGN.md): λ is the force/wrench the constraint
+// Rows, in frame A's axes (docs/conventions.md): λ is the force/wrench the constraint
 // applies to body1, expressed in frame A about A's origin; body2 receives the
 // opposite. The equations of motion read M v̇ + h = τ + Jᵀλ.
 //   weld     6 rows [ωx ωy ωz vx vy vz]: relative twist of body1 w.r.t. body2 at A

@@ -297,7 +297,7 @@ void writeBodyJacobianRowsFixed(const Model& model, const Data& data, int body, 
 // twist at point A, so column k is [R_Aᵀ ω; R_Aᵀ (v + (p_j − p_A) × ω)]
 // (ω, v = R_j S_k) — a connect keeps the linear rows. Equal to K¹ times the
 // body Jacobian (writeBodyJacobianRowsFixed) to round-off, without K¹'s
-// products: perf put those rows at 6 % of ltl on Go1 standing. The twists
+// products, which weighed on ltl (docs/performance.md). The twists
 // are dofTwistAtPoint's, as for the body-Jacobian path, but for the floating
 // base's six columns, which share one product.
 template <int R>

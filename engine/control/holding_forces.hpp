@@ -35,7 +35,7 @@ namespace loopsim {
 
 struct HoldingForces {
   VectorX tau;        // actuator torques, size nv; exactly zero on unactuated dofs
-  VectorX lambda;     // constraint forces, size dimension(), DESIGN.md convention
+  VectorX lambda;     // constraint forces, size dimension(), docs/conventions.md's sign and frame
   VectorX load;       // b = g(q0) − τ_passive(q0), size nv
   VectorX unbalanced; // the part of b nothing carries, size nv (≈ 0 when the pose can be held)
   int constraint_rank = 0;  // rank of J at q0

@@ -26,7 +26,8 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/algorithms/articulated_first_pass.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim::detail {
 

@@ -1,9 +1,7 @@
 #pragma once
 // A dense Cholesky A = G Gᵀ for matrices of any size: SmallCholesky's row
 // form below kBlockedFrom rows, Eigen's blocked LLT from there on, where
-// its matrix-product kernels win. Measured on the AMD EPYC (AVX2) machine,
-// factorisation of a random SPD matrix: 36 rows 3.0 µs (row form) against
-// 4.2 µs (LLT), 64 rows 13.7 against 13.0 µs, 300 rows 1.20 against 0.43 ms.
+// its matrix-product kernels win (timings: docs/performance.md).
 // kkt factors M (up to 300 dofs by default) and Λ with it. No allocation
 // after construction.
 #include <Eigen/Cholesky>

@@ -2,8 +2,8 @@
 // Cholesky of a fixed-size symmetric positive definite matrix (a joint's
 // 3 x 3 or 6 x 6 D_i, PV's 6 x 6 eq. 49), in loops of fixed trip count that
 // GCC unrolls. Eigen's LLT at these sizes goes through its general
-// triangular-solve kernels (packing included): LLT::solve(Identity) was 4 %
-// of lcaba's bench on Digit (one free and six ball joints) in perf.
+// triangular-solve kernels (packing included), a cost the recursions pay at
+// every joint (docs/performance.md).
 // fixedCholeskyInPlace gives NaN for a pivot that is not positive;
 // fixedLdltInverse, without square roots, inverts any symmetric matrix whose
 // leading minors are non-zero, and is backward stable when it is positive
@@ -50,9 +50,9 @@ inline Eigen::Matrix<double, N, 1> fixedCholeskySolve(const Eigen::Matrix<double
 /// A⁻¹ for N = 2, 3 or 6 through the square-root-free form A = L diag(d) Lᵀ
 /// (L unit lower): A⁻¹ = L⁻ᵀ diag(1/d) L⁻¹, symmetric to the last bit. One
 /// division per column and no square root on the chain from one column to
-/// the next: where the inverse is needed at once (a joint's D_i⁻¹) it took
-/// 21 / 104 ns for a 3 x 3 / 6 x 6 against 46 / 188 ns through G = L√d (and
-/// Eigen's 65 / 232). As backward stable for a positive definite A (no
+/// the next: where the inverse is needed at once (a joint's D_i⁻¹) it is
+/// faster than going through G = L√d or Eigen's LLT (docs/performance.md).
+/// As backward stable for a positive definite A (no
 /// pivoting needed). Compiled once (fixed_cholesky.cpp), not unrolled into
 /// every recursion that factors a joint (factorJoint).
 template <int N>

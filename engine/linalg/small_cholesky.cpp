@@ -8,8 +8,8 @@ namespace {
 
 // From this size on, a column-major block's row prefixes (strided by the
 // block's height) miss the cache at every entry: prox-bbo's L_RR at a hub
-// where 40 branches meet has ~250 rows, and the row form took 45% of its
-// solve there. The same factorisation ordered by columns reads contiguous
+// where 40 branches meet has ~250 rows (docs/performance.md). The same
+// factorisation ordered by columns reads contiguous
 // columns (one matrix-vector product per column). Below it the row form
 // stays, so the small blocks every solver factors keep their exact results.
 constexpr int kColumnOrderFrom = 48;
@@ -46,15 +46,12 @@ void choleskySolveColumns(const Eigen::Ref<const MatrixX>& G, Eigen::Ref<VectorX
 // The Delassus sizes of the robots' constraint sets (one to four welds,
 // three or four point feet) get the Schur form and the substitutions at a
 // compile-time size, every loop unrolled: with runtime bounds these kernels
-// were mostly their loop counters and branches (perf: spread over compares
-// and increments). Unrolled they take 141 against 198 ns to factor 12 rows,
-// 392 against 656 at 24, and 65 against 112 ns to solve at 12.
+// were mostly their loop counters and branches (docs/performance.md).
 // Same operations in the same order: the factor is bitwise the loops'; the
 // substitutions differ at round-off (GCC groups the products of a row's sum
 // into vectors differently, fused or not). Other sizes keep the loops of the
 // member functions: one template for both (plain loops at a runtime size)
-// factored 13 and 30 rows 4-7 % slower, and ltl on Digit standing (30 rows)
-// took 2.61 against 2.44 ABA (4 interleaved runs), so the two forms stay.
+// was slower at those other sizes, so the two forms stay.
 // Calls f(std::integral_constant<int, n>) and returns true for those sizes.
 template <class F>
 bool withCommonSize(int n, F&& f) {
@@ -181,7 +178,7 @@ double SmallCholesky::factorizeByRows(const Eigen::Ref<const MatrixX>& A, double
   double* const G = factor_.data();  // row-major: row i at G + i·n
   // Row i of the lower triangle is column i of the upper one: contiguous in
   // the column-major A (reading the lower triangle by rows was a strided
-  // gather, a sixth of the factorisation at 24 rows).
+  // gather).
   for (int i = 0; i < n; ++i) {
     const double* const column = A.col(i).data();
     std::copy(column, column + i + 1, G + i * n);
@@ -249,7 +246,7 @@ double SmallCholesky::factorizeBySchurColumns(const Eigen::Ref<const MatrixX>& A
   typedef double Chunk __attribute__((vector_size(kLanes * sizeof(double))));
   double scale = 0.0;
   for (int j = 0; j < n; ++j) {
-    // By chunks (a std::copy per column was a library call each: 63 ns at 24 rows).
+    // By chunks (a std::copy per column was a library call each).
     const double* const a = A.col(j).data();
     double* const s = S + j * ld;
     int r = 0;

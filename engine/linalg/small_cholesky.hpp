@@ -59,8 +59,7 @@ class SmallCholesky {
  private:
   using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   // From this size on (a weld and more) the Schur form; below it the row
-  // form. Factorisation, row form against Schur form: 3 rows 27 / 39 ns,
-  // 6 rows 83 / 76, 12 rows 204 / 214, 24 rows 843 / 665.
+  // form, the faster of the two there (timings: docs/performance.md).
   static constexpr int kSchurFrom = 6;
   double factorizeByRows(const Eigen::Ref<const MatrixX>& A, double shift);
   double factorizeBySchurColumns(const Eigen::Ref<const MatrixX>& A, double shift);

@@ -42,7 +42,7 @@ struct VisualGeometry {
 /// once when the joint is added. Revolute (Rodrigues' formula with P.R folded
 /// in): R(q) = axis_outer + cos q · cos_part + sin q · sin_part, 18 FMAs per
 /// joint instead of building the axis rotation and multiplying by P.R
-/// (the joint transforms were 30 % of CRBA). Prismatic: t(q) = P.t + q · axis_in_parent.
+/// (the joint transforms weigh on CRBA; docs/performance.md). Prismatic: t(q) = P.t + q · axis_in_parent.
 struct JointPlacementBasis {
   Matrix3 axis_outer = Matrix3::Zero();  // (P.R a) aᵀ
   Matrix3 cos_part = Matrix3::Zero();    // P.R - (P.R a) aᵀ

@@ -15,7 +15,7 @@
 //              whose inertia comes from AppendOptions::floating_base_body (a fixed
 //              model's root link is the world and has no inertia to reuse).
 // Floating joints of the assembly have identity placements, so their q is the
-// body's pose in the world ([position; quaternion xyzw]), as DESIGN.md states.
+// body's pose in the world ([position; quaternion xyzw]), as docs/conventions.md states.
 // The assembly also collects the initial configuration q0.
 #include <optional>
 #include <string>

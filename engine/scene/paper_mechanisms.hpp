@@ -31,14 +31,8 @@ struct RodParams {
 /// (chain_of_loops, coupled_worst_case, favourable_branching, ladder, long_stem;
 /// chain_6d_every_k's links too): each parameter has its own range, but their
 /// products reach 20,000 links and more, which do not fit in memory (every
-/// solver workspace holds the dense nv x nv mass matrix). Measured with the
-/// default solver, one step, on the shared 2-core machine at a load of 9
-/// (Release), over shapes from many short branches to one long stem or rail:
-/// 2,000 links start in 1.4-23 s at 0.28-0.68 GB, a step takes 0.9 ms (lcaba)
-/// to 3.5 s (prox-bbo on favourable_branching's 200 branches; 0.5 s since its
-/// rooted elimination, nearly all of it the post-step projection's dense
-/// Delassus matrix; 13 ms since the projection runs through the solver's impulse solve); 5,000 links take
-/// 31-75 s to start at 1.9-2.4 GB. README, "Size".
+/// solver workspace holds the dense nv x nv mass matrix). The start-up time,
+/// memory and step time measured at this size: docs/performance.md; docs/solvers.md, "Cost and size".
 inline constexpr int kMaxMechanismLinks = 2000;
 
 /// Paper 001 Fig. 6: a cycle of n links. link_1 hangs from the world pivot

@@ -9,6 +9,7 @@
 
 #include <loopsim/constraints/constraint.hpp>
 #include <loopsim/model/model.hpp>
+#include <loopsim/solvers/selection/solver_check.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
@@ -63,6 +64,12 @@ struct Scene {
 
   // Added by the scene loader (additive):
   std::vector<std::string> warnings;  // model loader findings and scene remarks, for the log
+
+  /// What solver selection (solvers/selection/) needs of this scene; refers to
+  /// the scene's members, so it lives no longer than the scene.
+  SolverProblem solverProblem() const {
+    return {*model, constraints, time_constant, redundant, solver_settings.independent_dofs, q0, source_file};
+  }
 };
 
 }  // namespace loopsim

@@ -7,7 +7,6 @@
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/model/coordinate_names.hpp>
-#include <loopsim/scene/default_solver.hpp>
 #include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
@@ -230,7 +229,7 @@ void parseSolver(const YamlValue& v, Scene& scene) {
   if (v.has("name")) scene.solver = v["name"].string();
   SolverSettings& s = scene.solver_settings;
   if (v.has("mu")) {
-    // A positive number, or `auto`: μ from λ_max(M) at the initial state (solvers/auto_mu.hpp).
+    // A positive number, or `auto`: μ from λ_max(M) at the initial state (solvers/selection/auto_mu.hpp).
     const YamlValue mu = v["mu"];
     if (!mu.isScalar()) mu.fail("expected a positive number or 'auto', got " + mu.valueText());
     if (mu.string() == "auto") {
@@ -258,29 +257,6 @@ std::string formatFlops(double flops) {
   os.precision(2);
   os << flops;
   return os.str();
-}
-
-/// The solver whose cost fits the scene (default_solver.hpp), or the first
-/// registered solver that can run the scene.
-std::string chooseSolver(const Scene& scene) {
-  std::string reasons;
-  const std::string first = preferredDefaultSolver(scene);
-  std::vector<std::string> order = {first};
-  for (const auto& s : solverRegistry()) {
-    if (s.name != first) order.push_back(s.name);
-  }
-  for (const std::string& name : order) {
-    if (findSolver(name) == nullptr) continue;
-    try {
-      checkSolverForScene(scene, name);
-      return name;
-    } catch (const ModelError& e) {
-      if (e.element() == "constraints") throw;  // undeclared rank deficiency: say so directly
-      reasons += (reasons.empty() ? "" : "; ") + e.element() + ": " + e.message();
-    }
-  }
-  throw ModelError(scene.source_file, "solver",
-                   "no registered solver can run this scene (" + reasons + ")");
 }
 
 Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_dir) {
@@ -318,7 +294,7 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   if (doc.has("actuated")) scene.actuated_joints = parseActuated(doc["actuated"], *model);
   // Paper 004's independent coordinates y of the loop clusters: one list, or one per view (cluster-aba
   // and cluster-rnea close every constraint in the clusters, cluster-efpa the internal loops alone);
-  // checked below, and against the clusters when a cluster solver is chosen (checkSolverForScene).
+  // checked below, and against the clusters when a cluster solver is chosen (refuseSolver, solvers/selection/solver_check.hpp).
   const bool independent_per_view = doc.has("independent") && doc["independent"].isMap();
   if (independent_per_view) {
     const YamlValue views = doc["independent"];
@@ -413,16 +389,17 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     parseSolver(doc["solver"], scene);
     const YamlValue name = doc["solver"].isScalar() ? doc["solver"] : doc["solver"]["name"];
     if (doc["solver"].isScalar() || doc["solver"].has("name")) {
-      try {
-        checkSolverForScene(scene, scene.solver);
-      } catch (const ModelError& e) {
-        if (e.element() == "constraints") throw;  // the rank check: about the constraints, not the name
-        name.fail(e.element() == "solver" ? e.message() : e.element() + " " + e.message());
+      if (const auto refusal = refuseSolver(scene.solverProblem(), scene.solver)) {
+        // The rank check is about the constraints, not the name.
+        if (refusal->element == "constraints") throw ModelError(scene.source_file, refusal->element, refusal->reason);
+        name.fail(refusal->element == "solver" ? refusal->reason : refusal->element + " " + refusal->reason);
       }
       return scene;
     }
   }
-  scene.solver = chooseSolver(scene);
+  SolverChoice choice = chooseDefaultSolver(scene.solverProblem());
+  if (choice.refusal) throw ModelError(scene.source_file, choice.refusal->element, choice.refusal->reason);
+  scene.solver = std::move(choice.solver);
   return scene;
 }
 

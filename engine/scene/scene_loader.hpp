@@ -43,7 +43,7 @@
 //   duration: 10
 //   solver: {name: kkt, mu: 1e8, tolerance: 1e-10, max_iterations: 100, warm_start: true, soft_weight: 1e6}
 //                                      # name: auto = the fastest exact solver by a timing probe at the start;
-//                                      # mu: auto at the start: 3e3 · λ_max((J M⁻¹ Jᵀ)⁺) (lcaba, constrained-aba) or 1e6 · λ_max(M) (solvers/auto_mu.hpp)
+//                                      # mu: auto at the start: 3e3 · λ_max((J M⁻¹ Jᵀ)⁺) (lcaba, constrained-aba) or 1e6 · λ_max(M) (solvers/selection/auto_mu.hpp)
 //                                      # or solver: kkt; default: one whose cost fits (default_solver.hpp), or the first registered solver
 //                                      # with every capability the scene needs
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables
@@ -65,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include <loopsim/constraints/constraint_rank.hpp>
 #include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
@@ -74,39 +75,5 @@ Scene loadScene(const std::filesystem::path& file);
 /// name_for_errors names the text in messages; relative URDF paths resolve from base_dir.
 Scene loadSceneString(const std::string& text, const std::string& name_for_errors,
                       const std::filesystem::path& base_dir = {});
-
-/// Numerical rank of the constraint Jacobian at (q, v = 0), by column-pivoted
-/// QR of Jᵀ; dependent_rows are the global rows the pivoting left last.
-struct ConstraintRank {
-  int dimension = 0;
-  int rank = 0;
-  std::vector<int> dependent_rows;
-};
-ConstraintRank constraintRank(const Model& model, const std::vector<Constraint>& constraints, const VectorX& q);
-
-/// The dense rank check costs about nv·m² flops (Householder QR of the
-/// nv x m matrix Jᵀ); above this budget (~10 s) it is not run at load.
-inline constexpr double kRankCheckMaxFlops = 2e10;
-/// Whether constraintRank fits the budget for a set of `rows` rows on this model.
-bool rankCheckAffordable(const Model& model, int rows);
-
-/// Throws ModelError (element "solver") when `solver_name` cannot run the
-/// scene: unknown name (nearest suggested), a missing capability (named), a
-/// declared-redundant set on a solver without redundancy support, or a
-/// rank-deficient set on an exact solver when the scene does not declare
-/// `redundant: true` (dependent rows named). loadScene runs it for the
-/// scene's solver; call it again when a command line overrides the solver.
-/// "auto" passes when autoSolverCandidates is not empty (else the reasons of each).
-void checkSolverForScene(const Scene& scene, const std::string& solver_name);
-
-/// Why checkSolverForScene refuses `solver_name` for the scene (its message,
-/// without the file), or "" when it accepts it: for panels that grey a solver
-/// with the reason, e.g. a cluster solver whose loops the declared independent
-/// joints cannot coordinate.
-std::string solverRefusal(const Scene& scene, const std::string& solver_name);
-
-/// Solver `auto`'s candidates: every registered exact (not soft) solver that
-/// checkSolverForScene accepts, in registry order. Empty when none.
-std::vector<std::string> autoSolverCandidates(const Scene& scene, std::string* reasons = nullptr);
 
 }  // namespace loopsim

@@ -111,7 +111,7 @@ void Controller::pdOnActuatedJoints(const Eigen::Ref<const VectorX>& q, const Ei
                                     Eigen::Ref<VectorX> tau) {
   // q0 ⊖ q on the actuated joints only (elsewhere it stays 0, and compute()
   // masks τ there): an unactuated floating base's error, a quaternion log and
-  // an atan2, was a tenth of a step's overhead beyond its solve. A 1-dof
+  // an atan2, is work a step need not do (docs/performance.md). A 1-dof
   // joint's error is the plain difference jointDifference would form.
   for (int j : actuated_joints_) {
     if (model_.joint_nv[j] == 1) {

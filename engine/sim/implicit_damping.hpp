@@ -1,5 +1,5 @@
 #pragma once
-// Implicit joint damping (issue 8 §2), as MuJoCo's Euler integrator treats it.
+// Implicit joint damping (docs/conventions.md, "Equations of motion"), as MuJoCo's Euler integrator treats it.
 // With D = diag(joint damping + the controller's derivative gains on the dofs
 // it drives), the damping forces −D v are evaluated at the end-of-step velocity
 // v + dt·v̇ instead of v:

@@ -26,8 +26,8 @@ constexpr double kUndampedPivotRatio = 1e-8;
 
 // True when every row of r = J v is within the round-off of computing it:
 // |r_i| <= 8 ε Σ_k |J_ik v_k|. The sums are formed a column at a time into
-// `bound` (J is column-major: row by row they were strided dot products, a
-// twentieth of a projected step on Go1).
+// `bound` (J is column-major: row by row they were strided dot products;
+// docs/performance.md).
 bool atRoundOff(const MatrixX& J, const Eigen::Ref<const VectorX>& v, const VectorX& r, VectorX& bound) {
   constexpr double kFloor = 8.0 * std::numeric_limits<double>::epsilon();
   const Eigen::Index m = J.rows();

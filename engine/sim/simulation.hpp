@@ -1,12 +1,12 @@
 #pragma once
-// The simulation loop (DESIGN.md data flow). One step:
+// The simulation loop. One step (docs/conventions.md, "Equations of motion"):
 //   τ_applied = controller(t, q, v),  τ = τ_applied + τ_passive (damping, springs)
 //   v̇, λ = solver.solve(q, v, τ)                       (constrained forward dynamics, Baumgarte k;
 //                                                      implicit damping: M + dt·D, implicit_damping.hpp)
 //   v ← v + dt v̇,  q ← q ⊕ dt v                         (semi-implicit Euler, paper 001 eqs. 54-55)
 //   optional: project q then v onto the constraint manifold (scene.projection)
 //   stats: timings and the work of the applied and damping forces.
-// Cost (issue 8 §3): a step adds no kinematics pass of its own. The violation
+// Cost: a step adds no kinematics pass of its own, so it costs little more than its solve. The violation
 // φ, J v of the state a step produces is booked (and checked for divergence)
 // by the next step, from the terms its solve evaluates at that state anyway;
 // the run's final state is evaluated once, by run() or on request. Energies
@@ -23,7 +23,7 @@
 #include <loopsim/sim/controller.hpp>
 #include <loopsim/sim/divergence.hpp>
 #include <loopsim/sim/run_statistics.hpp>
-#include <loopsim/sim/solver_binding.hpp>
+#include <loopsim/solvers/selection/solver_binding.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {

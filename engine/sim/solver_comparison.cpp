@@ -41,7 +41,7 @@ SolverComparison::SolverComparison(const Scene& scene, const std::vector<std::st
         solvers.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw ModelError(file, "solvers", "'" + solvers[i] + "' is listed twice");
     }
-    checkSolverForScene(scene, solvers[i]);  // unknown (nearest name), missing capability, rank
+    requireSolver(scene.solverProblem(), solvers[i]);  // unknown (nearest name), missing capability, rank
   }
   if (!(options.divergence_threshold > 0.0)) throw ModelError(file, "compare", "the divergence threshold must be > 0");
   if (options.sample_every < 1) throw ModelError(file, "compare", "sample_every must be >= 1");

@@ -5,7 +5,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/sim/controller.hpp>
 #include <loopsim/sim/implicit_damping.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 #include <cmath>

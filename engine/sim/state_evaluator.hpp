@@ -40,7 +40,7 @@ class StateEvaluator {
   StateEvaluator worker() const;
 
   /// τ is the applied generalised force (nv). Writes v̇ (nv) and λ
-  /// (constraints().dimension(); the README's sign and frame). Iterative
+  /// (constraints().dimension(); docs/conventions.md's sign and frame). Iterative
   /// solvers start cold at every call, so a result depends on its state alone.
   SolveStats evaluate(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                       const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot, Eigen::Ref<VectorX> lambda);

@@ -108,16 +108,20 @@ std::string missingCapability(const SolverCapabilities& caps, const ConstraintSe
   return {};
 }
 
+std::string unknownSolverMessage(const std::string& name) {
+  std::vector<std::string> names;
+  std::string all;
+  for (const auto& s : solverRegistry()) {
+    names.push_back(s.name);
+    all += (all.empty() ? "" : ", ") + s.name;
+  }
+  return "unknown solver '" + name + "'" + didYouMean(name, names) + "; available: " + all;
+}
+
 std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const ConstraintSet& set,
                                               const SolverSettings& settings) {
   const SolverInfo* info = findSolver(name);
-  if (info == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& s : solverRegistry()) names.push_back(s.name);
-    std::string all;
-    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-    throw ModelError("", "solver", "unknown solver '" + name + "'" + didYouMean(name, names) + "; available: " + all);
-  }
+  if (info == nullptr) throw ModelError("", "solver", unknownSolverMessage(name));
   const std::string missing = missingCapability(info->capabilities, set);
   if (!missing.empty()) {
     throw ModelError("", "solver '" + name + "'", "does not support " + missing + ", which this scene needs");

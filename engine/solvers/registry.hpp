@@ -20,8 +20,12 @@ struct SolverInfo {
 const std::vector<SolverInfo>& solverRegistry();
 /// nullptr when unknown.
 const SolverInfo* findSolver(const std::string& name);
-/// Throws ModelError with the nearest valid names when unknown, and when the
-/// solver lacks a capability the constraint set needs (saying which).
+/// "unknown solver 'x' (did you mean 'y'?); available: ..." — the one wording of an unknown name.
+std::string unknownSolverMessage(const std::string& name);
+/// Builds a solver for a library caller. Throws ModelError with
+/// unknownSolverMessage when unknown, and when the solver lacks a capability
+/// the constraint set needs (saying which). Scenes choose and validate their
+/// solver in solvers/selection/ (solver_check.hpp) before they build it.
 std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const ConstraintSet& constraints,
                                               const SolverSettings& settings = {});
 /// Empty when the solver can handle the set, else the missing capability.

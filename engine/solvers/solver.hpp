@@ -3,7 +3,7 @@
 // A solver is bound to one model and constraint set at construction, where it
 // preallocates; solve() never allocates.
 //
-// Problem (DESIGN.md conventions):  M v̇ + h = τ + Jᵀλ,  J v̇ = k
+// Problem (docs/conventions.md):  M v̇ + h = τ + Jᵀλ,  J v̇ = k
 // with k the Baumgarte-stabilised desired constraint acceleration and λ the
 // force/wrench each constraint applies to its first body, in its frame A.
 // The papers' λ is minus this: solvers flip the sign internally, once.
@@ -22,17 +22,19 @@ namespace loopsim {
 struct ConstraintData;
 class ProjectionTerms;
 
+/// What a solver can run; every field false unless the solver states it, so a
+/// solver's capabilities read as a list: `{.internal_loops = true, .redundant = true}`.
 struct SolverCapabilities {
-  bool world_constraints = true;  // constraints between a body and the world
-  bool internal_loops = true;     // constraints between two moving bodies
-  bool couplings = true;          // joint couplings Σ c_j q_j = c_0
+  bool world_constraints = false;  // constraints between a body and the world
+  bool internal_loops = false;    // constraints between two moving bodies
+  bool couplings = false;         // joint couplings Σ c_j q_j = c_0
   bool redundant = false;         // rank-deficient or singular constraint sets
   bool soft = false;              // constraints are satisfied only approximately
   bool iterative = false;         // iterates to a tolerance
   /// Augmented Lagrangian with the penalty μ KᵀK inside the articulated
   /// inertias (lcaba, constrained-aba): round-off grows with μ (paper 001 §VI-D,
   /// Fig. 11), so mu: auto scales their μ to the constraint-space inertia
-  /// rather than λ_max(M) (solvers/auto_mu.hpp).
+  /// rather than λ_max(M) (solvers/selection/auto_mu.hpp).
   bool penalty_in_inertia = false;
   /// Needs the scene's declared independent coordinates (scene key `independent`,
   /// SolverSettings::independent_dofs) to coordinate its loop clusters
@@ -48,10 +50,10 @@ struct SolverSettings {
   /// Proximal parameter, paper 001's convention (large = exact). Empty = not
   /// chosen (no scene `mu`, `--mu` or GUI value): whoever binds the solver to a
   /// state (bindSolver, resolveAutoMu) resolves mu: auto for the solvers with
-  /// penalty_in_inertia (kDefaultMu leaves lcaba ~1e-4 off kkt on Digit, issue
-  /// 12) and kDefaultMu for the others; a solver constructed unbound takes kDefaultMu.
+  /// penalty_in_inertia (kDefaultMu leaves lcaba ~1e-4 off kkt on Digit;
+  /// docs/solvers.md, "Default μ") and kDefaultMu for the others; a solver constructed unbound takes kDefaultMu.
   std::optional<double> mu;
-  /// μ from the inertia scale instead (solvers/auto_mu.hpp): whoever binds the
+  /// μ from the inertia scale instead (solvers/selection/auto_mu.hpp): whoever binds the
   /// solver to a state (Simulation) replaces `mu` by the estimate and clears
   /// this; a solver constructed with it still set refuses to start.
   bool mu_auto = false;

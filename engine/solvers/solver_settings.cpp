@@ -14,7 +14,7 @@ void requireProximalSettings(const ConstraintSet& constraints, const SolverSetti
   if (settings.mu_auto) {
     throw ModelError(file, element,
                      "mu: auto is resolved when a simulation binds the solver to its initial state "
-                     "(resolveAutoMu, solvers/auto_mu.hpp); this caller constructed the solver without resolving it");
+                     "(resolveAutoMu, solvers/selection/auto_mu.hpp); this caller constructed the solver without resolving it");
   }
   const double mu = settings.muValue();
   if (!(mu > 0.0) || !std::isfinite(mu)) {

@@ -67,12 +67,12 @@ struct InertiaAtOrigin {
   /// full 3x3 products), which matters in CRBA's per-body pass.
   /// Written in place: returning a new object and assigning it built it on
   /// the stack and copied it back with wide loads of narrow stores (a
-  /// store-forwarding stall, ~5 % of CRBA).
+  /// store-forwarding stall; docs/performance.md).
   void assign(const Inertia& body, const SE3& aMb) {
     const Matrix3& R = aMb.R;
     // c as three scalars: as a Vector3, GCC stored it in a 16- and an 8-byte
     // piece and reloaded (c1, c2) as one 16-byte load over both, which cannot
-    // be forwarded from the stores (perf: a third of this function).
+    // be forwarded from the stores.
     const Vector3& p = body.com;
     const double c0 = R(0, 0) * p[0] + R(0, 1) * p[1] + R(0, 2) * p[2] + aMb.t[0];
     const double c1 = R(1, 0) * p[0] + R(1, 1) * p[1] + R(1, 2) * p[2] + aMb.t[1];

@@ -75,8 +75,7 @@ struct SE3 {
 /// I_b's lower-left block is not read (taken as the upper-right's transpose).
 /// Accumulating in place, not returning the matrix: a returned 6x6 is stored
 /// in 3-row pieces and read back in 4-wide loads by the caller's +=, a
-/// store-forwarding stall (measured: an eighth of the tree recursion's
-/// backward step).
+/// store-forwarding stall in the recursions' backward step (docs/performance.md).
 void addTransformedInertia(const SE3& aMb, const Matrix6& I_b, Matrix6& I_a);
 
 /// Exponential map of a spatial velocity (body frame) integrated over unit time.

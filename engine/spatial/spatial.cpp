@@ -9,8 +9,8 @@ void addTransformedInertia(const SE3& aMb, const Matrix6& I_b, Matrix6& I_a) {
   // inertia): its lower-left block is not read. With A', B', D' the rotated
   // blocks and P = [t]x,
   //   X* I_b X⁻¹ = [1 P; 0 1] [A' B'; B'ᵀ D'] [1 0; -P 1] = [A' - B'P + P Eᵀ, E; Eᵀ, D'],  E = B' + P D',
-  // the products with P as cross products: 0.76x the time of the general
-  // blockwise form (four rotated blocks, P as a matrix), measured in-process.
+  // the products with P as cross products, cheaper than the general blockwise
+  // form (four rotated blocks, P as a matrix; docs/performance.md).
   const Matrix3& R = aMb.R;
   const Vector3& t = aMb.t;
   const Matrix3 A = R * I_b.topLeftCorner<3, 3>() * R.transpose();
@@ -57,7 +57,7 @@ Vector3 log3(const Matrix3& R) {
   // vee(R - Rᵀ) = 2 sin θ · axis and tr R = 1 + 2 cos θ. Away from θ = π
   // these give θ directly: the constraints' Baumgarte terms take log3 of
   // near-identity rotations every solve, where AngleAxis' quaternion
-  // conversion was 2 % of pv's time on Atlas 2F.
+  // conversion showed in the solvers' profiles (docs/performance.md).
   const Vector3 two_sin_axis(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
   const double sin2 = 0.25 * two_sin_axis.squaredNorm();
   const double cos_theta = 0.5 * (R.trace() - 1.0);

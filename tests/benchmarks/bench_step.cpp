@@ -1,4 +1,4 @@
-// Simulation::step against its solve on the robot scenes (issue 8 §3): what a
+// Simulation::step against its solve on the robot scenes (docs/performance.md): what a
 // step costs beyond the constrained dynamics (controller, integration,
 // projection, constraint errors, energy, statistics). Compare the
 // Step/<scene>/<solver>/projection:* rows with Solve/<scene>/<solver> from the

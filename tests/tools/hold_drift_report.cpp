@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
         if (!only_solver.empty() && info.name != only_solver) continue;
         Scene scene = loaded;
         try {
-          checkSolverForScene(scene, info.name);
+          requireSolver(scene.solverProblem(), info.name);
         } catch (const ModelError&) {
           continue;  // this solver does not take the scene
         }

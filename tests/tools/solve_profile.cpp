@@ -8,7 +8,7 @@
 // run AVX-512 code: profile a -DLOOPSIM_NATIVE=OFF build.
 // SOLVER "step:NAME" times Simulation::step (projection off, then on)
 // against NAME's solve on the simulation's own states, interleaved in each
-// of 41 rounds: medians and the median per-round ratios (issue 8 §3).
+// of 41 rounds: medians and the median per-round ratios (docs/performance.md).
 // SOLVER "phases" instead times the shared tree recursion's passes
 // (tree_recursion.hpp) cumulatively against ABA, natively: ns per solve,
 // median of 15 interleaved rounds; "crba-phases" the same for CRBA's passes
@@ -30,7 +30,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/algorithms/configuration.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/common/tree_recursion.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include <loopsim/sim/simulation.hpp>

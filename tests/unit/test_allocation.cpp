@@ -20,7 +20,7 @@
 #include "allocation_counter.hpp"
 #include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/scene/scene_loader.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 #include <loopsim/solvers/loops/lcaba_solver.hpp>
@@ -256,7 +256,7 @@ TEST(Allocation, ClusterSolversDoNotAllocate) {
   }
 }
 
-// mu: auto (solvers/auto_mu.hpp): the power iteration and M x touch no heap
+// mu: auto (solvers/selection/auto_mu.hpp): the power iteration and M x touch no heap
 // once the estimator is built, and the solvers built with the resolved μ
 // solve without allocating, like any other μ.
 TEST(Allocation, AutoMuEstimateAndSolveDoNotAllocate) {

@@ -76,7 +76,7 @@ TEST(AppRun, OverridesDtAndSolverAndRejectsBadValues) {
   EXPECT_TRUE(contains(out.text, "did you mean 'kkt'")) << out.text;
 }
 
-// Issue 12: `run --solver auto --mu auto` says what the probe picked and the μ
+// `run --solver auto --mu auto` says what the probe picked and the μ
 // it estimated; `check` says the same; --mu takes a positive number or auto.
 TEST(AppRun, AutoSolverAndAutoMuAreReported) {
   Output out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver auto --mu auto --duration 0.05 --quiet");
@@ -90,7 +90,7 @@ TEST(AppRun, AutoSolverAndAutoMuAreReported) {
   ASSERT_EQ(out.exit_code, 0) << out.text;
   EXPECT_FALSE(contains(out.text, "μ auto")) << out.text;
 
-  // lcaba without a μ: auto is its default (issue 12); a μ far above auto's is warned about, once.
+  // lcaba without a μ: auto is its default (docs/solvers.md); a μ far above auto's is warned about, once.
   out = runLoopsim("run " + scenePath("chain_of_loops.yaml") + " --solver lcaba --duration 0.05 --quiet");
   ASSERT_EQ(out.exit_code, 0) << out.text;
   EXPECT_TRUE(contains(out.text, "μ auto (lcaba's default): ")) << out.text;

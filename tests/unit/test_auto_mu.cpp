@@ -1,4 +1,4 @@
-// mu: auto (issue 12, paper 001 §VI-D):
+// mu: auto (docs/solvers.md, "`mu: auto`"; paper 001 §VI-D):
 //   - M x by massMatrixTimesAtKinematics equals crba's M x;
 //   - the power-iteration λ_max(M (+ D)) is within 5 % of the dense eigenvalue
 //     (Eigen SelfAdjointEigenSolver on crba's M) on Atlas, Go1, Digit, four_bar;
@@ -27,7 +27,7 @@
 #include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
@@ -137,7 +137,7 @@ TEST(AutoMu, LoopSolversMatchKktOnDigitScenes) {
 // Long loops, where λ_max(M) grows ~n⁴ with the links but the constraint-space
 // inertia λ_Λ does not: with μ = 1e3·λ_max(M) lcaba was 6e-6-5e-5 off kkt on
 // the 256-link cycle and the 32-loop chain at any tolerance (penalty round-off,
-// not the stopping test); μ = c_Λ·λ_Λ keeps it within the issue's 1e-7 in the
+// not the stopping test); μ = c_Λ·λ_Λ keeps it within 1e-7 (test_default_mu.cpp's bound) in the
 // same few iterations as on Digit.
 TEST(AutoMu, LcabaMatchesKktOnLongLoops) {
   QuietLog quiet;

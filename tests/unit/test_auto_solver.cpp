@@ -1,4 +1,4 @@
-// Solver `auto` (issue 12): a timing probe at the consistent start picks the
+// Solver `auto` (docs/solvers.md, "Solver `auto`"): a timing probe at the consistent start picks the
 // fastest exact capable solver.
 //   - atlas_standing: the pick is an exact solver that takes the scene, and the
 //     simulation equals running that solver explicitly, bit for bit;
@@ -31,7 +31,7 @@ namespace {
 
 Scene autoScene(const std::string& file) {
   Scene scene = loadScene(scenesDir() / file);
-  checkSolverForScene(scene, "auto");
+  requireSolver(scene.solverProblem(), "auto");
   scene.solver = "auto";
   return scene;
 }
@@ -50,7 +50,7 @@ TEST(AutoSolver, AtlasPicksAnExactSolverAndEqualsItBitForBit) {
   const SolverInfo* info = findSolver(picked);
   ASSERT_NE(info, nullptr);
   EXPECT_FALSE(info->capabilities.soft);
-  const std::vector<std::string> candidates = autoSolverCandidates(scene);
+  const std::vector<std::string> candidates = autoSolverCandidates(scene.solverProblem());
   EXPECT_NE(std::find(candidates.begin(), candidates.end(), picked), candidates.end());
   EXPECT_EQ(std::find(candidates.begin(), candidates.end(), "pv-soft"), candidates.end());
   EXPECT_NE(binding.solverLine().find("solver auto → " + picked + " (probe: "), std::string::npos)
@@ -86,8 +86,8 @@ TEST(AutoSolver, EveryCandidateTakesTheScene) {
   QuietLog quiet;
   for (const char* file : {"four_bar.yaml", "geared_chain.yaml", "digit_standing.yaml"}) {
     const Scene scene = loadScene(scenesDir() / file);
-    for (const std::string& name : autoSolverCandidates(scene)) {
-      EXPECT_NO_THROW(checkSolverForScene(scene, name)) << file << " " << name;
+    for (const std::string& name : autoSolverCandidates(scene.solverProblem())) {
+      EXPECT_NO_THROW(requireSolver(scene.solverProblem(), name)) << file << " " << name;
       EXPECT_FALSE(findSolver(name)->capabilities.soft);
     }
   }

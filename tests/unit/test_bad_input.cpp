@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <loopsim/solvers/registry.hpp>
+
 #include "app_process.hpp"
 
 using loopsim::test::ProcessResult;
@@ -247,7 +249,7 @@ TEST_F(BadInput, ListOptionsTakeCommasAndSpaces) {
   }
   const ProcessResult r = loopsim("bench --scene " + scene + " --solver kkt,ltll --samples 2 --iterations 1");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --solver: unknown solver 'ltll' (did you mean 'ltl'?)");
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --solver: " + loopsim::unknownSolverMessage("ltll"));
 }
 
 // ---- model files, limits ---------------------------------------------------

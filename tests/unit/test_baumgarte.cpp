@@ -62,7 +62,7 @@ TEST(Baumgarte, PointMassFollowsTheCriticallyDampedResponse) {
     const double worst = worstDeviationFromCriticalDamping(scene);
     EXPECT_LE(worst, 0.05) << "dt = " << dt;
     // Semi-implicit Euler's error is first order: the measured deviation is
-    // ~ 0.37 dt/T (0.0037 at dt = T/100), far inside the 5% the issue asks.
+    // ~ 0.37 dt/T (0.0037 at dt = T/100), far inside the 5% required above.
     EXPECT_LE(worst, 0.6 * dt / scene.time_constant) << "dt = " << dt;
   }
 }
@@ -114,7 +114,7 @@ TEST(Baumgarte, MovingFourBarClosureWithProjectionStaysBelow1e9) {
 }
 
 TEST(Baumgarte, MovingFourBarClosureWithBaumgarteAloneStaysBounded) {
-  // dt = 1 ms, T = 0.1 s, no projection. The issue's estimate is T·dt·v²/L:
+  // dt = 1 ms, T = 0.1 s, no projection. A first-order estimate is T·dt·v²/L:
   // the crank reaches 17 rad/s under gravity (coupler tip ~ 5 m/s, L ~ 1 m),
   // i.e. ~ 2.5e-3. Measured max ‖φ‖∞ over 10 s: 2.32e-3 m at dt = 1 ms and
   // 1.15e-3 m at dt = 0.5 ms (first order in dt, as the estimate says).

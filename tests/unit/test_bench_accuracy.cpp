@@ -1,7 +1,7 @@
 // `loopsim bench`'s solver table: the penalty solvers timed at the μ a
 // simulation would bind (their default mu: auto), every iterative cell printed
 // with its accuracy, and `--dynamics`' RNEA and CRBA columns beside the ABA
-// floor (issue 8 §4's ratios from the bench itself), and `--trajectory`'s
+// floor (their ratios to it from the bench itself), and `--trajectory`'s
 // states from the scene's own simulation with a warm-started column.
 #include <gtest/gtest.h>
 

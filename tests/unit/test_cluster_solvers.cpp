@@ -270,13 +270,13 @@ TEST(ClusterSolvers, RefusesLoopsTheDeclaredJointsCannotCoordinate) {
   // The scene checks say the same at load time, and `auto` leaves cluster-aba out.
   Scene undeclared = four_bar;
   undeclared.solver_settings.independent_dofs.clear();
-  msg = messageOf([&] { checkSolverForScene(undeclared, "cluster-aba"); });
+  msg = messageOf([&] { requireSolver(undeclared.solverProblem(), "cluster-aba"); });
   EXPECT_NE(msg.find("needs 1 independent dofs"), std::string::npos) << msg;
-  EXPECT_NO_THROW(checkSolverForScene(four_bar, "cluster-aba"));
+  EXPECT_NO_THROW(requireSolver(four_bar.solverProblem(), "cluster-aba"));
   // The rocker coordinates the loop too at q0 (crank and coupler not aligned).
   Scene rocker = four_bar;
   rocker.solver_settings.independent_dofs = {dof("rocker_joint")};
-  EXPECT_NO_THROW(checkSolverForScene(rocker, "cluster-aba"));
+  EXPECT_NO_THROW(requireSolver(rocker.solverProblem(), "cluster-aba"));
 }
 
 TEST(ClusterSolvers, SceneKeyIndependent) {
@@ -309,7 +309,7 @@ TEST(ClusterSolvers, EverySceneRunsTenSeconds) {
       Scene scene = loadScene(scenesDir() / file);
       scene.solver = "cluster-aba";
       scene.projection = projection;
-      checkSolverForScene(scene, scene.solver);
+      requireSolver(scene.solverProblem(), scene.solver);
       Simulation sim(scene);
       const long steps = std::lround(10.0 / scene.dt);
       for (long k = 0; k < steps && sim.step(); ++k) {

@@ -1,4 +1,4 @@
-// The default μ (issue 12): a solver with penalty_in_inertia (lcaba,
+// The default μ (docs/solvers.md, "Default μ"): a solver with penalty_in_inertia (lcaba,
 // constrained-aba) that nobody gave a μ resolves mu: auto where it is bound;
 // the proximal solvers keep kDefaultMu; an explicit μ stays the user's, with a
 // warning when it is far above what auto would choose.
@@ -10,7 +10,7 @@
 
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "quiet_log.hpp"
 #include "tree_test_cases.hpp"
@@ -101,7 +101,7 @@ TEST(DefaultMu, AnExplicitMuStaysAndFarAboveAutoIsWarnedAbout) {
   EXPECT_TRUE(Simulation(prox).solverBinding().mu_warning.empty());
 }
 
-// Issue 12: lcaba on Digit at its default μ agrees with kkt to 1e-7 at
+// lcaba on Digit at its default μ agrees with kkt to 1e-7 at
 // tolerance 1e-12 (2.7e-9); at the old default 1e8 it did not (6.1e-3).
 TEST(DefaultMu, LcabaOnDigitMatchesKktAtItsDefault) {
   QuietLog quiet;

@@ -8,7 +8,7 @@
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/model/model_builder.hpp>
-#include <loopsim/scene/default_solver.hpp>
+#include <loopsim/solvers/selection/default_solver.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
 
@@ -51,7 +51,7 @@ TEST(DefaultSolver, FitsTheScene) {
   // A deep chain welded to the world every 20 links (300 world rows, which
   // prox-bbo would solve densely at the world): lcaba, O(n + m).
   const Scene welded = generated("chain_6d_every_k", "{links: 1000, every: 20}");
-  EXPECT_EQ(worldConstraintRows(welded), 300);
+  EXPECT_EQ(worldConstraintRows(welded.constraints), 300);
   EXPECT_EQ(welded.solver, "lcaba");
   EXPECT_FALSE(welded.solver_settings.mu_auto);
   // Joint couplings (the loop solvers have none): ltl.

@@ -1,4 +1,4 @@
-// Implicit joint damping (issue 8 §2): the step solves
+// Implicit joint damping (docs/conventions.md, "Equations of motion"): the step solves
 // (M + dt·D) v̇ = τ − D v − h + Jᵀλ with D = joint damping + the controller's
 // derivative gains, as MuJoCo's Euler integrator does.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The dense `kkt` reference: on random constraint-consistent states (DESIGN.md:
+// The dense `kkt` reference: on random constraint-consistent states (docs/conventions.md:
 // world targets at the current frame pose; loops projected from the reference
 // assembly) its v̇ and λ satisfy M v̇ + h = τ + Jᵀλ and J v̇ = k to round-off.
 #include <gtest/gtest.h>
@@ -45,7 +45,7 @@ Residuals kktResiduals(const ConstraintSet& set, const VectorX& q, const VectorX
 }
 
 // Re-targets every world constraint at the current pose of its first frame
-// (DESIGN.md consistent states for world constraints).
+// (docs/conventions.md, "Constraint-consistent states").
 std::vector<Constraint> retargetWorldConstraints(const Model& model, std::vector<Constraint> constraints,
                                                  const VectorX& q) {
   Data data(model);

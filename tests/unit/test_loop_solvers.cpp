@@ -866,7 +866,7 @@ TEST(LoopSolvers, EverySceneRunsASecond) {
     for (const auto& [file, noise] : kLoopScenes) {
       Scene scene = loadScene(scenesDir() / file);
       scene.solver = name;
-      checkSolverForScene(scene, scene.solver);
+      requireSolver(scene.solverProblem(), scene.solver);
       Simulation sim(scene);
       const long steps = std::lround(1.0 / scene.dt);
       for (long k = 0; k < steps && sim.step(); ++k) {

@@ -149,7 +149,7 @@ TEST_P(EveryScene, ClosesAtTheStartAndRunsTwoSeconds) {
   Scene scene = loadScene(GetParam());
   scene.solver = scene.redundant ? "prox-ltl" : "kkt";
   if (findSolver(scene.solver) == nullptr) GTEST_SKIP() << scene.solver << " is not registered";
-  checkSolverForScene(scene, scene.solver);
+  requireSolver(scene.solverProblem(), scene.solver);
   scene.duration = 2.0;
 
   Simulation sim(scene);

@@ -313,16 +313,16 @@ TEST(SceneValidation, Solvers) {
 
 TEST(SceneValidation, MissingCapabilityIsNamedForOverrides) {
   const Scene s = loadSceneString(kFourBar, "x.yaml");
-  EXPECT_NO_THROW(checkSolverForScene(s, "kkt"));
+  EXPECT_NO_THROW(requireSolver(s.solverProblem(), "kkt"));
   try {
-    checkSolverForScene(s, "pv-nope");
+    requireSolver(s.solverProblem(), "pv-nope");
     FAIL();
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown solver 'pv-nope'"), std::string::npos) << e.what();
   }
   // pv exists but takes world constraints only: the missing capability is named.
   try {
-    checkSolverForScene(s, "pv");
+    requireSolver(s.solverProblem(), "pv");
     FAIL();
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("solver 'pv': does not support internal loops"), std::string::npos)

@@ -8,11 +8,9 @@ namespace loopsim {
 
 GeneratedMechanism chain6dEveryK(const Chain6dEveryKParams& p) {
   const std::string gen = "chain_6d_every_k";
-  // At most kMaxMechanismLinks = 2,000 (was 10,000): every workspace holds the
-  // dense nv x nv mass matrix and the dense m x nv Jacobian, and the consistent
-  // start factors the chain's M (O(n³)). Measured (Release, shared 2-core
-  // machine): 2,000 links start in 15 s, 0.66 GB, 1.2 ms per lcaba step; 3,000
-  // in 57 s, 1.6 GB; 10,000 exceed 11 GB.
+  // At most kMaxMechanismLinks: every workspace holds the dense nv x nv mass
+  // matrix and the dense m x nv Jacobian, and the consistent start factors the
+  // chain's M (O(n³)); the measured sizes are in docs/performance.md.
   generators::requireCount(gen, "links", p.links, 1, kMaxMechanismLinks);
   generators::requireCount(gen, "every", p.every, 1, p.links);
   generators::requireRod(gen, p.rod);

@@ -13,10 +13,8 @@
 // The backward, rollout and reduced sweeps' joint steps are [[gnu::flatten]]
 // (as lcaba's per-link steps): otherwise this file's inlining budget decides
 // whether the small Eigen assignments in them (Rᵀx in toChildFrame, R x in
-// toParentFrame) stay inline. When factorJoint's D⁻¹ moved out of line, 25 of
-// them became calls (pv on Go1 1.12x, constrained-aba 1.09x slower); with
-// these attributes none is. articulatedFirstPass is not flattened: flattened,
-// pv on Atlas spent 300 ns more in it.
+// toParentFrame) stay inline, and a change elsewhere in the file can turn
+// them into calls; with these attributes none is.
 
 namespace loopsim {
 
@@ -140,48 +138,6 @@ TreeRecursion::TreeRecursion(const ConstraintSet& set, const VectorX& added_iner
   rigid_inertias_ = rigidInertiaMatrices(model_);
 }
 
-std::vector<Matrix6> rigidInertiaMatrices(const Model& model) {
-  std::vector<Matrix6> out(model.nbodies(), Matrix6::Zero());
-  for (int i = 1; i < model.nbodies(); ++i) out[i] = model.body_inertias[i].matrix();
-  return out;
-}
-
-void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
-                          const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
-                          std::span<const Force> fext, bool with_accelerations,
-                          const std::vector<Matrix6>* rigid_inertias, FirstPassGravity gravity) {
-  const int nb = model.nbodies();
-  // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
-  // data.a holds the velocity-product accelerations (v̇ = 0) the constraint
-  // terms need, as forwardKinematics(q, v, 0) would.
-  // Placements in a pass of their own (detail::setPlacements: fused with the
-  // velocities, the spilled v_p halves and t x w reloaded two-wide were half
-  // of this function on lcaba's Digit bench).
-  detail::setPlacements(model, data, q);
-  data.v[0].setZero();
-  data.a[0].setZero();
-  for (int i = 1; i < nb; ++i) {
-    const int p = model.parent[i];
-    const SE3& liMi = data.liMi[i];
-    detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
-      constexpr int NV = decltype(nv_tag)::value;
-      detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
-    });
-    if (with_accelerations) data.a[i] = toChildFrame(liMi, data.a[p]) + data.c[i];
-    const Inertia& I = model.body_inertias[i];
-    data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
-    data.pa[i] = data.v[i].crossDual(I * data.v[i]);
-    if (!fext.empty()) data.pa[i] -= fext[i];
-    if (gravity == FirstPassGravity::AsBiasForce) {
-      // I_i (0, R_iᵀ(-g)): a uniform linear acceleration is the same motion in every frame.
-      const Vector3 f = I.mass * (data.oMi[i].R.transpose() * -model.gravity);
-      data.pa[i] += Force(I.com.cross(f), f);
-    }
-  }
-  data.a_gf[0] = gravity == FirstPassGravity::AsBiasForce ? Motion::Zero() : Motion(Vector3::Zero(), -model.gravity);
-  data.u = tau;
-}
-
 void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                  const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
                                  FirstPassGravity gravity) {
@@ -268,7 +224,7 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
       // Line 11 (eq. 42e): L += (K S) D⁻¹ (K S)ᵀ on the subtree's block, column
       // by column (a rank-NV update) in plain loops over the contiguous
       // columns: Eigen's dynamic-size segments cost more per call than these
-      // few multiply-adds (measured: 0.17 of an ABA on Atlas 2F).
+      // few multiply-adds (docs/performance.md).
       if (accumulate_L) {
         const Eigen::Index ld = L.outerStride();
         for (int k = 0; k < NV; ++k) {

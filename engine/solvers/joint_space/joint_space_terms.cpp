@@ -45,7 +45,7 @@ constexpr int rowWidth(std::integral_constant<int, W>, int width) {
 // Σ_k s_k a_k b_kᵀ over k in [0, count): column j of the Wa x Wb result held
 // in a local array. Through Eigen's fixed-size outer products GCC stored the
 // accumulator back to the stack at every update and cleared it with a memset
-// call (perf: the Λ blocks were 9 % of ltl on Atlas 2F+2H). `a_at(k)`,
+// call (docs/performance.md). `a_at(k)`,
 // `b_at(k)` and `scale_at(k)` give the k-th factors; a_k is scaled as
 // (s_k a_k) for the diagonal blocks and b_k as (s_k b_k) for the others, the
 // products in the order the blocks were formed before.
@@ -281,8 +281,7 @@ void JointSpaceTerms::reduceJacobian() {
           // descendants of a floating base's dofs are most of the support.
           // The rows in reverse, oldest first: row p+1, stored just before,
           // comes last, so the sums wait on it for one update, not for all
-          // (perf: the instructions waiting on the newest rows were a third of
-          // this sweep on Go1 4F).
+          // (docs/performance.md).
           using Row = Eigen::Matrix<double, W, 1>;
           Row even = Eigen::Map<const Row>(yp), odd = Row::Zero();
           const double* const column = ltl_.columnOfL(dofs[p]);
@@ -416,18 +415,6 @@ double JointSpaceTerms::residual(const Eigen::Ref<const VectorX>& vdot) const {
     });
   }
   return worst;
-}
-
-void throwRankDeficient(const ConstraintSet& set, const MatrixX& J, std::string_view solver) {
-  Eigen::ColPivHouseholderQR<MatrixX> qr(J.transpose());
-  qr.setThreshold(1e-9);
-  const int rank = static_cast<int>(qr.rank());
-  std::ostringstream os;
-  os << "constraint set is rank deficient (rank " << rank << " of " << J.rows() << " rows); dependent rows:";
-  const auto& perm = qr.colsPermutation().indices();
-  for (int r = rank; r < J.rows(); ++r) os << (r == rank ? " " : ", ") << set.rowDescription(perm[r]);
-  os << ". Use a proximal solver (e.g. prox-ltl) and declare `redundant: true` in the scene";
-  throw ModelError(set.model().source_file, "solver '" + std::string(solver) + "'", os.str());
 }
 
 void JointSpaceTerms::throwRankDeficient(std::string_view solver) const {

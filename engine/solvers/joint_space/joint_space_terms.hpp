@@ -14,7 +14,7 @@
 // row of J. Supports, their descendant runs and the pairwise intersections
 // (as positions in both blocks) are computed once, at bind time.
 //
-// λ convention (DESIGN.md): M v̇ + h = τ + Jᵀλ with λ acting on each
+// λ convention (docs/conventions.md): M v̇ + h = τ + Jᵀλ with λ acting on each
 // constraint's first body; the papers' λ is minus this. With it,
 //   v̇ = v̇_free + M⁻¹ Jᵀ λ,   J v̇ - k = Λ λ - b,   b := k - J v̇_free.
 #include <span>
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/constraint_rank.hpp>
 #include <loopsim/solvers/joint_space/held_position_terms.hpp>
 #include <loopsim/solvers/joint_space/ltl_factorization.hpp>
 #include <loopsim/solvers/joint_space/projection_terms.hpp>
@@ -116,10 +117,5 @@ class JointSpaceTerms final : public ProjectionTerms {
 
   HeldPositionTerms held_;  // the q and added diagonal of the position terms
 };
-
-/// Error path of exact solvers (allocates): ranks the rows of J by a
-/// column-pivoting QR of Jᵀ and throws a ModelError naming the dependent rows
-/// and suggesting a proximal solver.
-[[noreturn]] void throwRankDeficient(const ConstraintSet& set, const MatrixX& J, std::string_view solver);
 
 }  // namespace loopsim

@@ -16,7 +16,9 @@ class LtlSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "ltl"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, true, true, false, false, false, false}; }
+  static SolverCapabilities staticCapabilities() {
+    return {.world_constraints = true, .internal_loops = true, .couplings = true};
+  }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,

@@ -33,7 +33,9 @@ class ProxLtlSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "prox-ltl"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, true, true, true, false, true, false}; }
+  static SolverCapabilities staticCapabilities() {
+    return {.world_constraints = true, .internal_loops = true, .couplings = true, .redundant = true, .iterative = true};
+  }
 
   /// Starts from the previous solve's λ when settings.warm_start (zero at first).
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

@@ -2,7 +2,8 @@
 
 #include <cmath>
 
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/algorithms/articulated_first_pass.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 // Signs and frames: ABA's, as in the tree solvers. p^A is the bias force
 // (v ×* I v - f_ext), a is the gravity-shifted acceleration a_gf (a_0 = -a_g,

@@ -35,10 +35,7 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   std::string_view name() const override { return "cluster-aba"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
   static SolverCapabilities staticCapabilities() {
-    SolverCapabilities caps;
-    caps.redundant = false;
-    caps.needs_independent_joints = true;
-    return caps;
+    return {.world_constraints = true, .internal_loops = true, .couplings = true, .needs_independent_joints = true};
   }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

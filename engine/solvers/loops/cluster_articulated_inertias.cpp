@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/linalg/small_cholesky.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -1,6 +1,7 @@
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/algorithms/articulated_first_pass.hpp>
+#include <loopsim/model/joint_motion.hpp>
 
 namespace loopsim {
 

@@ -9,7 +9,7 @@
 #include <loopsim/model/joint_motion.hpp>
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/algorithms/articulated_first_pass.hpp>
 
 // Frames and signs: every link quantity lives in its link's frame (paper
 // 001's box is frame-free). H_{i,i} is data.Ia[i]; the force f_i is kept as
@@ -17,12 +17,11 @@
 // a coupling H_{j,k} maps k's acceleration (k's frame) to a force in j's
 // frame. Gravity is a bias force (FirstPassGravity::AsBiasForce), so a_gf
 // is the true acceleration and a_gf[0] = 0: the μ-sized penalty terms then
-// multiply accelerations that vanish at rest (tree_recursion.hpp says why).
+// multiply accelerations that vanish at rest (algorithms/articulated_first_pass.hpp says why).
 //
 // The per-link steps are [[gnu::flatten]]: GCC otherwise kept small Eigen
 // assignments out of line (R^T x in toChildFrame, built through the stack
-// and reloaded from it; perf: a sixth of the reduced sweep). Inlined, Digit
-// to 1e-10 fell from 2.73 to 2.29 ABA.
+// and reloaded from it; docs/performance.md).
 
 namespace loopsim {
 
@@ -45,7 +44,7 @@ Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
 // after the rotation and R^T t off the chain. detail::toChildFrame's
 // R^T (v - t × w) is the same to round-off, but in the depth-ordered sweep
 // GCC spilled its t × w to the stack and reloaded it two-wide, a
-// store-forwarding stall (perf: the top line of the reduced sweeps, ~11 %).
+// store-forwarding stall (docs/performance.md).
 [[gnu::always_inline]] inline Motion motionToChild(const SE3& liMi, const Motion& m) {
   Motion out;
   out.w.noalias() = liMi.R.transpose() * m.w;
@@ -171,7 +170,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       // -g = -(μ t + λ) (g = μ k - λ_paper), zero in the padding rows. Over
       // the fixed R rows, so it stays in registers: filled over the runtime
       // dim, it went through the stack and was reloaded two-wide before its
-      // last narrow store retired (store forwarding; perf on Digit).
+      // last narrow store retired (a store-forwarding stall).
       VectorR minus_g = VectorR::Zero();
       for (int r = 0; r < R; ++r) {
         if (r == dim) break;
@@ -185,8 +184,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       data_.Ia[b1] += mu_K1tK1_[c];
       // Six-vector products by halves (detail::plusBlockTimes, plusMatrixTimes,
       // blockTransposeTimes, here and below): a Force assigned from a Vector6
-      // had the middle pair of the sum split through the stack (perf: the top
-      // line of eliminate).
+      // had the middle pair of the sum split through the stack.
       data_.pa[b1] = detail::plusBlockTimes<R>(data_.pa[b1], K1t, minus_g);
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       // (K²ᵀ as a contiguous 6 x R copy: the products then run on columns.)
@@ -210,7 +208,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     using MatrixG = Eigen::Matrix<double, 6, NV>;
     const int iv = m.idx_v[i];
     // Line 12 (§IV-C2): U_i = H_{i,i} S_i, D_i⁻¹ (armature and added inertia in D_i), u_i = τ_i + S_iᵀ f_i.
-    factorJoint<NV>(m, data_, i, &added_inertia_);
+    detail::factorJoint<NV>(m, data_, i, &added_inertia_);
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();
     auto u = data_.u.segment<NV>(iv);
@@ -327,7 +325,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
 // -μ KᵀΔk, i.e. Δp = +μ KᵀΔk. Taken here rather than accumulated into Δf by
 // updateMultipliers: a link with several ends (a Digit foot: a weld and two
 // rods) re-read its Δf right after each narrow store, failing store
-// forwarding (perf: ~6 % of lcaba on Digit in those two lines).
+// forwarding (docs/performance.md).
 [[gnu::always_inline]] inline Force LcabaSolver::addConstraintForceChange(int i, Force dp) const {
   for (int e = end_offsets_[i]; e < end_offsets_[i + 1]; ++e) {
     const auto [c, end] = ends_[e];

@@ -9,7 +9,7 @@
 #include <loopsim/constraints/constraint_link_targets.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/rooted_factor.hpp>
-#include <loopsim/solvers/common/tree_recursion.hpp>
+#include <loopsim/algorithms/articulated_first_pass.hpp>
 
 // Frames and signs as lcaba_solver.cpp: link quantities in the link's frame,
 // the force f_i kept as ABA's p_i = -f_i (data.pa), a = a_gf. A constraint's
@@ -177,7 +177,7 @@ void ProxBboSolver::eliminateLink(int i) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = m.idx_v[i];
     // Line 12 (§IV-C2): U_i, D_i⁻¹ (armature and added inertia in D_i), u_i.
-    factorJoint<NV>(m, data_, i, &added_inertia_);
+    detail::factorJoint<NV>(m, data_, i, &added_inertia_);
     const auto S = data_.S.middleCols<NV>(iv);
     const auto U = data_.U.middleCols<NV>(iv);
     const auto Dinv = data_.Dinv[i].topLeftCorner<NV, NV>();

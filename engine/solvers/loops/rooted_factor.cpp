@@ -6,7 +6,7 @@ namespace loopsim {
 
 bool factorRooted(const LinkMultipliers& link, Eigen::Ref<MatrixX> F) {
   // A full pattern: the dense factor's row loops beat the 6 x 6 block updates
-  // (coupled_worst_case's 216 world rows: 1.4x faster).
+  // (docs/performance.md).
   if (link.dense) return choleskyInPlace(F.topLeftCorner(link.rooted_rows, link.rooted_rows)) > 0.0;
   const auto& blocks = link.rooted;
   for (std::size_t k = 0; k < blocks.size(); ++k) {

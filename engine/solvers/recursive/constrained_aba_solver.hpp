@@ -29,7 +29,9 @@ class ConstrainedAbaSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "constrained-aba"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, false, false, true, false, true, true}; }
+  static SolverCapabilities staticCapabilities() {
+    return {.world_constraints = true, .redundant = true, .iterative = true, .penalty_in_inertia = true};
+  }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,

@@ -1,6 +1,7 @@
 #include <loopsim/solvers/recursive/pv_early_solver.hpp>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/constraints/constraint_rank.hpp>
 
 namespace loopsim {
 

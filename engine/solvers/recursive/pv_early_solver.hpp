@@ -15,7 +15,9 @@ class PvEarlySolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "pv-early"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, false, false, false, false, false, false}; }
+  static SolverCapabilities staticCapabilities() {
+    return {.world_constraints = true};
+  }
 
   /// Throws ModelError naming the dependent rows when the set is rank deficient.
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,

@@ -106,7 +106,7 @@ bool PvRecursion::solveFloatingRootEq49(int root, Eigen::Ref<VectorX> vdot) {
   // its column 6 is Kᵀ L⁻¹ l'.
   // [K l'] is written into Z_ first, all rows, and read back as whole rows:
   // a row assembled from K's strided entries and read at once stalls on
-  // store-to-load forwarding (measured: a tenth of this function).
+  // store-to-load forwarding (docs/performance.md).
   for (int r = b; r < b + n; ++r) {
     Z_.row(r).head<6>() = tree_.K.row(r);
     Z_(r, 6) = tree_.l[r] + tree_.K.row(r).dot(a_pre);

@@ -23,8 +23,8 @@
 //   (pv_recursion.hpp; O(n + m²d + m³), small constants, O(n + md) when each
 //   constrained end has its own branch from the base, as on Atlas and Go1);
 // - early elimination with W⁻¹ carried by the travelling rows
-//   (pv_early_recursion.hpp; O(n + m), about 1.4x PV's time on the
-//   humanoids), when PV's row work would exceed early elimination's by
+//   (pv_early_recursion.hpp; O(n + m), larger constants than PV's), when
+//   PV's row work would exceed early elimination's by
 //   kEarlyEliminationCostRatio (pv_soft_solver.cpp counts both).
 // SolveStats::path says which: "eq. 52", PV's path with "+ W⁻¹", or
 // "early elimination + W⁻¹".
@@ -51,7 +51,9 @@ class PvSoftSolver final : public ConstrainedSolver {
 
   std::string_view name() const override { return "pv-soft"; }
   SolverCapabilities capabilities() const override { return staticCapabilities(); }
-  static SolverCapabilities staticCapabilities() { return {true, false, false, true, true, false, false}; }
+  static SolverCapabilities staticCapabilities() {
+    return {.world_constraints = true, .redundant = true, .soft = true};
+  }
 
   SolveStats solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
@@ -60,10 +62,8 @@ class PvSoftSolver final : public ConstrainedSolver {
   /// Whether the compliance form is early elimination (else PV), fixed at bind time.
   bool usesEarlyElimination() const { return early_.has_value(); }
   /// PV's row work over early elimination's (pv_soft_solver.cpp) above which
-  /// the compliance form is early elimination. Measured where the two cost
-  /// the same, on the ladder (paper 000 Fig. 4b, 3 rail and 7 rung links per
-  /// rung): early elimination takes 1.15x PV's time at 4 rungs (count ratio
-  /// 3.9) and 0.97x at 8 (7.1); Atlas 2F+2H counts 2.9 (1.44x), Go1 4F 2.5.
+  /// the compliance form is early elimination: about where the two cost the
+  /// same on paper 000 Fig. 4b's ladder (measurements: docs/performance.md).
   static constexpr double kEarlyEliminationCostRatio = 6.0;
   /// The bind-time bound on eq. 52's κ (see above).
   double stiffnessBound() const { return stiffness_bound_; }

@@ -1,4 +1,4 @@
-#include <loopsim/solvers/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

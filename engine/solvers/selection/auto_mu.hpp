@@ -1,5 +1,5 @@
 #pragma once
-// Automatic proximal / augmented-Lagrangian parameter μ (issue 12).
+// Automatic proximal / augmented-Lagrangian parameter μ (docs/solvers.md, "`mu: auto`").
 // Paper 001 §VI-D: an effective μ must exceed 10³ times the largest eigenvalue
 // of the joint-space inertia matrix, which "can be estimated using power
 // iteration ... using RNEA-based sweeps"; the paper leaves the automatic
@@ -22,7 +22,7 @@ namespace loopsim {
 
 // The factors c = μ / λ_max, from `loopsim bench --mu-sweep --mu-relative
 // --mu-tolerance 1e-12` on 14 scenes (robots and loop mechanisms, 20 states
-// each; README "mu: auto" has the table). Iterations to tolerance fall as c
+// each; docs/solvers.md "`mu: auto`" has the table). Iterations to tolerance fall as c
 // grows for every solver (median 6-22 at c = 1e1, 3-6 at 1e3, 2-3 at 1e6).
 //  - the dual proximal solvers (prox-ltl, prox-pv, prox-bbo) only see μ⁻¹ as a
 //    damping of the Delassus matrix: their error stays ≤ 2e-12 up to c = 1e7
@@ -58,8 +58,9 @@ inline constexpr double kAutoMuFactorConstraintInertia = 3e3;
 // The penalty rule's cap, as a factor of λ_max(M): a nearly singular J M⁻¹ Jᵀ
 // makes λ_Λ, and the penalty's round-off with it, large. 1e4 is the largest
 // c of the table above (c·λ_max(M) on every scene) whose worst lcaba /
-// constrained-aba error stays within issue 12's 1e-7 (2.9e-8; 1e5: 2.1e-6, on
-// the Digits), so wherever it binds μ is one that measured accurate.
+// constrained-aba error stays within 1e-7 of kkt (2.9e-8; 1e5: 2.1e-6, on
+// the Digits), the accuracy a default μ must reach (test_default_mu.cpp),
+// so wherever it binds μ is one that measured accurate.
 // `bench --mu-sweep --mu-cap` (20 states, cold, tolerance 1e-12): against
 // the former cap 1e3 (§VI-D's threshold, where the paper says μ only starts
 // to be effective), the 16 scenes keep 4 median iterations, or drop from
@@ -112,7 +113,7 @@ double estimateConstraintInertia(const ConstraintSet& set, const Eigen::Ref<cons
 
 /// Whether binding `settings` to a solver with `caps` resolves mu: auto: when
 /// asked for, and when nobody chose μ for a solver with penalty_in_inertia
-/// (issue 12: kDefaultMu leaves lcaba 6e-3 off kkt on Digit at q0; auto, 3e-9).
+/// (kDefaultMu leaves lcaba 6e-3 off kkt on Digit at q0; auto, 3e-9: docs/solvers.md, "Default μ").
 /// The proximal solvers keep kDefaultMu: μ⁻¹ only damps their Delassus
 /// matrix, they are exact to round-off there and 1e8 costs them no iteration.
 bool resolvesAutoMu(const SolverSettings& settings, const SolverCapabilities& caps);
@@ -131,7 +132,7 @@ SolverSettings resolveAutoMu(const SolverSettings& settings, const SolverCapabil
 
 /// An explicit μ this many times above mu: auto's on a penalty-in-inertia
 /// solver is warned about: their v̇ error vs kkt grows ~10-100x per decade of
-/// μ (README "mu: auto"; Digit at q0: 2.7e-9 at auto's 9.0e4, 6.1e-3 at 1e8).
+/// μ (docs/solvers.md "`mu: auto`"; Digit at q0: 2.7e-9 at auto's 9.0e4, 6.1e-3 at 1e8).
 inline constexpr double kExplicitMuWarningRatio = 100.0;
 
 /// The warning for `mu` on `solver` when it exceeds kExplicitMuWarningRatio

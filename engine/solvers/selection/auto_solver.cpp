@@ -1,4 +1,4 @@
-#include <loopsim/solvers/auto_solver.hpp>
+#include <loopsim/solvers/selection/auto_solver.hpp>
 
 #include <algorithm>
 #include <chrono>

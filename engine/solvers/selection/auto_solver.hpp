@@ -1,5 +1,5 @@
 #pragma once
-// Solver `auto` (issue 12): a short timing probe over the capable exact
+// Solver `auto` (docs/solvers.md, "Solver `auto`"): a short timing probe over the capable exact
 // solvers on the scene's own initial state picks the fastest.
 //
 // - Candidates (the caller filters them by capability and rank: the scene's

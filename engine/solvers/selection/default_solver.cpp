@@ -1,4 +1,4 @@
-#include <loopsim/scene/default_solver.hpp>
+#include <loopsim/solvers/selection/default_solver.hpp>
 
 #include <vector>
 
@@ -19,20 +19,19 @@ double ltlSolveFlops(const Model& model, int constraint_rows) {
   return factor + 2.0 * m * nonzeros + m * m * m / 3.0;
 }
 
-int worldConstraintRows(const Scene& scene) {
+int worldConstraintRows(const std::vector<Constraint>& constraints) {
   int rows = 0;
-  for (const Constraint& c : scene.constraints) {
+  for (const Constraint& c : constraints) {
     if (c.kind != ConstraintKind::Coupling && (c.body1 == 0 || c.body2 == 0)) rows += c.dimension();
   }
   return rows;
 }
 
-std::string preferredDefaultSolver(const Scene& scene) {
-  const Model& model = *scene.model;
+std::string preferredDefaultSolver(const Model& model, const std::vector<Constraint>& constraints) {
   if (model.nv <= kDenseSolverMaxDofs) return "kkt";
-  const ConstraintSet set(model, scene.constraints);
+  const ConstraintSet set(model, constraints);
   if (ltlSolveFlops(model, set.dimension()) <= kDefaultDirectSolverFlops || set.hasCouplings()) return "ltl";
-  return worldConstraintRows(scene) <= kProxBboMaxWorldRows ? "prox-bbo" : "lcaba";
+  return worldConstraintRows(constraints) <= kProxBboMaxWorldRows ? "prox-bbo" : "lcaba";
 }
 
 }  // namespace loopsim

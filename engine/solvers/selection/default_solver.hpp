@@ -7,17 +7,19 @@
 //   O(n)-per-iteration loop solver of paper 001: prox-bbo (Alg. 4-6, exact
 //   to round-off; μ only damps) while few rows reach the world (it solves
 //   those densely there, O(m³)), else lcaba (Alg. 1-3, O(n + m)) at the
-//   scene's μ, or its default mu: auto (3e3 λ_Λ capped at 1e3 λ_max(M),
-//   solvers/auto_mu.hpp; the former 1e3 λ_max alone, ~1e12 at 1,000 links,
+//   scene's μ, or its default mu: auto (3e3 λ_Λ capped at 1e4 λ_max(M),
+//   solvers/selection/auto_mu.hpp; the former 1e3 λ_max alone, ~1e12 at 1,000 links,
 //   left v̇ off by 100 % on pendulum_chain). chain_6d_every_k, 1,000 links
 //   welded every 20: q within 9.8e-8 of kkt after 10 steps at 3 iterations
 //   (at the former default μ = 1e8: 2.2e-3, `compare --solvers kkt,lcaba`).
-// The caller falls back on the registry order when the preferred solver
-// cannot run the scene (scene_loader.cpp chooseSolver).
+// chooseDefaultSolver (solver_check.hpp) falls back on the registry order
+// when the preferred solver cannot run the scene.
 #include <string>
 
+#include <vector>
+
+#include <loopsim/constraints/constraint.hpp>
 #include <loopsim/model/model.hpp>
-#include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 
@@ -36,9 +38,9 @@ inline constexpr int kProxBboMaxWorldRows = 120;
 double ltlSolveFlops(const Model& model, int constraint_rows);
 
 /// Rows of the constraints between a body and the world.
-int worldConstraintRows(const Scene& scene);
+int worldConstraintRows(const std::vector<Constraint>& constraints);
 
 /// The solver to try first for a scene that names none (see above).
-std::string preferredDefaultSolver(const Scene& scene);
+std::string preferredDefaultSolver(const Model& model, const std::vector<Constraint>& constraints);
 
 }  // namespace loopsim

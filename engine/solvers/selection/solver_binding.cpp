@@ -1,8 +1,7 @@
-#include <loopsim/sim/solver_binding.hpp>
+#include <loopsim/solvers/selection/solver_binding.hpp>
 
 #include <cstdio>
 
-#include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -37,11 +36,15 @@ std::string SolverBinding::solverLine() const {
   return line;
 }
 
-BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, const std::string& name,
+BoundSolver bindSolver(const SolverProblem& problem, const ConstraintSet& constraints, const std::string& name,
                        const SolverSettings& settings, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                        const Eigen::Ref<const VectorX>& added_inertia) {
   BoundSolver out;
+  if (name != "auto" && findSolver(name) == nullptr) {
+    out.refusal = SolverRefusal{"solver", unknownSolverMessage(name)};
+    return out;
+  }
   SolverBinding& b = out.binding;
   b.requested = name;
   b.mu_auto = settings.mu_auto;
@@ -66,9 +69,11 @@ BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, con
   }
   b.solver = name;
   if (name == "auto") {
-    std::string reasons;
-    const std::vector<std::string> candidates = autoSolverCandidates(scene, &reasons);
-    if (candidates.empty()) checkSolverForScene(scene, "auto");  // throws, saying why
+    const std::vector<std::string> candidates = autoSolverCandidates(problem);
+    if (candidates.empty()) {
+      out.refusal = refuseSolver(problem, "auto");  // says why none can
+      return out;
+    }
     const SettingsFor settings_for = [&](const SolverInfo& info) {
       AutoMuEstimate e = estimate;
       return resolveAutoMu(settings, info.capabilities, e);
@@ -87,7 +92,7 @@ BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, con
     resolveAutoMu(automatic, caps, estimate);
     b.mu_warning = explicitMuWarning(b.solver, b.settings.muValue(), estimate.mu);
   }
-  out.solver = makeSolver(b.solver, constraints, b.settings);  // an unknown name: the registry's error
+  out.solver = makeSolver(b.solver, constraints, b.settings);
   out.solver->setAddedInertia(added_inertia);
   return out;
 }

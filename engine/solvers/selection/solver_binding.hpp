@@ -1,15 +1,15 @@
 #pragma once
 // Binds a scene's solver request to a constraint set at a state: resolves
-// `mu: auto` (solvers/auto_mu.hpp) and solver `auto` (solvers/auto_solver.hpp)
+// `mu: auto` (solvers/selection/auto_mu.hpp) and solver `auto` (solvers/selection/auto_solver.hpp)
 // there, then builds the solver. The Simulation binds at its consistent
 // initial state, and again at the current state when the solver is switched.
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <loopsim/scene/scene.hpp>
-#include <loopsim/solvers/auto_mu.hpp>
-#include <loopsim/solvers/auto_solver.hpp>
+#include <loopsim/solvers/selection/auto_mu.hpp>
+#include <loopsim/solvers/selection/auto_solver.hpp>
+#include <loopsim/solvers/selection/solver_check.hpp>
 
 namespace loopsim {
 
@@ -32,15 +32,22 @@ struct SolverBinding {
   std::string solverLine() const;
 };
 
+/// A built solver, or why none was built (refuseSolver's answer).
 struct BoundSolver {
-  std::unique_ptr<ConstrainedSolver> solver;
+  std::unique_ptr<ConstrainedSolver> solver;  // null when refused
   SolverBinding binding;
+  std::optional<SolverRefusal> refusal;
 };
 
-/// Resolves and builds `name` with `settings` for `scene` at (q, v, τ) with the
-/// added inertia d (set on the solver). μ is resolved first, so the probe times
-/// the iterative solvers at the μ they would run with. Throws ModelError.
-BoundSolver bindSolver(const Scene& scene, const ConstraintSet& constraints, const std::string& name,
+/// Resolves `mu: auto` and solver `auto` (refused when no exact solver can run
+/// the problem) and builds the solver with `settings` for the problem's constraint
+/// set at (q, v, τ) with the added inertia d (set on the solver). μ is
+/// resolved first, so the probe times the iterative solvers at the μ they
+/// would run with. A named solver is expected to have passed refuseSolver for
+/// this problem (the loader checks the scene's own, a caller switching solvers
+/// checks first); an unknown name is refused, a missing capability throws
+/// ModelError from the registry.
+BoundSolver bindSolver(const SolverProblem& problem, const ConstraintSet& constraints, const std::string& name,
                        const SolverSettings& settings, const Eigen::Ref<const VectorX>& q,
                        const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                        const Eigen::Ref<const VectorX>& added_inertia);
