@@ -1,5 +1,5 @@
 #pragma once
-// The GUI side of a solver comparison (issue 13): an engine SolverComparison
+// The GUI side of a solver comparison (docs/gui.md): an engine SolverComparison
 // (K simulations in lockstep, the same seam as `loopsim compare`) plus what
 // drawing needs: each solver's body poses, its colour, and per-frame plot
 // samples of its divergence from the reference (log10) and solve time.

@@ -69,7 +69,7 @@ struct GuiState {
   double time_constant = 0.1;
   bool projection = false;
 
-  // Solver comparison (issue 13): the solvers ticked in the panel, the
+  // Solver comparison (docs/gui.md): the solvers ticked in the panel, the
   // reference ("" = kkt or the first exact one), the layout, and what is on.
   std::vector<std::string> compare_solvers;
   std::string compare_reference;

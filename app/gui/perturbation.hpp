@@ -1,5 +1,5 @@
 #pragma once
-// The GUI's mouse perturbation (issue 13): with a body selected, Ctrl+drag
+// The GUI's mouse perturbation (docs/gui.md): with a body selected, Ctrl+drag
 // pulls its origin toward a target point under the cursor with a
 // spring-damper force, Ctrl+right-drag turns it toward a target orientation
 // with a spring-damper torque. The wrench is recomputed from the body's state

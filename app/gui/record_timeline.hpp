@@ -1,5 +1,5 @@
 #pragma once
-// Records (`run --record` / `gui --record` CSV) on a timeline (issue 13): the
+// Records (`run --record` / `gui --record` CSV) on a timeline (docs/gui.md): the
 // recorded q of every row, played, paused, scrubbed and sped up; the state
 // shown is always a recorded row exactly (the last row at or before the
 // playback time; no interpolation). One record is drawn solid in the model's
