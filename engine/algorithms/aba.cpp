@@ -40,10 +40,10 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       // Ia^A = Ia - U D⁻¹ Uᵀ;  pa^A = pa + Ia^A c + U D⁻¹ u.
       const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
       const Matrix6 Ia_art = data.Ia[i] - UDinv * U.transpose();
-      // (Halves apart: detail::blockTransposeTimes says why.)
-      const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(pa, Ia_art, data.c[i]), UDinv, u);
+      // (Halves apart: kernels::blockTransposeTimes says why.)
+      const Force pa_art = kernels::plusBlockTimes<NV>(kernels::plusMatrixTimes(pa, Ia_art, data.c[i]), UDinv, u);
       addTransformedInertia(data.liMi[i], Ia_art, data.Ia[p]);
-      data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
+      data.pa[p] += kernels::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
     });
   }
 
@@ -53,10 +53,10 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
     detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
-      const Motion a_pre = detail::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
+      const Motion a_pre = kernels::toChildFrame(data.liMi[i], data.a_gf[model.parent[i]]) + data.c[i];
       auto qdd = data.ddq.segment<NV>(iv);
       qdd.noalias() = data.Dinv[i].topLeftCorner<NV, NV>() *
-                      (data.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre));
+                      (data.u.segment<NV>(iv) - kernels::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre));
       data.a_gf[i] = a_pre + detail::subspaceMotion<NV>(model, i, qdd);
     });
   }

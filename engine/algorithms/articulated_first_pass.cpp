@@ -33,7 +33,7 @@ void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const
       constexpr int NV = decltype(nv_tag)::value;
       detail::jointVelocity<NV>(model, i, liMi, data.v[p], v.segment<NV>(model.idx_v[i]), data.v[i], data.c[i]);
     });
-    if (with_accelerations) data.a[i] = detail::toChildFrame(liMi, data.a[p]) + data.c[i];
+    if (with_accelerations) data.a[i] = kernels::toChildFrame(liMi, data.a[p]) + data.c[i];
     const Inertia& I = model.body_inertias[i];
     data.Ia[i] = rigid_inertias == nullptr ? I.matrix() : (*rigid_inertias)[i];
     data.pa[i] = data.v[i].crossDual(I * data.v[i]);

@@ -26,10 +26,10 @@ void forwardPass(const Model& model, Data& data, const VectorX::Scalar* q, const
       using VectorNV = Eigen::Matrix<double, NV, 1>;
       // S_i's structure (detail::subspaceMotion), as in RNEA and ABA.
       const Motion vJ = detail::subspaceMotion<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(v + iv)));
-      data.v[i] = detail::toChildFrame(data.liMi[i], data.v[p]) + vJ;
+      data.v[i] = kernels::toChildFrame(data.liMi[i], data.v[p]) + vJ;
       if (a == nullptr) return;
       data.c[i] = data.v[i].cross(vJ);
-      data.a[i] = detail::toChildFrame(data.liMi[i], data.a[p]) +
+      data.a[i] = kernels::toChildFrame(data.liMi[i], data.a[p]) +
                   detail::subspaceMotion<NV>(model, i, VectorNV(Eigen::Map<const VectorNV>(a + iv))) + data.c[i];
     });
   }

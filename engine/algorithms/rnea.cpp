@@ -25,7 +25,7 @@ void backwardPass(const Model& model, Data& data, const double* a, VectorX& tau_
       }
     });
     const int p = model.parent[i];
-    if (p > 0) data.f[p] += detail::toParentFrame(data.liMi[i], data.f[i].n, data.f[i].f);
+    if (p > 0) data.f[p] += kernels::toParentFrame(data.liMi[i], data.f[i].n, data.f[i].f);
   }
 }
 
@@ -49,9 +49,9 @@ void rneaInto(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q
       constexpr int NV = decltype(nv_tag)::value;
       const int iv = model.idx_v[i];
       const Motion vJ = detail::subspaceMotion<NV>(model, i, v.segment<NV>(iv));
-      data.v[i] = detail::toChildFrame(liMi, data.v[p]) + vJ;
+      data.v[i] = kernels::toChildFrame(liMi, data.v[p]) + vJ;
       data.c[i] = data.v[i].cross(vJ);
-      data.a_gf[i] = detail::toChildFrame(liMi, data.a_gf[p]) + data.c[i];
+      data.a_gf[i] = kernels::toChildFrame(liMi, data.a_gf[p]) + data.c[i];
       if (a != nullptr) {
         data.a_gf[i] += detail::subspaceMotion<NV>(model, i, Eigen::Matrix<double, NV, 1>(ConstSegment<NV>(a + iv)));
       }

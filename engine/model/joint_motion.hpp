@@ -11,8 +11,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <loopsim/linalg/kernels/sincos_lanes.hpp>
 #include <loopsim/linalg/fixed_cholesky.hpp>
+#include <loopsim/linalg/kernels/block_products.hpp>
+#include <loopsim/linalg/kernels/frame_products.hpp>
+#include <loopsim/linalg/kernels/sincos_lanes.hpp>
 #include <loopsim/model/data.hpp>
 
 namespace loopsim::detail {
@@ -25,11 +27,11 @@ inline Quaternion quaternionAt(const Eigen::Ref<const VectorX>& q, int iq) {
 
 /// cos and sin of the revolute joints' angles for a first pass that visits
 /// bodies 1, 2, ... in order: computed eight bodies at a time in vector lanes
-/// (sincos_lanes.hpp) instead of one libm call per joint.
+/// (kernels/sincos_lanes.hpp) instead of one libm call per joint.
 class RevoluteTrig {
  public:
   void at(const Model& model, const Eigen::Ref<const VectorX>& q, int i, double& c, double& s) {
-    if (i < first_ || i >= first_ + kSinCosLanes) fill(model, q, i);
+    if (i < first_ || i >= first_ + kernels::kSinCosLanes) fill(model, q, i);
     c = cos_[i - first_];
     s = sin_[i - first_];
   }
@@ -37,46 +39,21 @@ class RevoluteTrig {
  private:
   void fill(const Model& model, const Eigen::Ref<const VectorX>& q, int first) {
     first_ = first;
-    double angle[kSinCosLanes];
-    for (int j = 0; j < kSinCosLanes; ++j) {
+    double angle[kernels::kSinCosLanes];
+    for (int j = 0; j < kernels::kSinCosLanes; ++j) {
       const int b = first + j;
       angle[j] = b < model.nbodies() && model.joint_types[b] == JointType::Revolute ? q[model.idx_q[b]] : 0.0;
     }
-    sinCosLanes(angle, sin_, cos_);
+    kernels::sinCosLanes(angle, sin_, cos_);
   }
-  int first_ = -kSinCosLanes;
-  double sin_[kSinCosLanes] = {}, cos_[kSinCosLanes] = {};
+  int first_ = -kernels::kSinCosLanes;
+  double sin_[kernels::kSinCosLanes] = {}, cos_[kernels::kSinCosLanes] = {};
 };
-
-/// R = the rotation by θ about e_k, from cos θ and sin θ: column k is e_k,
-/// and the plane (e_a, e_b), (a, b) = (k + 1, k + 2) mod 3, turns.
-inline void setUnitAxisRotation(int k, double c, double s, Matrix3& R) {
-  const int a = (k + 1) % 3, b = (k + 2) % 3;
-  R.setZero();
-  R(k, k) = 1.0;
-  R(a, a) = c;
-  R(b, b) = c;
-  R(b, a) = s;
-  R(a, b) = -s;
-}
-
-/// oR = pR · (rotation about e_k by θ), from cos θ and sin θ: column k is
-/// pR's, the other two mix pR's columns a and b (12 FMAs for the 27 of a
-/// dense 3 x 3 product).
-template <int k>
-[[gnu::always_inline]] inline void setTimesUnitAxisRotation(const Matrix3& pR, double c, double s, Matrix3& oR) {
-  constexpr int a = (k + 1) % 3, b = (k + 2) % 3;
-  oR.col(k) = pR.col(k);
-  oR.col(a) = c * pR.col(a) + s * pR.col(b);
-  oR.col(b) = c * pR.col(b) - s * pR.col(a);
-}
 
 /// liMi = joint_placement_i * X_J(q_i), written into `out` in place. Returning
 /// the 96-byte SE3 by value made every caller copy it with 64-byte loads over
-/// the callee's 8- and 16-byte stores: a store-forwarding stall that perf put
-/// at 6 % of CRBA and 3 % of ABA. Forced inline: GCC kept it out of line
-/// (a call per body), which cost CRBA 5-6 % and forward kinematics 8 %.
-/// `trig` supplies a revolute joint's cos and
+/// the callee's 8- and 16-byte stores: a store-forwarding stall. Forced
+/// inline: GCC kept it out of line (a call per body). `trig` supplies a revolute joint's cos and
 /// sin (the recursions' first passes), else libm.
 [[gnu::always_inline]] inline void setJointPlacement(const Model& model, int i, const Eigen::Ref<const VectorX>& q, SE3& out,
                               RevoluteTrig* trig = nullptr) {
@@ -116,13 +93,10 @@ template <int k>
 /// Every body's liMi and oMi (oMi[0] = identity): the placements pass that
 /// ABA, CRBA and the constrained recursions run first. A loop of its own:
 /// fused with the velocity pass, GCC ran short of registers and reloaded
-/// spilled halves two-wide over narrower stores (store-forwarding stalls);
-/// split, ABA took 0.94 (Go1) to 0.97 (Atlas) of the time, lcaba on Digit
-/// 0.96, pv and constrained-aba 0.94-0.97.
+/// spilled halves two-wide over narrower stores (store-forwarding stalls).
 /// kUnitAxisProducts: oMi of an unrotated unit-axis revolute joint without
-/// the dense product (setTimesUnitAxisRotation). CRBA's placements took 0.64
-/// of the time with it (Atlas). ABA reads liMi only and measured 1.02-1.03x
-/// with the branch per body (7 alternating rounds: noise, but no gain), so
+/// the dense product (kernels::setTimesUnitAxisRotation), which CRBA gains
+/// from. ABA reads liMi only and gained nothing from the branch per body, so
 /// ABA and the recursions keep the one dense path.
 template <bool kUnitAxisProducts = false>
 [[gnu::always_inline]] inline void setPlacements(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q) {
@@ -141,12 +115,12 @@ template <bool kUnitAxisProducts = false>
       s *= b.unit_axis_sign;
       // The plane rotation written directly: the same values as
       // setJointPlacement's (its basis is 0, ±1 here), without its 18 FMAs.
-      setUnitAxisRotation(b.unit_axis, c, s, liMi.R);
+      kernels::setUnitAxisRotation(b.unit_axis, c, s, liMi.R);
       liMi.t = model.joint_placements[i].t;
       switch (b.unit_axis) {
-        case 0: setTimesUnitAxisRotation<0>(oMp.R, c, s, oMi.R); break;
-        case 1: setTimesUnitAxisRotation<1>(oMp.R, c, s, oMi.R); break;
-        default: setTimesUnitAxisRotation<2>(oMp.R, c, s, oMi.R); break;
+        case 0: kernels::setTimesUnitAxisRotation<0>(oMp.R, c, s, oMi.R); break;
+        case 1: kernels::setTimesUnitAxisRotation<1>(oMp.R, c, s, oMi.R); break;
+        default: kernels::setTimesUnitAxisRotation<2>(oMp.R, c, s, oMi.R); break;
       }
       oMi.t.noalias() = oMp.R * liMi.t;
       oMi.t += oMp.t;
@@ -158,7 +132,7 @@ template <bool kUnitAxisProducts = false>
 }
 
 /// The world twist of dof k (of joint j) at a point, angular and linear
-/// halves apart (blockTransposeTimes says why): ω = R_j S_k,ω and
+/// halves apart (kernels/block_products.hpp says why): ω = R_j S_k,ω and
 /// R_j S_k,v + lever × ω, lever = p_j − p. Through S's structure
 /// (writeMotionSubspace): a revolute joint or a floating joint's rotation has
 /// no linear part, a prismatic one no angular part, and a floating joint's
@@ -239,57 +213,6 @@ inline void withJointNv(int nv, F&& f) {
   }
 }
 
-/// SE3::actInv on a Motion (parent frame to child frame), written out and
-/// forced inline: in the recursions' loops the compiler keeps the member call
-/// out of line.
-/// Rᵀ x as a combination of R's rows, not as three dot products: GCC stores
-/// those three scalars and reloads them two-wide, which fails store forwarding
-/// (forward kinematics with accelerations: 0.28 → 0.20 of an ABA on Go1).
-[[gnu::always_inline]] inline Vector3 rotationTransposeTimes(const Matrix3& R, const Vector3& x) {
-  return x[0] * R.row(0).transpose() + x[1] * R.row(1).transpose() + x[2] * R.row(2).transpose();
-}
-
-[[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
-  return {rotationTransposeTimes(liMi.R, m.w), rotationTransposeTimes(liMi.R, m.v - liMi.t.cross(m.w))};
-}
-
-/// SE3::act on a Force (child frame to parent frame) given as its moment and
-/// linear halves, written out and forced inline for the same reason.
-[[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector3& n_child, const Vector3& f_child) {
-  const Vector3 f = liMi.R * f_child;
-  return {Vector3(liMi.R * n_child + liMi.t.cross(f)), f};
-}
-
-/// The same on a force as a 6-vector (moment on top).
-[[gnu::always_inline]] inline Force toParentFrame(const SE3& liMi, const Vector6& f_child) {
-  return toParentFrame(liMi, f_child.head<3>(), f_child.tail<3>());
-}
-
-
-/// Bᵀ a for a 6 x NV block B and a motion a, as two 3-row products. Not
-/// Bᵀ a.toVector(): that copy's 3-wide stores, loaded back 2-wide across the
-/// w/v seam right away, fail store forwarding (perf on lcaba's reduced
-/// sweeps: ~15 % of their samples on such loads).
-template <int NV, class Block>
-[[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> blockTransposeTimes(const Block& B, const Motion& a) {
-  return B.template topRows<3>().transpose() * a.w + B.template bottomRows<3>().transpose() * a.v;
-}
-
-/// f + A m for a 6 x 6 matrix A (an inertia, or a transposed coupling) and a
-/// motion m, halves kept apart.
-template <class Matrix>
-[[gnu::always_inline]] inline Force plusMatrixTimes(const Force& f, const Matrix& A, const Motion& m) {
-  return {Vector3(f.n + A.template topLeftCorner<3, 3>() * m.w + A.template topRightCorner<3, 3>() * m.v),
-          Vector3(f.f + A.template bottomLeftCorner<3, 3>() * m.w + A.template bottomRightCorner<3, 3>() * m.v)};
-}
-
-/// f + B x for a 6 x NV block B, halves kept apart (as blockTransposeTimes).
-template <int NV, class Block>
-[[gnu::always_inline]] inline Force plusBlockTimes(const Force& f, const Block& B,
-                                                   const Eigen::Matrix<double, NV, 1>& x) {
-  return {Vector3(f.n + B.template topRows<3>() * x), Vector3(f.f + B.template bottomRows<3>() * x)};
-}
-
 /// S_iᵀ x for joint i's motion subspace (writeMotionSubspace's structure:
 /// revolute [axis; 0], prismatic [0; axis], spherical [I; 0], floating I),
 /// without the dense 6 x nv product.
@@ -306,7 +229,7 @@ template <int NV>
   }
 }
 
-/// S_iᵀ f on a Force's halves (see blockTransposeTimes).
+/// S_iᵀ f on a Force's halves (see kernels/block_products.hpp).
 template <int NV>
 [[gnu::always_inline]] inline Eigen::Matrix<double, NV, 1> subspaceTransposeTimes(const Model& model, int i,
                                                                                  const Force& x) {
@@ -320,7 +243,7 @@ template <int NV>
   }
 }
 
-/// S_i q̇ as a Motion (halves kept apart, see blockTransposeTimes). These
+/// S_i q̇ as a Motion (halves kept apart, see kernels/block_products.hpp). These
 /// structured products are forced inline: called per joint and per row, a
 /// call costs more than the body.
 template <int NV>
@@ -340,13 +263,12 @@ template <int NV>
 /// v_i = X_{i←π(i)} v_π(i) + S_i q̇_i and c_i = v_i × S_i q̇_i, written per
 /// half with S_i's structure. Not through subspaceMotion's Motion: GCC keeps
 /// that temporary on the stack in 3-vector pieces and the cross product reads
-/// it back 2-wide across the seam, a store-forwarding stall (measured: a
-/// tenth of the tree recursion's first pass).
+/// it back 2-wide across the seam, a store-forwarding stall.
 template <int NV>
 [[gnu::always_inline]] inline void jointVelocity(const Model& model, int i, const SE3& liMi, const Motion& v_parent,
                                                  const Eigen::Matrix<double, NV, 1>& qd, Motion& v_out,
                                                  Motion& c_out) {
-  const Motion vp = toChildFrame(liMi, v_parent);
+  const Motion vp = kernels::toChildFrame(liMi, v_parent);
   if constexpr (NV == 6) {  // S = I: [ω; v] += q̇
     const Vector3 dw = qd.template head<3>(), dv = qd.template tail<3>();
     const Vector3 w = vp.w + dw, lin = vp.v + dv;

@@ -1,24 +1,36 @@
 #pragma once
-// Internal to the engine (namespace detail): sine and cosine of eight angles
-// at once. The recursions' first pass needs sin and cos of every revolute
-// joint's angle; one libm sincos call per joint was 10-13 % of CRBA in perf
-// (about 40 cycles each), where eight lanes of the same polynomial cost about
-// as much as one call. Branch-free so that GCC vectorises the lane loops.
+// Sine and cosine of eight angles at once. The recursions' first pass needs
+// sin and cos of every revolute joint's angle, and one libm sincos call costs
+// about as much as eight lanes of the polynomial below. Branch-free so that
+// GCC vectorises the lane loops (in every flavour: no intrinsics).
 //
 // Method (the classic one, e.g. fdlibm's): k = nearest integer to x·2/π,
 // r = x − k·π/2 with π/2 split in three parts (Cody-Waite),
 // then minimax polynomials for sin and cos on [−π/4, π/4] (fdlibm's
 // __kernel_sin / __kernel_cos coefficients, < 1 ulp there) and the quadrant
-// k mod 4. Within 1 ulp of std::sin / std::cos on [−4, 4] and 2 ulp for
-// |x| ≤ kSinCosLaneRange (tests/unit/test_sincos_lanes.cpp); larger or
-// non-finite lanes go to libm.
+// k mod 4. Within 1 ulp of std::sin / std::cos (namespace reference) on
+// [−4, 4] and 2 ulp for |x| ≤ kSinCosLaneRange (tests/unit/test_kernels.cpp);
+// larger or non-finite lanes go to libm.
 #include <cmath>
 
-namespace loopsim::detail {
+namespace loopsim::kernels {
 
 inline constexpr int kSinCosLanes = 8;
 inline constexpr double kSinCosLaneRange = 1e5;  // |x| beyond: libm (the two-part reduction loses bits)
 
+namespace reference {
+
+/// s[j] = sin x[j], c[j] = cos x[j] for the eight lanes, from libm.
+inline void sinCosLanes(const double* x, double* s, double* c) {
+  for (int j = 0; j < kSinCosLanes; ++j) {
+    s[j] = std::sin(x[j]);
+    c[j] = std::cos(x[j]);
+  }
+}
+
+}  // namespace reference
+
+/// s[j] ≈ sin x[j], c[j] ≈ cos x[j] for the eight lanes (see above).
 inline void sinCosLanes(const double* x, double* s, double* c) {
   constexpr double two_over_pi = 6.36619772367581382433e-01;
   // π/2 = pio2_1 + pio2_2 + pio2_2t, the first two with 33 significant bits
@@ -72,4 +84,4 @@ inline void sinCosLanes(const double* x, double* s, double* c) {
   }
 }
 
-}  // namespace loopsim::detail
+}  // namespace loopsim::kernels

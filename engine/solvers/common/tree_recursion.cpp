@@ -18,7 +18,7 @@
 
 namespace loopsim {
 
-using detail::toChildFrame;
+using kernels::toChildFrame;
 
 namespace {
 
@@ -216,7 +216,7 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
           // Line 10 (eq. 42c): K ← K P_iᵀ = K - (K S) D⁻¹ Uᵀ, then into the
           // parent's frame (a row on motions maps like a force).
           k_row.noalias() -= U * ksd;
-          const Force k_parent = detail::toParentFrame(liMi, k_row);
+          const Force k_parent = kernels::toParentFrame(liMi, k_row);
           K.row(r).head<3>() = k_parent.n.transpose();
           K.row(r).tail<3>() = k_parent.f.transpose();
         }
@@ -243,9 +243,9 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
     const Matrix6 Ia_art = Ia - UDinv * U.transpose();
     addTransformedInertia(data.liMi[i], Ia_art, data.Ia[p]);
     if (!bias) return;
-    const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data.pa[i], Ia_art, data.c[i]), UDinv,
+    const Force pa_art = kernels::plusBlockTimes<NV>(kernels::plusMatrixTimes(data.pa[i], Ia_art, data.c[i]), UDinv,
                                                     VectorNV(u));
-    data.pa[p] += detail::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
+    data.pa[p] += kernels::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
   });
 }
 
@@ -256,7 +256,7 @@ void TreeRecursion::forwardSweep(const Eigen::Ref<const VectorX>& q, const Eigen
     const int iv = model_.idx_v[i];
     const Motion a_pre = toChildFrame(data.liMi[i], data.a_gf[model_.parent[i]]) + data.c[i];
     Eigen::Matrix<double, NV, 1> rhs =
-        data.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre);
+        data.u.segment<NV>(iv) - kernels::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), a_pre);
     const int b = rows_begin_[i], n = rows_end_[i] - rows_begin_[i];
     // Line 16: the constraint forces of the subtree, (K S)ᵀ λ.
     // (A plain loop over the contiguous column: a dynamic-size dot costs more per call.)
@@ -348,8 +348,8 @@ void TreeRecursion::addRowForces(const Eigen::Ref<const VectorX>& g) {
       if (p == 0) return;
       const Eigen::Matrix<double, NV, 1> Dinv_du = data.Dinv[i].topLeftCorner<NV, NV>() * du;
       const Force passed =
-          detail::plusBlockTimes<NV>(df, data.U.middleCols<NV>(iv), Eigen::Matrix<double, NV, 1>(-Dinv_du));
-      delta_force[p] += detail::toParentFrame(data.liMi[i], passed.n, passed.f);
+          kernels::plusBlockTimes<NV>(df, data.U.middleCols<NV>(iv), Eigen::Matrix<double, NV, 1>(-Dinv_du));
+      delta_force[p] += kernels::toParentFrame(data.liMi[i], passed.n, passed.f);
     });
   }
   // Lines 7-12: Δa_0 = 0, Δv̇_i = D_i⁻¹(Δu_i - U_iᵀ Δa_pre), Δa_i = Δa_pre + S_i Δv̇_i.
@@ -361,7 +361,7 @@ void TreeRecursion::addRowForces(const Eigen::Ref<const VectorX>& g) {
       const Motion da_pre = toChildFrame(data.liMi[i], delta_a_[model_.parent[i]]);
       const Eigen::Matrix<double, NV, 1> dqdd =
           data.Dinv[i].topLeftCorner<NV, NV>() *
-          (delta_u_.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), da_pre));
+          (delta_u_.segment<NV>(iv) - kernels::blockTransposeTimes<NV>(data.U.middleCols<NV>(iv), da_pre));
       vdot.segment<NV>(iv) += dqdd;
       delta_a_[i] = da_pre + detail::subspaceMotion<NV>(model_, i, dqdd);
       data.a_gf[i] = data.a_gf[i] + delta_a_[i];

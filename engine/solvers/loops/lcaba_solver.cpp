@@ -41,7 +41,7 @@ Matrix6 forcesToParent(const SE3& liMi, const Matrix6& M) {
 
 // X_{i←π(i)} m for the reduced forward sweep, a chain of dependent steps:
 // R^T w and R^T v - (R^T t) × (R^T w), the cross product
-// after the rotation and R^T t off the chain. detail::toChildFrame's
+// after the rotation and R^T t off the chain. kernels::toChildFrame's
 // R^T (v - t × w) is the same to round-off, but in the depth-ordered sweep
 // GCC spilled its t × w to the stack and reloaded it two-wide, a
 // store-forwarding stall (docs/performance.md).
@@ -182,10 +182,10 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       // K¹ is constant: K¹ᵀ and μK¹ᵀK¹ come from bind time.
       const auto K1t = K1t_[c].leftCols<R>();
       data_.Ia[b1] += mu_K1tK1_[c];
-      // Six-vector products by halves (detail::plusBlockTimes, plusMatrixTimes,
+      // Six-vector products by halves (kernels::plusBlockTimes, plusMatrixTimes,
       // blockTransposeTimes, here and below): a Force assigned from a Vector6
       // had the middle pair of the sum split through the stack.
-      data_.pa[b1] = detail::plusBlockTimes<R>(data_.pa[b1], K1t, minus_g);
+      data_.pa[b1] = kernels::plusBlockTimes<R>(data_.pa[b1], K1t, minus_g);
       if (b2 == 0) return;  // §IV-A: the world is no neighbour
       // (K²ᵀ as a contiguous 6 x R copy: the products then run on columns.)
       const Eigen::Matrix<double, 6, R> K2t = K2.transpose();
@@ -194,7 +194,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       } else {
         data_.Ia[b2].noalias() += (mu * K2t) * K2t.transpose();
       }
-      data_.pa[b2] = detail::plusBlockTimes<R>(data_.pa[b2], K2t, minus_g);
+      data_.pa[b2] = kernels::plusBlockTimes<R>(data_.pa[b2], K2t, minus_g);
       addCoupling(constraint_coupling_[c], (mu * K1t) * K2t.transpose());  // line 9: H₁₂ += μK¹ᵀK²
     });
   }
@@ -251,7 +251,7 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
         PH = coupling_[ref.slot];
       }
       PH.noalias() -= UDinv * G_a.transpose();
-      data_.pa[j] = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data_.pa[j], PH.transpose(), a_known),
+      data_.pa[j] = kernels::plusBlockTimes<NV>(kernels::plusMatrixTimes(data_.pa[j], PH.transpose(), a_known),
                                                neighbour_SDinv_.middleCols<NV>(a * NV),
                                                Eigen::Matrix<double, NV, 1>(u));
       if (p == 0) continue;
@@ -266,9 +266,9 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     // Lines 22-23 (§IV-C3), ABA's form: H^a = H - U D⁻¹ Uᵀ, p_π += X*(p + H^a a_b + U D⁻¹ u).
     const Matrix6 Ia_art = data_.Ia[i] - UDinv * U.transpose();
     addTransformedInertia(liMi, Ia_art, data_.Ia[p]);
-    const Force pa_art = detail::plusBlockTimes<NV>(detail::plusMatrixTimes(data_.pa[i], Ia_art, data_.c[i]), UDinv,
+    const Force pa_art = kernels::plusBlockTimes<NV>(kernels::plusMatrixTimes(data_.pa[i], Ia_art, data_.c[i]), UDinv,
                                                     Eigen::Matrix<double, NV, 1>(u));
-    data_.pa[p] += detail::toParentFrame(liMi, pa_art.n, pa_art.f);
+    data_.pa[p] += kernels::toParentFrame(liMi, pa_art.n, pa_art.f);
   });
 }
 
@@ -279,11 +279,11 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = m.idx_v[i];
     // Line 25: u_i -= (H̄_{i,N_i} S_i)ᵀ ā_{N_i}; line 26 (§IV-C4): v̇_i, a_i.
-    const Motion a_pre = detail::toChildFrame(data_.liMi[i], data_.a_gf[step.parent]) + data_.c[i];
+    const Motion a_pre = kernels::toChildFrame(data_.liMi[i], data_.a_gf[step.parent]) + data_.c[i];
     Eigen::Matrix<double, NV, 1> rhs =
-        data_.u.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), a_pre);
+        data_.u.segment<NV>(iv) - kernels::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), a_pre);
     for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
-      rhs -= detail::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
+      rhs -= kernels::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
                                              data_.a_gf[step.neighbours[a].body]);
     }
     const Eigen::Matrix<double, NV, 1> qdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
@@ -303,8 +303,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       const int dim = con.dimension(), row = constraints_.rowOffset(c);
       const auto K2 = cdata_.K2[c].topRows<R>();
       // Line 6: Δk = K¹a₁ + K²a₂ - k (zero in the padding rows).
-      VectorR error = detail::blockTransposeTimes<R>(K1t_[c].leftCols<R>(), data_.a_gf[con.body1]);
-      if (con.body2 != 0) error += detail::blockTransposeTimes<R>(K2.transpose(), data_.a_gf[con.body2]);
+      VectorR error = kernels::blockTransposeTimes<R>(K1t_[c].leftCols<R>(), data_.a_gf[con.body1]);
+      if (con.body2 != 0) error += kernels::blockTransposeTimes<R>(K2.transpose(), data_.a_gf[con.body2]);
       // Over the fixed R rows, error in registers (as minus_g in addConstraintTerms).
       for (int r = 0; r < R; ++r) {
         if (r == dim) break;
@@ -337,8 +337,8 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
         if (r == dim) break;
         g[r] = mu_error_[row + r];
       }
-      dp = end == 1 ? detail::plusBlockTimes<R>(dp, K1t_[c].leftCols<R>(), g)
-                    : detail::plusBlockTimes<R>(dp, cdata_.K2[c].topRows<R>().transpose(), g);
+      dp = end == 1 ? kernels::plusBlockTimes<R>(dp, K1t_[c].leftCols<R>(), g)
+                    : kernels::plusBlockTimes<R>(dp, cdata_.K2[c].topRows<R>().transpose(), g);
     });
   }
   return dp;
@@ -364,11 +364,11 @@ LcabaSolver::LcabaSolver(const ConstraintSet& constraints, const SolverSettings&
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
         const int j = step.neighbours[a].body;
         delta_force_[j] =
-            detail::plusBlockTimes<NV>(delta_force_[j], neighbour_S_.middleCols<NV>(step.column + a * NV), Dinv_du);
+            kernels::plusBlockTimes<NV>(delta_force_[j], neighbour_S_.middleCols<NV>(step.column + a * NV), Dinv_du);
       }
       if (p != 0) {
-        const Force up = detail::plusBlockTimes<NV>(dp, data_.U.middleCols<NV>(iv), Dinv_du);
-        delta_force_[p] += detail::toParentFrame(data_.liMi[i], up.n, up.f);
+        const Force up = kernels::plusBlockTimes<NV>(dp, data_.U.middleCols<NV>(iv), Dinv_du);
+        delta_force_[p] += kernels::toParentFrame(data_.liMi[i], up.n, up.f);
       }
       delta_force_[i] = Force(Vector6::Zero());
     });
@@ -400,9 +400,9 @@ template <bool kApply>
       const int iv = m.idx_v[i];
       const Motion da_pre = motionToChild(data_.liMi[i], delta_a_[step.parent]);
       Eigen::Matrix<double, NV, 1> rhs =
-          delta_u_.segment<NV>(iv) - detail::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), da_pre);
+          delta_u_.segment<NV>(iv) - kernels::blockTransposeTimes<NV>(data_.U.middleCols<NV>(iv), da_pre);
       for (int a = 0; a < static_cast<int>(step.neighbours.size()); ++a) {
-        rhs -= detail::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
+        rhs -= kernels::blockTransposeTimes<NV>(neighbour_S_.middleCols<NV>(step.column + a * NV),
                                                delta_a_[step.neighbours[a].body]);
       }
       const Eigen::Matrix<double, NV, 1> dqdd = data_.Dinv[i].topLeftCorner<NV, NV>() * rhs;
