@@ -37,11 +37,12 @@ void abaImpl(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
       u = tau.segment<NV>(iv) - detail::subspaceTransposeTimes<NV>(model, i, pa);
       if (tau_extra != nullptr) u += tau_extra->segment<NV>(iv);
       if (p == 0) return;
-      // Ia^A = Ia - U D⁻¹ Uᵀ;  pa^A = pa + Ia^A c + U D⁻¹ u.
+      // Ia^A = Ia − U D⁻¹ Uᵀ
       const Eigen::Matrix<double, 6, NV> UDinv = U * Dinv;
       const Matrix6 Ia_art = data.Ia[i] - UDinv * U.transpose();
-      // (Halves apart: kernels::blockTransposeTimes says why.)
+      // pa^A = pa + Ia^A c + U D⁻¹ u (by halves: kernels/block_products.hpp)
       const Force pa_art = kernels::plusBlockTimes<NV>(kernels::plusMatrixTimes(pa, Ia_art, data.c[i]), UDinv, u);
+      // Ia_λ += X*_{λ←i} Ia^A X_{i←λ},  pa_λ += X*_{λ←i} pa^A
       addTransformedInertia(data.liMi[i], Ia_art, data.Ia[p]);
       data.pa[p] += kernels::toParentFrame(data.liMi[i], pa_art.n, pa_art.f);
     });

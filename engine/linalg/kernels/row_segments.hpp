@@ -7,7 +7,8 @@
 // products) and long at a floating base (20-35 entries), so each kernel
 // picks its path by length. namespace reference holds the plain loops they
 // equal: bit for bit in the portable flavour; with AVX-512 the long segments
-// are summed in eight lanes and a horizontal sum, a different order.
+// are summed in eight lanes and a horizontal sum, a different order, and with
+// FMA the written-out short sums may fuse other products than the loop does.
 #include <algorithm>
 #include <cstddef>
 
@@ -114,8 +115,8 @@ inline double minusWeightedSquares(double m, const double* u, const double* d, i
 /// store(i, Σ_k a(i, k) x_k over [begin, end)) for each row i in rows[0, count)
 /// of the row-major a (row i at a + i·ld), in the order of `rows`; x needs
 /// kRowSegmentPadding finite entries past end. Each sum is reference::rowDot's
-/// (on the portable path): four rows at a time keep four independent sums in
-/// flight where one waits on its own latency.
+/// (bit for bit in the portable flavour): four rows at a time keep four
+/// independent sums in flight where one waits on its own latency.
 template <class Store>
 [[gnu::always_inline]] inline void forEachRowDot(const double* a, std::ptrdiff_t ld, const int* rows, int count,
                                                  const double* x, int begin, int end, Store&& store) {
