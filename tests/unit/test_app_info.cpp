@@ -98,7 +98,7 @@ TEST_F(AppInfo, UsageErrorsExitWithOne) {
   EXPECT_NE(no_model.output.find("model is required"), std::string::npos) << no_model.output;
   const RunResult bad_level = runLoopsim("--log-level loud info " + fixture("two_link_arm.urdf"));
   EXPECT_EQ(bad_level.exit_code, 1);
-  // Plain `loopsim` (no command at all) is the main job, not a usage error: tests/gui/test_gui.cpp.
+  // Plain `loopsim` (no command at all) is the main job, not a usage error: tests/gui/test_gui_errors.cpp.
   const RunResult only_options = runLoopsim("--log-level warn");
   EXPECT_EQ(only_options.exit_code, 1);
   EXPECT_NE(only_options.output.find("no command given; commands: info, run"), std::string::npos) << only_options.output;

@@ -1,0 +1,151 @@
+// What a --frames run draws, read back from its screenshot: each robot scene's
+// model where the run says it is on screen, the panels' background, and a
+// missing mesh's stand-in box.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gui_test_support.hpp"
+#include <loopsim/scene/scene_loader.hpp>
+
+namespace fs = std::filesystem;
+using namespace loopsim::test::gui;
+
+namespace {
+
+// "gui: model on screen: x0 y0 x1 y1 (...)" from the run's output.
+bool screenBox(const std::string& text, std::array<int, 4>& box) {
+  const auto at = text.find("gui: model on screen: ");
+  if (at == std::string::npos) return false;
+  std::istringstream in(text.substr(at + 22));
+  return static_cast<bool>(in >> box[0] >> box[1] >> box[2] >> box[3]);
+}
+
+struct ColourCounts {
+  double inside = 0.0, outside = 0.0;  // fractions of pixels in / out of the box with a model colour
+};
+
+ColourCounts modelColourFractions(const Image& image, const std::array<int, 4>& box,
+                                  const std::vector<std::array<double, 3>>& colours) {
+  long in_hits = 0, in_total = 0, out_hits = 0, out_total = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const bool inside = x >= box[0] && x < box[2] && y >= box[1] && y < box[3];
+      const bool hit = hasModelColour(image.at(x, y), colours);
+      (inside ? in_total : out_total) += 1;
+      (inside ? in_hits : out_hits) += hit ? 1 : 0;
+    }
+  }
+  return {in_total > 0 ? static_cast<double>(in_hits) / in_total : 0.0,
+          out_total > 0 ? static_cast<double>(out_hits) / out_total : 0.0};
+}
+
+void expectScreenshotShowsRobot(const std::string& scene_file) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath(fs::path(scene_file).stem().string() + ".png");
+  const Output out = runGui(scenePath(scene_file) + " --frames 3 --size 320x240 --msaa 4 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: 3 frames"), std::string::npos) << out.text;
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 320) << out.text;
+  ASSERT_EQ(image.height, 240);
+
+  // Not blank: the pixel values spread.
+  double sum = 0.0, sum2 = 0.0;
+  for (unsigned char v : image.rgb) {
+    sum += v;
+    sum2 += static_cast<double>(v) * v;
+  }
+  const double n = static_cast<double>(image.rgb.size());
+  EXPECT_GT(std::sqrt(sum2 / n - (sum / n) * (sum / n)), 10.0) << "blank screenshot " << png;
+
+  // The robot: its colours fill a good part of its projected box, and hardly appear elsewhere.
+  std::array<int, 4> box{};
+  ASSERT_TRUE(screenBox(out.text, box)) << out.text;
+  EXPECT_GT((box[2] - box[0]) * (box[3] - box[1]), 320 * 240 / 20) << "the model should fill part of the view";
+  const std::vector<std::array<double, 3>> colours = visualColours(scene_file);
+  ASSERT_FALSE(colours.empty());
+  const ColourCounts fractions = modelColourFractions(image, box, colours);
+  // Measured: 0.11 to 0.24 of the box with the robot drawn, at most 0.016 when it is not drawn.
+  EXPECT_GT(fractions.inside, 0.06) << "too few robot-coloured pixels in the robot's box " << box[0] << " " << box[1]
+                                    << " " << box[2] << " " << box[3] << " of " << png;
+  EXPECT_GT(fractions.inside, 4.0 * fractions.outside) << "robot colours are not where the robot is: " << png;
+  fs::remove(png);
+}
+
+}  // namespace
+
+TEST(Gui, AtlasScreenshotShowsTheRobot) { expectScreenshotShowsRobot("atlas_standing.yaml"); }
+
+TEST(Gui, Go1ScreenshotShowsTheRobot) { expectScreenshotShowsRobot("go1_standing.yaml"); }
+
+TEST(Gui, DigitScreenshotShowsTheRobot) { expectScreenshotShowsRobot("digit_standing.yaml"); }
+
+TEST(Gui, FourBarScreenshotShowsTheMechanism) { expectScreenshotShowsRobot("four_bar.yaml"); }
+
+// The side panels draw no background of their own (Window::fillBehindUi fills it behind the UI):
+// their empty area must have ImGui's window background colour, not the scene or stale pixels.
+TEST(Gui, ThePanelsAreFilledWithTheWindowBackground) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path png = freshPath("panels.png");
+  const Output out = runGui(scenePath("digit_standing.yaml") + " --frames 3 --size 1280x720 --msaa 4 --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 1280) << out.text;
+  // Dear ImGui's dark style: WindowBg (0.06, 0.06, 0.06), drawn opaque.
+  const auto fraction = [&](int x0, int y0, int x1, int y1) {
+    long background = 0;
+    for (int y = y0; y < y1; ++y) {
+      for (int x = x0; x < x1; ++x) background += image.at(x, y) == std::array<int, 3>{15, 15, 15};
+    }
+    return static_cast<double>(background) / static_cast<double>((x1 - x0) * (y1 - y0));
+  };
+  // The control panel's lower half (it holds 8..328 x 8..712) and the Info panel's (under its
+  // title, 952..1272): text and widgets cover a third at most.
+  EXPECT_GT(fraction(12, 360, 320, 700), 0.6) << png;
+  EXPECT_GT(fraction(956, 30, 1268, 180), 0.6) << png;
+  fs::remove(png);
+}
+
+TEST(Gui, MissingMeshIsABoxFromTheInertiaWithOneWarning) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path urdf = freshPath("meshbot.urdf"), png = freshPath("meshbot.png");
+  const std::string mesh = R"(<geometry><mesh filename="package://nowhere/meshes/gone.stl"/></geometry>)";
+  std::ofstream(urdf) << R"(<robot name="meshbot">
+  <link name="base"><visual><geometry><box size="0.2 0.2 0.2"/></geometry></visual></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.5"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+  <link name="arm"><inertial><origin xyz="0 0 0.2"/><mass value="2"/>
+      <inertia ixx="0.03" iyy="0.03" izz="0.005" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual>)" << mesh << R"(<material name="red"><color rgba="0.9 0.1 0.1 1"/></material></visual>
+    <visual>)" << mesh << R"(<material name="red"/></visual></link>
+</robot>)";
+  const Output out = runGui(urdf.string() + " --frames 2 --size 240x240 --msaa 0 --hide-ui --screenshot " + png.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::string warning = "visual 'arm' on body 'arm': mesh file 'package://nowhere/meshes/gone.stl' not found";
+  const auto first = out.text.find(warning);
+  ASSERT_NE(first, std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find(warning, first + 1), std::string::npos) << "warned twice\n" << out.text;
+  EXPECT_NE(out.text.find("drawing a box sized from the body's inertia"), std::string::npos) << out.text;
+  // The stand-in box is drawn in the visual's colour.
+  const Image image = readPng(png);
+  ASSERT_EQ(image.width, 240);
+  long red = 0;
+  for (int y = 0; y < image.height; ++y) {
+    for (int x = 0; x < image.width; ++x) {
+      const auto p = image.at(x, y);
+      red += (p[0] > 80 && p[0] > 4 * p[1] && p[0] > 4 * p[2]) ? 1 : 0;
+    }
+  }
+  EXPECT_GT(red, 500) << "no placeholder box in " << png;
+  fs::remove(urdf);
+  fs::remove(png);
+}
