@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include <spdlog/fmt/ranges.h>
@@ -20,11 +19,11 @@
 #include "gui/perturbation.hpp"
 #include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
+#include "gui/scripted_run_report.hpp"
 #include "gui/sim_session.hpp"
 #include <loopsim/model/errors.hpp>
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
-#include "render/plot_image.hpp"
 #include "render/model_view.hpp"
 #include "render/renderer.hpp"
 #include "render/screenshot.hpp"
@@ -166,13 +165,11 @@ class GuiApp {
   void drawScene(int width, int height);
   void drawUi();
   void saveScreenshot(const fs::path& path);
-  bool screenBox(int width, int height, Eigen::Vector4f& box) const;
   /// Simulated time of what is shown: the comparison's when comparing, else the session's.
   double shownTime() const {
     if (timeline_) return timeline_->time();
     return comparison_ ? comparison_->shownTime() : session_ ? session_->simulation().time() : 0.0;
   }
-  bool screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const;
 
   GuiOptions options_;
   render::Window& window_;
@@ -882,30 +879,6 @@ void GuiApp::checkDivergence() {
   spdlog::error("{}", d.message());
 }
 
-bool GuiApp::screenBox(int width, int height, Eigen::Vector4f& box) const {
-  return session_ && screenBoxOf(session_->bodyPoses(), width, height, box);
-}
-
-bool GuiApp::screenBoxOf(std::span<const Eigen::Matrix4f> poses, int width, int height, Eigen::Vector4f& box) const {
-  Eigen::Vector3f lo, hi;
-  if (!model_view_ || !model_view_->bounds(poses, lo, hi)) return false;
-  box << static_cast<float>(width), static_cast<float>(height), 0.0f, 0.0f;
-  for (int corner = 0; corner < 8; ++corner) {
-    const Eigen::Vector3f p((corner & 1) ? hi.x() : lo.x(), (corner & 2) ? hi.y() : lo.y(), (corner & 4) ? hi.z() : lo.z());
-    Eigen::Vector2f pixel;
-    if (!camera_.project(p, static_cast<float>(width), static_cast<float>(height), pixel)) continue;
-    box[0] = std::min(box[0], pixel.x());
-    box[1] = std::min(box[1], pixel.y());
-    box[2] = std::max(box[2], pixel.x());
-    box[3] = std::max(box[3], pixel.y());
-  }
-  box[0] = std::clamp(box[0], 0.0f, static_cast<float>(width));
-  box[2] = std::clamp(box[2], 0.0f, static_cast<float>(width));
-  box[1] = std::clamp(box[1], 0.0f, static_cast<float>(height));
-  box[3] = std::clamp(box[3], 0.0f, static_cast<float>(height));
-  return box[2] > box[0] && box[3] > box[1];
-}
-
 void GuiApp::drawScene(int width, int height) {
   if (session_ && state_.follow && state_.selected_body > 0) {
     camera_.lookat = session_->kinematics().oMi[state_.selected_body].t.cast<float>();
@@ -1060,90 +1033,25 @@ int GuiApp::run() {
     if (last_frame) break;
   }
   finishRecording();
-  if (options_.frames) {
-    const double wall = seconds(Clock::now() - start);
-    const double simulated = shownTime() - sim_start;
-    int width = 0, height = 0;
-    window_.framebufferSize(width, height);
-    std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, MSAA %d, physics included); simulated %.4f s (RTF %.2f)\n",
-                frames, wall, static_cast<double>(frames) / wall, width, height, renderer_.msaaSamples(), simulated,
-                simulated / wall);
-    std::printf("gui: per frame %.2f ms physics, %.2f ms drawing and the rest\n", 1e3 * physics_wall / static_cast<double>(frames),
-                1e3 * (wall - physics_wall) / static_cast<double>(frames));
-    Eigen::Vector4f box;
-    if (session_ && screenBox(width, height, box)) {
-      std::printf("gui: model on screen: %.0f %.0f %.0f %.0f (x0 y0 x1 y1, pixels)\n", box[0], box[1], box[2], box[3]);
-    }
-    if (session_) std::printf("gui: t = %.6f s, solver %s\n", session_->simulation().time(), session_->simulation().scene().solver.c_str());
-    if (session_) {
-      const Simulation& sim = session_->simulation();
-      std::printf("gui: q =");
-      for (Eigen::Index i = 0; i < sim.q().size(); ++i) std::printf(" %.17g", sim.q()[i]);
-      std::printf(" (position violation %.3e)\n", sim.positionViolation());
-    }
-    if (session_) {
-      const StateHistory& h = session_->history();
-      std::printf("gui: history: %zu states, t = %.6f to %.6f s (last %g s)", h.size(), h.time(0), h.time(h.size() - 1),
-                  session_->historySeconds());
-      if (session_->viewingPast()) std::printf(", viewing t = %.6f s", session_->shownTime());
-      std::printf("\n");
-    }
-    if (timeline_) {
-      // The state shown, read back from the timeline (the q drawn), at full precision.
-      for (std::size_t k = 0; k < timeline_->size(); ++k) {
-        const RecordedRun& run = timeline_->run(k);
-        const std::size_t row = timeline_->shownRow(k);
-        std::printf("gui: record %zu: %s t = %.17g s, row %zu of %zu, q =", k + 1, run.file().string().c_str(), run.time(row),
-                    row, run.rows());
-        for (Eigen::Index i = 0; i < run.q(row).size(); ++i) std::printf(" %.17g", run.q(row)[i]);
-        std::printf("\n");
-      }
-      if (timeline_->ghosts()) {
-        for (std::size_t k = 0; k < timeline_->size(); ++k) {
-          const Eigen::Vector4f c = timeline_->colour(k);
-          Eigen::Vector4f box(0, 0, 0, 0);
-          screenBoxOf(timeline_->bodyPoses(k), width, height, box);
-          std::printf("gui: record ghost %zu rgb %d %d %d alpha %.2f box %.0f %.0f %.0f %.0f\n", k + 1,
-                      static_cast<int>(std::lround(c[0] * 255)), static_cast<int>(std::lround(c[1] * 255)),
-                      static_cast<int>(std::lround(c[2] * 255)), static_cast<double>(c[3]), box[0], box[1], box[2], box[3]);
-        }
-        std::printf("gui: records divergence %.17g\n", timeline_->divergenceNow());
-      }
-    }
-    if (comparison_) {
-      const SolverComparison& c = comparison_->comparison();
-      std::printf("gui: compare: %zu solvers, t = %.6f s, reference %s, layout %s\n", comparison_->size(), c.time(),
-                  c.reference().name.c_str(), state_.compare_side_by_side ? "side-by-side" : "overlay");
-      for (std::size_t i = 0; i < comparison_->size(); ++i) {
-        const ComparedSolver& s = c.solvers()[i];
-        const Eigen::Vector4f colour = comparison_->colour(i);
-        Eigen::Vector4f ghost_box(0, 0, 0, 0);
-        screenBoxOf(comparisonPoses(i), width, height, ghost_box);
-        std::printf("gui: ghost %zu %s %s rgb %d %d %d alpha %.2f box %.0f %.0f %.0f %.0f divergence %.3e %s\n", i,
-                    s.name.c_str(), static_cast<int>(i) == c.referenceIndex() ? "reference" : "ghost",
-                    static_cast<int>(std::lround(colour[0] * 255)), static_cast<int>(std::lround(colour[1] * 255)),
-                    static_cast<int>(std::lround(colour[2] * 255)), static_cast<double>(colour[3]), ghost_box[0],
-                    ghost_box[1], ghost_box[2], ghost_box[3], s.divergence,
-                    s.running() ? "running" : ("stopped: " + s.failure).c_str());
-      }
-      std::printf("gui: compare history: %zu states, t = %.6f to %.6f s", comparison_->historySize(),
-                  comparison_->history(0).time(0), comparison_->history(0).time(comparison_->historySize() - 1));
-      if (comparison_->viewingPast()) std::printf(", viewing t = %.6f s", comparison_->shownTime());
-      std::printf("\n");
-      // The reference's current q at full precision (it reads back exactly).
-      const VectorX& reference_q = c.reference().simulation->q();
-      std::printf("gui: compare reference q =");
-      for (Eigen::Index i = 0; i < reference_q.size(); ++i) std::printf(" %.17g", reference_q[i]);
-      std::printf("\n");
-      const bool stopped = std::any_of(c.solvers().begin(), c.solvers().end(), [](const ComparedSolver& s) { return !s.running(); });
-      if (stopped && exit_code == 0) exit_code = kExitGuiDiverged;
-    }
-    if (!state_.error.empty()) std::printf("gui: error shown: %s\n", state_.error.c_str());
-    if (session_ && session_->simulation().diverged()) std::printf("gui: %s\n", state_.divergence.c_str());
-    if ((load_failed_ || switch_failed_ || compare_failed_) && exit_code == 0) exit_code = 1;
-    if (session_ && session_->simulation().diverged() && exit_code == 0) exit_code = kExitGuiDiverged;
+  if (!options_.frames) return exit_code;
+  ScriptedRunTotals totals;
+  totals.frames = frames;
+  totals.wall_seconds = seconds(Clock::now() - start);
+  totals.physics_seconds = physics_wall;
+  totals.simulated_seconds = shownTime() - sim_start;
+  totals.msaa = renderer_.msaaSamples();
+  int width = 0, height = 0;
+  window_.framebufferSize(width, height);
+  ScriptedRunReport report(model_view_.get(), camera_, width, height, exit_code);
+  report.frames(totals);
+  if (session_) report.session(*session_);
+  if (timeline_) report.records(*timeline_);
+  if (comparison_) {
+    std::vector<std::vector<Eigen::Matrix4f>> poses;
+    for (std::size_t i = 0; i < comparison_->size(); ++i) poses.push_back(comparisonPoses(i));
+    report.comparison(*comparison_, poses, state_.compare_side_by_side);
   }
-  return exit_code;
+  return report.finish(state_, session_.get(), load_failed_ || switch_failed_ || compare_failed_);
 }
 
 }  // namespace
