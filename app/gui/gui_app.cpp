@@ -16,7 +16,7 @@
 
 #include "gui/comparison_view.hpp"
 #include "gui/overlays.hpp"
-#include "gui/perturbation.hpp"
+#include "gui/perturbation_input.hpp"
 #include "gui/record_timeline.hpp"
 #include "gui/panels.hpp"
 #include "gui/scripted_run_report.hpp"
@@ -126,8 +126,6 @@ class GuiApp {
   void setJoint(int joint, double value);
   /// Baumgarte T and projection from the next step on (recorded: the record still replays).
   void setStabilization(double time_constant, bool projection);
-  /// Before every simulated step (session and comparison): the scripted and the mouse perturbation.
-  void beforeStep(Simulation& simulation);
   /// Ctrl+drag on the selected body; true while it holds the mouse (the camera stays).
   bool handlePerturbationMouse();
   /// The poses picking and perturbing act on: the reference's when comparing, else the session's.
@@ -182,11 +180,7 @@ class GuiApp {
   std::unique_ptr<ComparisonView> comparison_;
   std::optional<SimulationSnapshot> comparison_start_;  // the state a comparison started from (none: the scene's start)
   std::unique_ptr<RecordTimeline> timeline_;
-  MousePerturbation perturbation_;
-  std::unique_ptr<Data> perturbation_scratch_;
-  int scripted_body_ = 0;  // --perturb's body (0: none)
-  Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
-  ImVec2 rotate_start_mouse_{0.0f, 0.0f};  // where a Ctrl+right-drag (turn the selected body) started
+  PerturbationInput perturbation_{options_};
   std::vector<render::PixelRect> covered_;  // this frame's opaque panels in framebuffer pixels
   Eigen::Vector3f side_by_side_step_ = Eigen::Vector3f::Zero();  // between neighbours in the side-by-side layout
   bool compare_failed_ = false;  // the --compare list was refused (a --frames run then exits 1)
@@ -222,15 +216,12 @@ void GuiApp::open(const std::string& path, bool from_command_line, bool keep_cam
     for (const std::string& warning : view->warnings()) spdlog::warn("{}", warning);
     session_ = std::move(session);
     model_view_ = std::move(view);
-    perturbation_.end();
-    perturbation_scratch_ = std::make_unique<Data>(session_->simulation().model());
-    session_->before_step = [this](Simulation& simulation) { beforeStep(simulation); };
-    scripted_body_ = 0;
+    perturbation_.attach(session_->simulation().model());
+    session_->before_step = [this](Simulation& simulation) { perturbation_.beforeStep(simulation); };
     if (from_command_line && !options_.perturb_body.empty()) {
-      scripted_body_ = session_->simulation().model().bodyId(options_.perturb_body);
-      if (scripted_body_ <= 0) {
-        throw ModelError(path, "--perturb", "no moving body '" + options_.perturb_body + "' in the model");
-      }
+      const int body = session_->simulation().model().bodyId(options_.perturb_body);
+      perturbation_.setScriptedBody(body);
+      if (body <= 0) throw ModelError(path, "--perturb", "no moving body '" + options_.perturb_body + "' in the model");
     }
     const Simulation& sim = session_->simulation();
     state_.settings = sim.scene().solver_settings;  // μ resolved; the checkbox keeps asking for auto
@@ -294,74 +285,20 @@ void GuiApp::openRecords(const std::vector<std::string>& files) {
   timeline_->updateKinematics();
 }
 
-void GuiApp::beforeStep(Simulation& simulation) {
-  if (scripted_body_ > 0) {
-    const double dt = simulation.scene().dt;
-    const long step = simulation.stepCount();
-    const bool inside = step >= std::llround(options_.perturb_t0 / dt) && step < std::llround(options_.perturb_t1 / dt);
-    if (inside && !perturbation_.active()) {
-      const auto& p = options_.perturb_target;
-      perturbation_.beginTranslation(simulation.model(), scripted_body_, Eigen::Vector3d(p[0], p[1], p[2]));
-    } else if (!inside && perturbation_.active()) {
-      perturbation_.end();
-    }
-  }
-  perturbation_.apply(simulation, *perturbation_scratch_);
-}
-
 std::vector<Eigen::Matrix4f> GuiApp::interactionPoses() const {
   if (comparison_) return comparisonPoses(static_cast<std::size_t>(comparison_->comparison().referenceIndex()));
   return session_ ? session_->bodyPoses() : std::vector<Eigen::Matrix4f>{};
 }
 
 bool GuiApp::handlePerturbationMouse() {
-  const ImGuiIO& io = ImGui::GetIO();
-  const float width = io.DisplaySize.x, height = std::max(1.0f, io.DisplaySize.y);
   const int body = state_.selected_body;
-  if (!perturbation_.active() && io.KeyCtrl && body > 0 && session_ && !timeline_) {
+  if (!perturbation_.active() && ImGui::GetIO().KeyCtrl && body > 0 && session_ && !timeline_) {
     const std::vector<Eigen::Matrix4f> poses = interactionPoses();
     if (body < static_cast<int>(poses.size())) {
-      const Eigen::Matrix4f& pose = poses[static_cast<std::size_t>(body)];
-      const Model& model = session_->simulation().model();
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        grab_plane_point_ = pose.block<3, 1>(0, 3).cast<double>();
-        perturbation_.beginTranslation(model, body, grab_plane_point_);
-        spdlog::info("perturbation: pulling body '{}' toward the cursor (Ctrl+drag)", model.body_names[static_cast<std::size_t>(body)]);
-      } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
-        rotate_start_mouse_ = io.MousePos;
-        perturbation_.beginRotation(model, body, pose.block<3, 3>(0, 0).cast<double>());
-        spdlog::info("perturbation: turning body '{}' (Ctrl+right-drag)", model.body_names[static_cast<std::size_t>(body)]);
-      }
+      perturbation_.grab(session_->simulation().model(), body, poses[static_cast<std::size_t>(body)]);
     }
   }
-  if (!perturbation_.active() || scripted_body_ > 0) return false;
-  if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
-      perturbation_.end();
-      spdlog::info("perturbation: released");
-      return false;
-    }
-    // The target: where the cursor's ray meets the plane through the grab point facing the camera.
-    const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, width, height);
-    const Eigen::Vector3d normal = (camera_.lookat - camera_.eye()).normalized().cast<double>();
-    const Eigen::Vector3d origin = ray.origin.cast<double>(), direction = ray.direction.cast<double>();
-    const double along = normal.dot(direction);
-    if (std::abs(along) > 1e-6) perturbation_.setTarget(origin + normal.dot(grab_plane_point_ - origin) / along * direction);
-  } else {
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
-      perturbation_.end();
-      spdlog::info("perturbation: released");
-      return false;
-    }
-    // Turn about the view's up axis (horizontal drag) and right axis (vertical drag), 0.01 rad per pixel.
-    const Eigen::Vector3d forward = (camera_.lookat - camera_.eye()).normalized().cast<double>();
-    Eigen::Vector3d right = forward.cross(Eigen::Vector3d::UnitZ());
-    if (right.norm() < 1e-6) right = Eigen::Vector3d::UnitX();
-    right.normalize();
-    const Eigen::Vector3d up = right.cross(forward);
-    perturbation_.setRotation(0.01 * (up * (io.MousePos.x - rotate_start_mouse_.x) + right * (io.MousePos.y - rotate_start_mouse_.y)));
-  }
-  return true;
+  return perturbation_.drag(camera_);
 }
 
 void GuiApp::resumeFromView() {
@@ -480,7 +417,7 @@ bool GuiApp::restartComparison() {
   sim_target_time_ = c.time();
   std::string names;
   for (const ComparedSolver& s : c.solvers()) names += (names.empty() ? "" : ", ") + s.name;
-  comparison_->comparison().before_step = [this](std::size_t, Simulation& simulation) { beforeStep(simulation); };
+  comparison_->comparison().before_step = [this](std::size_t, Simulation& simulation) { perturbation_.beforeStep(simulation); };
   const std::string from = fmt::format("t = {:.6g} s (step {})", c.time(), c.stepCount());
   state_.say("comparing " + names + " from " + from + " (reference " + c.reference().name + ")");
   spdlog::info("compare: {} from {}, reference {}", names, from, c.reference().name);
@@ -931,17 +868,7 @@ void GuiApp::drawScene(int width, int height) {
       renderer_.drawFrame(pose, 0.15f * model_scale_);
     }
   }
-  if (perturbation_.active() && (session_ || comparison_)) {
-    // The perturbation: an arrow from the body origin to the target (force), or along the torque.
-    const Eigen::Vector3f origin = perturbation_.lastOrigin().cast<float>();
-    const Eigen::Vector4f colour(0.95f, 0.2f, 0.85f, 1.0f);
-    if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
-      renderer_.drawArrow(origin, perturbation_.target().cast<float>(), 0.01f * model_scale_, colour);
-    } else if (perturbation_.lastWorldVector().norm() > 0.0) {
-      const Eigen::Vector3f axis = perturbation_.lastWorldVector().normalized().cast<float>();
-      renderer_.drawArrow(origin, origin + 0.25f * model_scale_ * axis, 0.01f * model_scale_, colour);
-    }
-  }
+  if (session_ || comparison_) perturbation_.draw(renderer_, model_scale_);
   renderer_.endScene();
 }
 
