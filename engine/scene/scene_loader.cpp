@@ -391,14 +391,14 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
     if (doc["solver"].isScalar() || doc["solver"].has("name")) {
       if (const auto refusal = refuseSolver(scene.solverProblem(), scene.solver)) {
         // The rank check is about the constraints, not the name.
-        if (refusal->element == "constraints") throw ModelError(scene.source_file, refusal->element, refusal->reason);
+        if (refusal->element == "constraints") throwRefusal(scene.source_file, *refusal);
         name.fail(refusal->element == "solver" ? refusal->reason : refusal->element + " " + refusal->reason);
       }
       return scene;
     }
   }
   SolverChoice choice = chooseDefaultSolver(scene.solverProblem());
-  if (choice.refusal) throw ModelError(scene.source_file, choice.refusal->element, choice.refusal->reason);
+  if (choice.refusal) throwRefusal(scene.source_file, *choice.refusal);
   scene.solver = std::move(choice.solver);
   return scene;
 }

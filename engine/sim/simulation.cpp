@@ -229,7 +229,7 @@ void Simulation::bindAt(const std::string& name, const SolverSettings& settings,
   passiveForces(*scene_.model, data_, q_, v_);
   tau_total_ = controller_->feedforward() + data_.passive;
   BoundSolver bound = bindSolver(scene_.solverProblem(), *constraints_, name, settings, q_, v_, tau_total_, added_inertia);
-  if (bound.refusal) throw ModelError(scene_.source_file, bound.refusal->element, bound.refusal->reason);
+  if (bound.refusal) throwRefusal(scene_.source_file, *bound.refusal);
   solver_ = std::move(bound.solver);
   binding_ = std::move(bound.binding);
   // The scene says what runs: records store the resolved name and μ, so a

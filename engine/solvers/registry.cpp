@@ -108,6 +108,10 @@ std::string missingCapability(const SolverCapabilities& caps, const ConstraintSe
   return {};
 }
 
+std::string unsupportedCapabilityMessage(const std::string& missing) {
+  return "does not support " + missing + ", which this scene needs";
+}
+
 std::string unknownSolverMessage(const std::string& name) {
   std::vector<std::string> names;
   std::string all;
@@ -124,7 +128,7 @@ std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const Con
   if (info == nullptr) throw ModelError("", "solver", unknownSolverMessage(name));
   const std::string missing = missingCapability(info->capabilities, set);
   if (!missing.empty()) {
-    throw ModelError("", "solver '" + name + "'", "does not support " + missing + ", which this scene needs");
+    throw ModelError("", "solver '" + name + "'", unsupportedCapabilityMessage(missing));
   }
   return info->make(set, settings);
 }

@@ -31,4 +31,7 @@ std::unique_ptr<ConstrainedSolver> makeSolver(const std::string& name, const Con
 /// Empty when the solver can handle the set, else the missing capability.
 std::string missingCapability(const SolverCapabilities& caps, const ConstraintSet& constraints);
 
+/// The one wording of a missing capability, as an error's reason.
+std::string unsupportedCapabilityMessage(const std::string& missing);
+
 }  // namespace loopsim

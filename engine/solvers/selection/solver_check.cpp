@@ -67,7 +67,7 @@ std::optional<SolverRefusal> refuseSolver(const SolverProblem& problem, std::str
   const ConstraintSet set(problem.model, problem.constraints, problem.time_constant);
   const SolverCapabilities& caps = info->capabilities;
   if (const std::string missing = missingCapability(caps, set); !missing.empty()) {
-    return SolverRefusal{solverElement(name), "does not support " + missing + ", which this scene needs"};
+    return SolverRefusal{solverElement(name), unsupportedCapabilityMessage(missing)};
   }
   if (problem.redundant && !caps.redundant && !caps.soft) {
     return SolverRefusal{solverElement(name),
@@ -81,8 +81,12 @@ std::optional<SolverRefusal> refuseSolver(const SolverProblem& problem, std::str
   return undeclaredRankDeficiency(problem, set, name);
 }
 
+void throwRefusal(const std::string& file, const SolverRefusal& refusal) {
+  throw ModelError(file, refusal.element, refusal.reason);
+}
+
 void requireSolver(const SolverProblem& problem, std::string_view name) {
-  if (auto refusal = refuseSolver(problem, name)) throw ModelError(problem.file, refusal->element, refusal->reason);
+  if (auto refusal = refuseSolver(problem, name)) throwRefusal(problem.file, *refusal);
 }
 
 std::vector<std::string> autoSolverCandidates(const SolverProblem& problem, std::string* reasons) {

@@ -38,7 +38,10 @@ struct SolverRefusal {
 /// Empty when `name` (a registry name or "auto") can run the problem.
 std::optional<SolverRefusal> refuseSolver(const SolverProblem& problem, std::string_view name);
 
-/// Throws ModelError(problem.file, element, reason) when refuseSolver refuses.
+/// A refusal as the error the user sees: ModelError(file, element, reason).
+[[noreturn]] void throwRefusal(const std::string& file, const SolverRefusal& refusal);
+
+/// Throws (throwRefusal) when refuseSolver refuses.
 void requireSolver(const SolverProblem& problem, std::string_view name);
 
 /// Solver `auto`'s candidates: every registered exact (not soft) solver that
