@@ -8,11 +8,14 @@
 // iterations; no allocation in a solve; bad input is refused naming the value.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allocation_counter.hpp"
@@ -169,7 +172,7 @@ TEST(ContactCone, ProjectionIsTheClosestPointOfTheCone) {
       for (int other = 0; other < 50; ++other) {
         // A random point of K_μ: normal n ≥ 0, tangent of length ≤ μ n.
         const double n = 3.0 * uniform(rng);
-        const double angle = 2.0 * M_PI * uniform(rng);
+        const double angle = 2.0 * std::numbers::pi * uniform(rng);
         const double radius = mu * n * uniform(rng);
         const Vector3 y(radius * std::cos(angle), radius * std::sin(angle), n);
         ASSERT_LE(distance, (x - y).norm() + 1e-12);
@@ -286,7 +289,7 @@ std::vector<VectorX> solutionsByEnumeration(const ContactProblem& problem, doubl
     };
     const int scan = 7200;
     for (int k = 0; k < scan; ++k) {
-      double lo = 2.0 * M_PI * k / scan, hi = 2.0 * M_PI * (k + 1) / scan;
+      double lo = 2.0 * std::numbers::pi * k / scan, hi = 2.0 * std::numbers::pi * (k + 1) / scan;
       Vector3 lambda;
       double f_lo = slide(lo, lambda).second;
       const double f_hi = slide(hi, lambda).second;
