@@ -43,19 +43,24 @@ struct RunOptions {
   std::vector<std::string> record_columns;
 };
 
-// The limits the engine does not simulate yet, watched over the run.
+// The limits watched over the run: position ranges (simulated unless the
+// scene turns them off: then beyond their slop only) and velocity limits
+// (not simulated).
 struct LimitMonitors {
   PositionRangeMonitor ranges;
   VelocityLimitMonitor velocities;
+  std::string range_note;  // why a joint can leave its range
 
-  explicit LimitMonitors(const Model& model) : ranges(model), velocities(model) {}
+  explicit LimitMonitors(const Simulation& sim)
+      : ranges(sim.model(), sim.jointLimits() ? sim.jointLimits()->settings().slop : 0.0),
+        velocities(sim.model()),
+        range_note(sim.jointLimits() ? "beyond the slop of the simulated limits" : "joint_limits: false") {}
 
   // Warns once per joint, the first time it leaves a limit.
   void check(const Simulation& sim) {
     for (const int joint : ranges.check(sim.time(), sim.q())) {
-      spdlog::warn("joint '{}' left its position range at t = {:.6g} s (limits are not simulated; reported once per "
-                   "joint, and in the summary)",
-                   sim.model().joint_names[joint], sim.time());
+      spdlog::warn("joint '{}' left its position range at t = {:.6g} s ({}; reported once per joint, and in the summary)",
+                   sim.model().joint_names[joint], sim.time(), range_note);
     }
     for (const int joint : velocities.check(sim.time(), sim.v())) {
       spdlog::warn("joint '{}' exceeded its velocity limit at t = {:.6g} s (velocity limits are not simulated; "
@@ -89,7 +94,7 @@ void printLimits(const Simulation& sim, const LimitMonitors& limits, std::FILE* 
   std::fprintf(out, " Position ranges    : %s\n",
                excursions.empty() ? "every joint stayed in its range"
                                   : (std::to_string(excursions.size()) + " joint" + (excursions.size() == 1 ? "" : "s") +
-                                     " left the range (limits are not simulated)")
+                                     " left the range (" + limits.range_note + ")")
                                         .c_str());
   for (const auto& e : excursions) std::fprintf(out, "   %s\n", describeExcursion(model, e).c_str());
   const auto fast = limits.velocities.excursions();
@@ -246,7 +251,7 @@ int runScene(RunOptions o) {
   if (!o.quiet && isTerminal(stdout)) progress.emplace(scene.duration, stdout);
   const auto start = std::chrono::steady_clock::now();
   bool estimated = false;
-  LimitMonitors limits(sim.model());
+  LimitMonitors limits(sim);
   limits.check(sim);  // the initial state too: a scene may start beyond a limit
   EnergyGrowthWatch energy_watch(sim);
   std::optional<std::string> energy_divergence;

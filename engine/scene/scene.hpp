@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint.hpp>
+#include <loopsim/contact/joint_limits.hpp>
 #include <loopsim/model/model.hpp>
 #include <loopsim/solvers/selection/solver_check.hpp>
 #include <loopsim/solvers/solver.hpp>
@@ -59,6 +60,7 @@ struct Scene {
   DampingIntegration damping = DampingIntegration::Implicit;
   bool projection = false;     // post-step projection onto the constraint manifold
   bool redundant = false;      // the constraint set is knowingly rank-deficient
+  JointLimitSettings joint_limits;  // position limits of the model's joints as unilateral rows
   std::string solver = "kkt";
   SolverSettings solver_settings;
 

@@ -23,7 +23,7 @@ namespace {
 const std::vector<std::string> kTopLevelKeys = {
     "name",    "description", "models",   "bodies",     "initial", "hold",     "constraints",   "actuated",
     "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant", "integrator",
-    "independent"};
+    "independent", "joint_limits"};
 
 /// initial.q / initial.v: {joint: value or [values]}.
 void parseInitial(const YamlValue& map, const Model& model, bool positions, VectorX& x) {
@@ -338,6 +338,17 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   }
   if (doc.has("projection")) scene.projection = doc["projection"].boolean();
   if (doc.has("redundant")) scene.redundant = doc["redundant"].boolean();
+  if (doc.has("joint_limits")) {
+    // true / false, or {enabled: bool, slop: m or rad}.
+    const YamlValue limits = doc["joint_limits"];
+    if (limits.isMap()) {
+      limits.requireMap({"enabled", "slop"});
+      if (limits.has("enabled")) scene.joint_limits.enabled = limits["enabled"].boolean();
+      if (limits.has("slop")) scene.joint_limits.slop = limits["slop"].nonNegativeNumber();
+    } else {
+      scene.joint_limits.enabled = limits.boolean();
+    }
+  }
 
   // The constraint set against the model (names, bodies, masks): ModelError
   // already names the scene file and the constraint.

@@ -49,6 +49,8 @@
 //   stabilization: {time_constant: 0.1}   # Baumgarte T; 0 disables
 //   projection: false                  # post-step projection onto the constraint manifold
 //   redundant: false                   # the constraint set is knowingly rank-deficient
+//   joint_limits: {enabled: true, slop: 0.001}   # the model's position limits as unilateral rows
+//                                      # (contact/joint_limits.hpp); or joint_limits: false
 //
 // URDF and MJCF paths resolve relative to the scene file, else relative to the
 // repository's assets/ directory (found upward from the scene file and the

@@ -10,7 +10,8 @@ namespace {
 constexpr double kRoundOff = 1e-9;  // m or rad
 }  // namespace
 
-PositionRangeMonitor::PositionRangeMonitor(const Model& model) : model_(model) {
+PositionRangeMonitor::PositionRangeMonitor(const Model& model, double allowed_excess)
+    : model_(model), allowed_excess_(std::max(allowed_excess, kRoundOff)) {
   for (int j = 1; j < model.nbodies(); ++j) {
     if (model.joint_nq[j] != 1) continue;
     const int iq = model.idx_q[j];
@@ -31,7 +32,7 @@ std::span<const int> PositionRangeMonitor::check(double t, const VectorX& q) {
     const double excess = std::max(e.lower - x, x - e.upper);
     // A joint resting on its limit crosses it by round-off (Atlas's r_arm_ely
     // starts at its lower limit 0 and reads -5e-18): not an excursion to report.
-    if (excess > kRoundOff) log_.exceeded(k, t, excess);
+    if (excess > allowed_excess_) log_.exceeded(k, t, excess);
   }
   return log_.newlyExceeded();
 }

@@ -1,7 +1,9 @@
 #pragma once
-// Joint position limits are not simulated yet (no limit constraints): this
-// watches a run and reports every one-dof joint that leaves its model range
-// [lower, upper], once per joint (when it first left, and how far it went).
+// Watches a run and reports every one-dof joint that leaves its model range
+// [lower, upper] by more than an allowed excess, once per joint (when it first
+// left, and how far it went). With the limits simulated (scene key
+// joint_limits, contact/joint_limits.hpp) the allowed excess is their slop;
+// with them off, round-off only.
 // check() never allocates.
 #include <span>
 #include <string>
@@ -14,7 +16,7 @@ namespace loopsim {
 
 class PositionRangeMonitor {
  public:
-  explicit PositionRangeMonitor(const Model& model);
+  explicit PositionRangeMonitor(const Model& model, double allowed_excess = 0.0);
 
   /// Checks q at time t. Returns the joints that left their range for the
   /// first time at this call (usually none; valid until the next call).
@@ -25,6 +27,7 @@ class PositionRangeMonitor {
 
  private:
   const Model& model_;
+  double allowed_excess_;
   ExcursionLog<PositionRangeExcursion> log_;  // one-dof joints with a finite limit
 };
 

@@ -72,6 +72,8 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
       joint_damping_(damping_diagonal_ - derivative_gains_),
       tau_effective_(VectorX::Zero(scene_.model->nv)),
       step_gains_(VectorX::Zero(scene_.model->nv)),
+      v_next_(VectorX::Zero(scene_.model->nv)),
+      step_added_inertia_(VectorX::Zero(scene_.model->nv)),
       fext_(static_cast<std::size_t>(scene_.model->nbodies())),
       perturbation_data_(*scene_.model),
       statistics_(constraints_->dimension(),
@@ -86,6 +88,10 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (scene_.controller.feedforward == ControllerSpec::Feedforward::Hold) controller_->hold(*constraints_, q_);
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
+  }
+  if (scene_.joint_limits.enabled) {
+    std::vector<LimitedDof> limited = limitedDofs(*scene_.model);
+    if (!limited.empty()) limit_step_ = std::make_unique<JointLimitStep>(*constraints_, std::move(limited), scene_.joint_limits);
   }
   // Bound at the consistent start, the state `auto` choices are made for.
   bindAt(scene_.solver, scene_.solver_settings, scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D
@@ -185,6 +191,13 @@ bool Simulation::step() {
   // before integrating if it diverged.
   const ConstraintData* solved = solver_->solvedConstraintTerms();
   if (!bookCurrentState(solved != nullptr ? *solved : currentTerms())) return false;
+
+  if (limit_step_) {
+    v_next_ = v_ + dt * vdot_;
+    step_added_inertia_ = dt * (damping_diagonal_ - step_gains_);
+    last_limits_ = limit_step_->apply(q_, v_, dt, step_added_inertia_, constraints_->timeConstant(), v_next_, lambda_);
+    if (last_limits_.active_rows > 0) vdot_ = (v_next_ - v_) / dt;  // untouched when no bound is reached
+  }
 
   // The forces the step integrated: with implicit damping the damping and the
   // derivative terms act at the end-of-step velocity v + dt·v̇ (before projection).

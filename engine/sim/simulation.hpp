@@ -3,6 +3,8 @@
 //   τ_applied = controller(t, q, v),  τ = τ_applied + τ_passive (damping, springs)
 //   v̇, λ = solver.solve(q, v, τ)                       (constrained forward dynamics, Baumgarte k;
 //                                                      implicit damping: M + dt·D, implicit_damping.hpp)
+//   joint limits: when v + dt v̇ would carry a limited dof past its bound, v̇ is corrected by the
+//                 velocity-level problem of the limits and the equality rows (contact/joint_limit_step.hpp)
 //   v ← v + dt v̇,  q ← q ⊕ dt v                         (semi-implicit Euler, paper 001 eqs. 54-55)
 //   optional: project q then v onto the constraint manifold (scene.projection)
 //   stats: timings and the work of the applied and damping forces.
@@ -18,6 +20,7 @@
 #include <optional>
 
 #include <loopsim/constraints/constraint_data.hpp>
+#include <loopsim/contact/joint_limit_step.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/scene/scene.hpp>
 #include <loopsim/sim/controller.hpp>
@@ -124,6 +127,9 @@ class Simulation {
   const ProjectionResult& initialProjection() const { return initial_projection_; }
 
   const StepRecord& lastStep() const { return last_step_; }
+  /// The joint limits of the last step (active_rows 0: none reached; null when the scene has none or turns them off).
+  const JointLimitStep* jointLimits() const { return limit_step_.get(); }
+  const JointLimitStepResult& lastJointLimitStep() const { return last_limits_; }
   /// Energies at the current state (evaluated on request) and the work so far.
   const EnergyTerms& energy() const;
   /// D of implicit damping (zero when the scene integrates damping explicitly).
@@ -151,6 +157,8 @@ class Simulation {
   SolverBinding binding_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
+  std::unique_ptr<JointLimitStep> limit_step_;      // null without limited dofs or with joint_limits off
+  JointLimitStepResult last_limits_;
   Data data_;
   // φ, J v and energies of the current state, evaluated on request.
   mutable Data observed_data_;
@@ -169,6 +177,7 @@ class Simulation {
   VectorX joint_damping_;      // the joints' part of D (implicit), else 0
   VectorX tau_effective_;      // the applied force the step actually integrated
   VectorX step_gains_;         // kd of the dofs saturated this step (not implicit this step)
+  VectorX v_next_, step_added_inertia_;  // the joint limits' v + dt v̇ and dt·D
 
   // The perturbation: fext (size nbodies, zero but at perturbed_body_) and the kinematics for its work.
   std::vector<Force> fext_;

@@ -13,7 +13,7 @@ SCENES = Path(os.environ["LOOPSIM_SCENES_DIR"])
 ATLAS_URDF = SCENES.parent / "assets/robots/atlas/atlas.urdf"
 
 
-@pytest.mark.parametrize("projection, tolerance", [(True, 1e-12), (False, 1e-3)])
+@pytest.mark.parametrize("projection, tolerance", [(True, 1e-12), (False, 5e-3)])
 def test_welded_frame_stays_put_and_connected_point_too(projection, tolerance):
     model = loopsim.load_model(ATLAS_URDF, floating_base=True)
     q0 = np.zeros(model.nq)
@@ -37,7 +37,8 @@ def test_welded_frame_stays_put_and_connected_point_too(projection, tolerance):
         assert sim.step()
     # The rest moved a lot (the pelvis by ~0.5 m); the welded sole and the
     # pinned point stayed put: exactly with the projection, to the Baumgarte-
-    # stabilised drift (~4e-4 m) without it.
+    # stabilised drift without it (~2.3e-3 m: the folding robot strikes its
+    # joint limits, whose impulses jolt the loop; ~4e-4 m with the limits off).
     assert np.max(np.abs(model.frame_placement(sim.q, "pelvis") - pelvis0)) > 0.3
     foot = model.frame_placement(sim.q, "l_foot_sole")
     toe = model.frame_placement(sim.q, "r_foot_sole") @ np.append(point, 1.0)

@@ -323,10 +323,11 @@ TEST_F(BadInput, EffortLimitsSaturateAndAreReported) {
 }
 
 TEST_F(BadInput, JointsLeavingTheirRangeAreReportedOncePerJoint) {
-  // Shoulder limited to [-1.5, 1.5], started at 1.4 rad/s towards its upper limit with no controller.
+  // Shoulder limited to [-1.5, 1.5], started at 1.4 rad/s towards its upper limit with no
+  // controller, the limits turned off.
   const std::string scene = write("arm.yaml", "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") +
                                                   "\ninitial:\n  q: {shoulder: 1.45}\n  v: {shoulder: 5.0}\n"
-                                                  "dt: 0.001\nduration: 0.2\n");
+                                                  "dt: 0.001\nduration: 0.2\njoint_limits: false\n");
   const ProcessResult r = loopsim("run " + scene);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string warning = "joint 'shoulder' left its position range at t = ";
@@ -334,6 +335,31 @@ TEST_F(BadInput, JointsLeavingTheirRangeAreReportedOncePerJoint) {
   EXPECT_NE(first, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(warning, first + 1), std::string::npos) << "reported once:\n" << r.err;
   EXPECT_NE(r.out.find("joint 'shoulder' left its range [-1.5, 1.5] rad at t = "), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, SimulatedJointLimitsKeepEveryJointInItsRange) {
+  // The same arm with the limits on (the default): the shoulder stops at 1.5 rad.
+  const std::string scene = write("arm.yaml", "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") +
+                                                  "\ninitial:\n  q: {shoulder: 1.45}\n  v: {shoulder: 5.0}\n"
+                                                  "dt: 0.001\nduration: 0.2\n");
+  const ProcessResult r = loopsim("run " + scene);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("left its position range"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(" Position ranges    : every joint stayed in its range\n"), std::string::npos) << r.out;
+}
+
+TEST_F(BadInput, JointLimitsKeyRefusesBadValues) {
+  const std::string arm = "models:\n  - urdf: " + testUrdf("two_link_arm.urdf") + "\n";
+  const ProcessResult slop = loopsim("run " + write("a.yaml", arm + "joint_limits: {slop: -0.1}\n") + " --quiet");
+  EXPECT_EQ(slop.exit_code, 1);
+  EXPECT_NE(slop.firstErrorLine().find("-0.1"), std::string::npos) << slop.err;
+  EXPECT_NE(slop.firstErrorLine().find("slop"), std::string::npos) << slop.err;
+  const ProcessResult key = loopsim("run " + write("b.yaml", arm + "joint_limits: {enabled: true, margin: 1}\n") + " --quiet");
+  EXPECT_EQ(key.exit_code, 1);
+  EXPECT_NE(key.firstErrorLine().find("unknown key 'margin'"), std::string::npos) << key.err;
+  const ProcessResult word = loopsim("run " + write("c.yaml", arm + "joint_limits: sometimes\n") + " --quiet");
+  EXPECT_EQ(word.exit_code, 1);
+  EXPECT_NE(word.firstErrorLine().find("sometimes"), std::string::npos) << word.err;
 }
 
 TEST_F(BadInput, JointsExceedingTheirVelocityLimitAreReportedOncePerJointAndRecorded) {

@@ -70,9 +70,13 @@ TEST(PublicApi, FrameConstraintErrorsNameTheConstraintAndFrame) {
 
 // "Passive forces handled as in a step": the evaluator at a step's start
 // state and applied torque gives that step's v̇ and λ bit for bit (direct
-// solver; joint damping and the PD's kd integrated implicitly).
+// solver; joint damping and the PD's kd integrated implicitly). The
+// evaluator gives the equality dynamics: a step that reaches a joint limit
+// differs from it (Atlas's elbows rest on their lower bound 0), so the limits
+// are off here.
 TEST(PublicApi, StateEvaluatorReproducesASimulationStep) {
-  const Scene scene = loadScene(kScenes / "atlas_standing.yaml");
+  Scene scene = loadScene(kScenes / "atlas_standing.yaml");
+  scene.joint_limits.enabled = false;
   ASSERT_EQ(scene.solver, "kkt");
   Simulation simulation(scene);
   for (int k = 0; k < 5; ++k) ASSERT_TRUE(simulation.step());
