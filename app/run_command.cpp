@@ -90,6 +90,19 @@ void printLimits(const Simulation& sim, const LimitMonitors& limits, std::FILE* 
     std::fprintf(out, " Effort saturation  : %ld of %ld steps clamped at the effort limit (%s)\n",
                  controller.saturatedCalls(), sim.stepCount(), joints.c_str());
   }
+  if (const JointLimitStep* simulated = sim.jointLimits()) {
+    const JointLimitTotals& t = sim.jointLimitTotals();
+    if (t.steps_at_bound == 0) {
+      std::fprintf(out, " Joint limits       : %zu limited dofs, no bound reached\n", simulated->dofs().size());
+    } else {
+      std::fprintf(out,
+                   " Joint limits       : a bound reached in %ld of %ld steps (up to %d at once); worst residual %.3g, "
+                   "at most %d iterations, %ld unconverged\n",
+                   t.steps_at_bound, sim.stepCount(), t.most_rows, t.worst_residual, t.most_iterations, t.unconverged);
+    }
+  } else if (!sim.scene().joint_limits.enabled) {
+    std::fprintf(out, " Joint limits       : off (joint_limits: false)\n");
+  }
   const auto excursions = limits.ranges.excursions();
   std::fprintf(out, " Position ranges    : %s\n",
                excursions.empty() ? "every joint stayed in its range"

@@ -36,6 +36,15 @@ JointLimitStep::JointLimitStep(const ConstraintSet& equality, std::vector<Limite
   limit_impulse_ = VectorX::Zero(limits);
 }
 
+void JointLimitTotals::add(const JointLimitStepResult& step) {
+  if (step.active_rows == 0) return;
+  ++steps_at_bound;
+  most_rows = std::max(most_rows, step.active_rows);
+  most_iterations = std::max(most_iterations, step.solve.iterations);
+  worst_residual = std::max(worst_residual, step.solve.residuals.worst());
+  if (!step.solve.converged) ++unconverged;
+}
+
 double JointLimitStep::distance(const ActiveRow& row, const Eigen::Ref<const VectorX>& q) const {
   const LimitedDof& dof = dofs_[static_cast<std::size_t>(row.dof)];
   return row.side > 0.0 ? q[dof.iq] - dof.lower : dof.upper - q[dof.iq];

@@ -49,6 +49,17 @@ struct JointLimitStepResult {
   ContactSolverResult solve;    // of the last problem solved
 };
 
+/// What the limits did over a run (Simulation::jointLimitTotals()).
+struct JointLimitTotals {
+  long steps_at_bound = 0;      // steps that reached a bound
+  int most_rows = 0;            // the most limits active at once
+  int most_iterations = 0;      // the most ADMM iterations of a step's last problem
+  double worst_residual = 0.0;  // the worst of the three residuals (contact_residuals.hpp) over those problems
+  long unconverged = 0;         // problems that stopped at the iteration cap
+
+  void add(const JointLimitStepResult& step);
+};
+
 class JointLimitStep {
  public:
   /// `equality`: the scene's constraint set (its rows become the bilateral block).

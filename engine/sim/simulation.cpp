@@ -197,6 +197,7 @@ bool Simulation::step() {
     step_added_inertia_ = dt * (damping_diagonal_ - step_gains_);
     last_limits_ = limit_step_->apply(q_, v_, dt, step_added_inertia_, constraints_->timeConstant(), v_next_, lambda_);
     if (last_limits_.active_rows > 0) vdot_ = (v_next_ - v_) / dt;  // untouched when no bound is reached
+    limit_totals_.add(last_limits_);
   }
 
   // The forces the step integrated: with implicit damping the damping and the

@@ -130,6 +130,8 @@ class Simulation {
   /// The joint limits of the last step (active_rows 0: none reached; null when the scene has none or turns them off).
   const JointLimitStep* jointLimits() const { return limit_step_.get(); }
   const JointLimitStepResult& lastJointLimitStep() const { return last_limits_; }
+  /// Over every step computed (as the statistics: a restore keeps counting).
+  const JointLimitTotals& jointLimitTotals() const { return limit_totals_; }
   /// Energies at the current state (evaluated on request) and the work so far.
   const EnergyTerms& energy() const;
   /// D of implicit damping (zero when the scene integrates damping explicitly).
@@ -159,6 +161,7 @@ class Simulation {
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
   std::unique_ptr<JointLimitStep> limit_step_;      // null without limited dofs or with joint_limits off
   JointLimitStepResult last_limits_;
+  JointLimitTotals limit_totals_;
   Data data_;
   // φ, J v and energies of the current state, evaluated on request.
   mutable Data observed_data_;

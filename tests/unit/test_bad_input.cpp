@@ -346,6 +346,8 @@ TEST_F(BadInput, SimulatedJointLimitsKeepEveryJointInItsRange) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("left its position range"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find(" Position ranges    : every joint stayed in its range\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" Joint limits       : a bound reached in "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 0 unconverged\n"), std::string::npos) << r.out;
 }
 
 TEST_F(BadInput, JointLimitsKeyRefusesBadValues) {
