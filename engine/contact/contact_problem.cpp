@@ -1,19 +1,13 @@
 #include <loopsim/contact/contact_problem.hpp>
 
 #include <cmath>
-#include <sstream>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 
 namespace loopsim {
 
 namespace {
-
-std::string formatValue(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
 
 [[noreturn]] void refuseBlock(const std::vector<ContactBlock>& blocks, int block, const std::string& message) {
   throw ModelError("", "contact problem: " + describeContactBlock(blocks, block), message);
@@ -21,7 +15,7 @@ std::string formatValue(double value) {
 
 void checkFriction(const std::vector<ContactBlock>& blocks, int block, double mu) {
   // +∞ is a meaningful limit (no slip); NaN and negative values are not.
-  if (!(mu >= 0.0)) refuseBlock(blocks, block, "friction coefficient mu must be >= 0, got " + formatValue(mu));
+  if (!(mu >= 0.0)) refuseBlock(blocks, block, "friction coefficient mu must be >= 0, got " + numberText(mu));
 }
 
 }  // namespace

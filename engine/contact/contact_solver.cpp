@@ -1,10 +1,10 @@
 #include <loopsim/contact/contact_solver.hpp>
 
 #include <cmath>
-#include <sstream>
 #include <string>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 
 namespace loopsim {
 
@@ -12,9 +12,8 @@ namespace {
 
 [[noreturn]] void refuse(std::string_view solver, const std::string& setting, const std::string& expected,
                          double value) {
-  std::ostringstream message;
-  message << setting << " must be " << expected << ", got " << value;
-  throw ModelError("", "contact solver '" + std::string(solver) + "'", message.str());
+  throw ModelError("", "contact solver '" + std::string(solver) + "'",
+                   setting + " must be " + expected + ", got " + numberText(value));
 }
 
 }  // namespace

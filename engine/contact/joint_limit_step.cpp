@@ -79,6 +79,18 @@ JointLimitStepResult JointLimitStep::apply(const Eigen::Ref<const VectorX>& q, c
   limit_impulse_.setZero();
   active_.clear();
   if (!settings_.enabled || !addCrossedBounds(q, v_next, dt)) return result;
+  // λ = 0 solves the problem (to the solver's tolerance, which is what its own
+  // check before the first iteration would find) when every reached row has
+  // g = s v_eq + β ≥ 0, so v⁺ = v_eq: a dof resting on its bound costs no solve.
+  const bool at_rest = std::all_of(active_.begin(), active_.end(), [&](const ActiveRow& row) {
+    return row.side * v_next[dofs_[static_cast<std::size_t>(row.dof)].iv] +
+               limitRowBias(distance(row, q), dt, settings_.slop, time_constant) >=
+           -solver_settings_.tolerance;
+  });
+  if (at_rest) {
+    active_.clear();
+    return result;
+  }
 
   const Model& model = equality_->model();
   v_eq_ = v_next;

@@ -25,7 +25,9 @@
 //
 // Active set: the limits v_eq would cross (end-of-step distance below zero)
 // or is already past; when the corrected v⁺ crosses another bound that one
-// joins and the problem is solved again (at most once per limited dof).
+// joins and the problem is solved again (at most once per limited dof). When
+// λ = 0 already solves it (every reached row has s v_eq + β ≥ 0 to the solver's
+// tolerance: a dof resting on its bound) the step is left as it was, without a solve.
 // G by dense Cholesky of M̃ (CRBA): a handful of limit rows on top of the
 // equality rows; the papers' Delassus algorithms take constraints on bodies,
 // not joint-space rows. The unilateral problem is solved by ADMM

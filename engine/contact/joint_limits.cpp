@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 
 namespace loopsim {
 
@@ -15,7 +16,7 @@ std::vector<LimitedDof> limitedDofs(const Model& model) {
     const double lower = model.lower_position_limit[iq], upper = model.upper_position_limit[iq];
     if (std::isnan(lower) || std::isnan(upper) || lower > upper) {
       throw ModelError("", "joint '" + model.joint_names[j] + "' limit",
-                       "lower " + std::to_string(lower) + " and upper " + std::to_string(upper) +
+                       "lower " + numberText(lower) + " and upper " + numberText(upper) +
                            ": need lower <= upper, neither NaN");
     }
     if (std::isinf(lower) && std::isinf(upper)) continue;

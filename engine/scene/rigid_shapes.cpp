@@ -1,29 +1,21 @@
 #include <loopsim/scene/rigid_shapes.hpp>
 
 #include <cmath>
-#include <sstream>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 
 namespace loopsim {
 
-namespace {
-std::string str(double x) {
-  std::ostringstream os;
-  os << x;
-  return os.str();
-}
-}  // namespace
-
 Inertia shapeInertia(const RigidShape& s, const std::string& element, const Vector3& center) {
-  if (!(std::isfinite(s.mass) && s.mass > 0.0)) throw ModelError("", element, "mass must be > 0, got " + str(s.mass));
+  if (!(std::isfinite(s.mass) && s.mass > 0.0)) throw ModelError("", element, "mass must be > 0, got " + numberText(s.mass));
   const double m = s.mass;
   Vector3 diagonal;
   switch (s.shape) {
     case VisualGeometry::Shape::Box: {
       for (int k = 0; k < 3; ++k) {
         if (!(std::isfinite(s.size[k]) && s.size[k] > 0.0)) {
-          throw ModelError("", element, "box extents must be > 0, got " + str(s.size[k]));
+          throw ModelError("", element, "box extents must be > 0, got " + numberText(s.size[k]));
         }
       }
       const Vector3 sq = s.size.cwiseAbs2();
@@ -32,14 +24,14 @@ Inertia shapeInertia(const RigidShape& s, const std::string& element, const Vect
     }
     case VisualGeometry::Shape::Sphere: {
       const double r = s.size.x();
-      if (!(std::isfinite(r) && r > 0.0)) throw ModelError("", element, "sphere radius must be > 0, got " + str(r));
+      if (!(std::isfinite(r) && r > 0.0)) throw ModelError("", element, "sphere radius must be > 0, got " + numberText(r));
       diagonal.setConstant(0.4 * m * r * r);
       break;
     }
     case VisualGeometry::Shape::Cylinder: {
       const double r = s.size.x(), length = s.size.y();
       if (!(std::isfinite(r) && r > 0.0 && std::isfinite(length) && length > 0.0)) {
-        throw ModelError("", element, "cylinder radius and length must be > 0, got " + str(r) + ", " + str(length));
+        throw ModelError("", element, "cylinder radius and length must be > 0, got " + numberText(r) + ", " + numberText(length));
       }
       const double transverse = m * (3.0 * r * r + length * length) / 12.0;
       diagonal = Vector3(transverse, transverse, 0.5 * m * r * r);
