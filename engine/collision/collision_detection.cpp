@@ -95,17 +95,16 @@ struct CollisionData::Impl {
   std::vector<SE3> placements;                            // per geometry, in the world
   std::vector<int> moving;                                // geometries on bodies >= 1
   fcl::DynamicAABBTreeCollisionManagerd broadphase;
-  std::vector<std::pair<int, int>> halfspace_pairs;  // (half-space, other), fixed
+  std::vector<int> halfspaces;                        // geometry indices
   std::vector<std::pair<int, int>> pairs;            // candidates of this step, (a < b)
   std::vector<Raw> raw;
   std::vector<ContactPoint> contacts, previous;
   std::vector<Memory> previous_memory;
   std::vector<Vector3> tangent_in_a;  // parallel to contacts
-  std::vector<Vector3> points;        // a geometry's supporting points (manifolds)
   const GeometryModel* geometry = nullptr;
   fcl::CollisionRequestd collide_request;
   fcl::CollisionResultd collide_result;
-  fcl::DistanceRequestd distance_request;
+  fcl::DistanceRequestd distance_request, touching_request;
   fcl::DistanceResultd distance_result;
   std::uint64_t next_id = 1;
   int ngeometries = 0;
@@ -128,10 +127,7 @@ struct CollisionData::Impl {
     broadphase.registerObjects(bounded);
     broadphase.setup();
     for (int h = 0; h < n; ++h) {
-      if (model.geometry(h).shape != GeometryShape::halfspace) continue;
-      for (int other = 0; other < n; ++other) {
-        if (model.canCollide(h, other)) halfspace_pairs.emplace_back(h, other);
-      }
+      if (model.geometry(h).shape == GeometryShape::halfspace) halfspaces.push_back(h);
     }
     const std::size_t room = static_cast<std::size_t>(4 * n + 16);
     pairs.reserve(room);
@@ -140,15 +136,22 @@ struct CollisionData::Impl {
     previous.reserve(room);
     previous_memory.reserve(room);
     tangent_in_a.reserve(room);
-    points.reserve(8);
-    // Box-box gives up to 4 points; one point is enough for the other pairs, where
-    // FCL's query decides whether the pair is in contact.
+    // FCL's box-box gives up to 4 points; its other pairs give one.
     collide_request.num_max_contacts = 4;
     collide_request.enable_contact = true;
     distance_request.enable_nearest_points = true;
-    distance_request.enable_signed_distance = true;
-    distance_request.gjk_solver_type = fcl::GST_INDEP;  // its nearest points were the more accurate
+    // FCL's own GJK: its nearest points were the more accurate (libccd's are off by
+    // 1e-4 in direction for two spheres 1 mm apart). Unsigned: with signed distance
+    // this solver re-runs the collision query when GJK finds the shapes touching and
+    // asserts that it collides, which for a box resting exactly on a box it did not.
+    // Those touching pairs ask libccd's signed distance instead (touchingPair).
+    distance_request.enable_nearest_points = true;
+    distance_request.gjk_solver_type = fcl::GST_INDEP;
     distance_request.distance_tolerance = 1e-9;
+    touching_request.enable_nearest_points = true;
+    touching_request.enable_signed_distance = true;
+    touching_request.gjk_solver_type = fcl::GST_LIBCCD;
+    touching_request.distance_tolerance = 1e-9;
   }
 
   static bool collectPair(fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* self) {
@@ -191,7 +194,6 @@ struct CollisionData::Impl {
     };
     const SE3& M = placements[static_cast<std::size_t>(s)];
     const std::size_t before = raw.size();
-    points.clear();
     switch (gs.shape) {
       case GeometryShape::sphere: {
         const Vector3 p = M.t - n_out * gs.size.x();
@@ -263,12 +265,19 @@ struct CollisionData::Impl {
       return;
     }
     distance_result.clear();
-    const double d = fcl::distance(oa, ob, distance_request, distance_result);
+    double d = fcl::distance(oa, ob, distance_request, distance_result);
     const double margin = geometry->settings().margin;
     if (!(d < margin)) return;
+    if (d < 0.0) {
+      // GJK finds them touching where the collision query did not (within precision).
+      distance_result.clear();
+      d = std::min(0.0, fcl::distance(oa, ob, touching_request, distance_result));
+    }
     const Vector3& pa = distance_result.nearest_points[0];
     const Vector3& pb = distance_result.nearest_points[1];
-    Vector3 normal = pb - pa;
+    // Apart, pb - pa points from a to b; overlapping (touching within GJK's
+    // precision), the witness points cross over.
+    Vector3 normal = d >= 0.0 ? Vector3(pb - pa) : Vector3(pa - pb);
     if (normal.norm() < 1e-12) {
       // Touching without overlap: no witness direction; take the line between the centres.
       normal = placements[static_cast<std::size_t>(b)].t - placements[static_cast<std::size_t>(a)].t;
@@ -373,7 +382,13 @@ const std::vector<ContactPoint>& computeContacts(const GeometryModel& geometry, 
 
   impl.pairs.clear();
   impl.broadphase.collide(&impl, &CollisionData::Impl::collectPair);
-  for (const auto& [h, other] : impl.halfspace_pairs) impl.pairs.emplace_back(std::min(h, other), std::max(h, other));
+  // Half-spaces are unbounded: the tree cannot prune them, each meets every geometry
+  // the rules allow (a cheap box test in halfspacePair comes first).
+  for (const int h : impl.halfspaces) {
+    for (int other = 0; other < impl.ngeometries; ++other) {
+      if (geometry.canCollide(h, other)) impl.pairs.emplace_back(std::min(h, other), std::max(h, other));
+    }
+  }
   std::sort(impl.pairs.begin(), impl.pairs.end());
 
   impl.raw.clear();

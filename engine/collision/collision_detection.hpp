@@ -18,7 +18,8 @@
 //     cylinder's rims (the deepest point of each rim and the points a quarter and a
 //     half turn away), each kept when its own signed distance is below the margin.
 //     Box-box contacts are FCL's (up to 4 once the boxes overlap; one, the nearest
-//     points, inside the margin band).
+//     points, inside the margin band; one with the normal along the line between
+//     the centres when they touch exactly, where FCL's queries disagree).
 //   - Persistence: a contact of the same geometry pair whose point moved less than
 //     settings().persistence_tolerance on one of the two bodies since the previous
 //     step keeps its id and its tangent directions (for warm starts).
@@ -54,10 +55,12 @@ struct ContactPoint {
   Vector3 position_in_a = Vector3::Zero(), position_in_b = Vector3::Zero();
 };
 
-/// The workspace of the detection, built once from a GeometryModel: FCL's shapes,
-/// collision objects and broadphase tree, the candidate pairs and the contacts.
-/// Detection reuses its storage; FCL allocates in some of its queries (the convex
-/// solvers), nothing else does once the contact count has been seen.
+/// The workspace of the detection, built once from a complete GeometryModel: FCL's
+/// shapes, collision objects and broadphase tree, the candidate pairs and the
+/// contacts. Changed geometries or settings need a new CollisionData (a different
+/// geometry count is refused); the pair rules are read at each detection. Our own
+/// storage is reused once the contact count has been seen, but FCL's queries
+/// allocate (measured: 9 allocations per detection for 6 touching pairs).
 class CollisionData {
  public:
   explicit CollisionData(const GeometryModel& geometry);

@@ -569,6 +569,31 @@ TEST(CollisionDetection, ConvexMeshOnPlaneAndBoxOnBox) {
   EXPECT_EQ(face_points, 3);
 }
 
+TEST(CollisionDetection, BoxesTouchingExactlyGiveOneContactAtZeroDistance) {
+  // FCL's collision query finds them apart, GJK finds them touching: the pair is
+  // reported once, at distance 0 (to GJK's precision). libccd's witness points
+  // coincide there, so the normal is the line between the centres: it points from
+  // the lower box to the upper one, not exactly along z.
+  const Model model = testModel();
+  GeometryModel geometry(model);
+  geometry.addGeometry(Geometry::box("lower", kFreeA, SE3::Identity(), Vector3(0.2, 0.2, 0.2)));
+  geometry.addGeometry(Geometry::box("upper", kFreeB, SE3::Identity(), Vector3(0.1, 0.1, 0.1)));
+  CollisionData collision(geometry);
+  auto oMi = identityPlacements(model);
+  for (const double dx : {0.0, 0.02, -0.031}) {
+    oMi[kFreeA] = translation(0.0, 0.0, 0.0999);
+    oMi[kFreeB] = translation(dx, 0.01, 0.2499);
+    const auto& contacts = computeContacts(geometry, oMi, collision);
+    ASSERT_FALSE(contacts.empty()) << dx;
+    ASSERT_EQ(contacts.size(), 1u) << dx;
+    const ContactPoint& c = contacts[0];
+    EXPECT_NEAR(c.distance, 0.0, 1e-9) << dx;
+    EXPECT_GT(c.normal.z(), 0.9) << dx;
+    EXPECT_NEAR(c.position.z(), 0.1999, 1e-9) << dx;
+    expectFrame(c);
+  }
+}
+
 TEST(CollisionDetection, FilteringByCountingContacts) {
   // Every geometry overlaps every other; the rules decide which pairs report.
   const Model model = testModel();
