@@ -25,7 +25,11 @@ namespace {
 
 // A collision object whose world AABB is grown by a fixed amount, so the
 // broadphase pairs geometries that are closer than the margin. FCL's tree reads
-// only getAABB(), which returns the (protected) member set here.
+// only getAABB(). The box is reached through getAABB(), never through the member
+// itself: CollisionObject<double> is compiled in libfcl, whose Eigen alignment
+// (16 bytes for Debian's x86-64 build) may differ from ours (32 or 64 with
+// -march=native), and with it the member's offset; the library's accessor gives the
+// address the library reads.
 class InflatedObject : public fcl::CollisionObjectd {
  public:
   InflatedObject(const std::shared_ptr<fcl::CollisionGeometryd>& shape, int geometry)
@@ -35,8 +39,9 @@ class InflatedObject : public fcl::CollisionObjectd {
   void place(const SE3& oMg, double inflate) {
     setTransform(oMg.R, oMg.t);
     computeAABB();
-    aabb.min_.array() -= inflate;
-    aabb.max_.array() += inflate;
+    auto& box = const_cast<fcl::AABBd&>(getAABB());  // a mutable member of a non-const object
+    box.min_.array() -= inflate;
+    box.max_.array() += inflate;
   }
   int geometry() const { return static_cast<int>(reinterpret_cast<std::intptr_t>(getUserData())); }
 };
