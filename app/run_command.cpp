@@ -52,9 +52,9 @@ struct LimitMonitors {
   std::string range_note;  // why a joint can leave its range
 
   explicit LimitMonitors(const Simulation& sim)
-      : ranges(sim.model(), sim.jointLimits() ? sim.jointLimits()->settings().slop : 0.0),
+      : ranges(sim.model(), sim.jointLimitsOn() ? sim.unilateralStep()->settings().slop : 0.0),
         velocities(sim.model()),
-        range_note(sim.jointLimits() ? "beyond the slop of the simulated limits" : "joint_limits: false") {}
+        range_note(sim.jointLimitsOn() ? "beyond the slop of the simulated limits" : "joint_limits: false") {}
 
   // Warns once per joint, the first time it leaves a limit.
   void check(const Simulation& sim) {
@@ -90,10 +90,10 @@ void printLimits(const Simulation& sim, const LimitMonitors& limits, std::FILE* 
     std::fprintf(out, " Effort saturation  : %ld of %ld steps clamped at the effort limit (%s)\n",
                  controller.saturatedCalls(), sim.stepCount(), joints.c_str());
   }
-  if (const JointLimitStep* simulated = sim.jointLimits()) {
+  if (sim.jointLimitsOn()) {
     const JointLimitTotals& t = sim.jointLimitTotals();
     if (t.steps_at_bound == 0) {
-      std::fprintf(out, " Joint limits       : %zu limited dofs, no bound reached\n", simulated->dofs().size());
+      std::fprintf(out, " Joint limits       : %zu limited dofs, no bound reached\n", sim.unilateralStep()->dofs().size());
     } else {
       std::fprintf(out,
                    " Joint limits       : a bound reached in %ld of %ld steps (up to %d at once); worst residual %.3g, "
@@ -102,6 +102,20 @@ void printLimits(const Simulation& sim, const LimitMonitors& limits, std::FILE* 
     }
   } else if (!sim.scene().joint_limits.enabled) {
     std::fprintf(out, " Joint limits       : off (joint_limits: false)\n");
+  }
+  if (sim.scene().geometry) {
+    const ContactTotals& t = sim.contactTotals();
+    const UnilateralStep& step = *sim.unilateralStep();
+    if (t.steps_in_contact == 0) {
+      std::fprintf(out, " Contacts           : none (%s)\n", contactSolverName(step.solverKind()));
+    } else {
+      // The worst of the three residuals (primal, dual feasibility, complementarity) over every solve.
+      std::fprintf(out,
+                   " Contacts           : in %ld of %ld steps (up to %d at once); %s, worst residual %.3g, "
+                   "at most %d iterations, %ld unconverged (tolerance %.3g)\n",
+                   t.steps_in_contact, sim.stepCount(), t.most_contacts, contactSolverName(step.solverKind()),
+                   t.worst_residual, t.most_iterations, t.unconverged, step.solverSettings().tolerance);
+    }
   }
   const auto excursions = limits.ranges.excursions();
   std::fprintf(out, " Position ranges    : %s\n",

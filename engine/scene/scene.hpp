@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <loopsim/collision/geometry.hpp>
 #include <loopsim/constraints/constraint.hpp>
 #include <loopsim/contact/joint_limits.hpp>
+#include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/model/model.hpp>
 #include <loopsim/solvers/selection/solver_check.hpp>
 #include <loopsim/solvers/solver.hpp>
@@ -61,6 +63,11 @@ struct Scene {
   bool projection = false;     // post-step projection onto the constraint manifold
   bool redundant = false;      // the constraint set is knowingly rank-deficient
   JointLimitSettings joint_limits;  // position limits of the model's joints as unilateral rows
+  /// The collision geometry (ground, obstacles, free bodies' shapes); null when the
+  /// scene has none, and then no step detects contacts.
+  std::shared_ptr<const GeometryModel> geometry;
+  ContactSolverKind contact_solver = ContactSolverKind::admm;  // scene key contact.solver
+  ContactSolverSettings contact_settings;
   std::string solver = "kkt";
   SolverSettings solver_settings;
 

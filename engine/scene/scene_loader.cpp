@@ -23,7 +23,7 @@ namespace {
 const std::vector<std::string> kTopLevelKeys = {
     "name",    "description", "models",   "bodies",     "initial", "hold",     "constraints",   "actuated",
     "controller", "gravity",  "dt",       "duration",   "solver",  "stabilization", "projection", "redundant", "integrator",
-    "independent", "joint_limits"};
+    "independent", "joint_limits", "ground", "obstacles", "exclude", "contact"};
 
 /// initial.q / initial.v: {joint: value or [values]}.
 void parseInitial(const YamlValue& map, const Model& model, bool positions, VectorX& x) {
@@ -349,6 +349,8 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
       scene.joint_limits.enabled = limits.boolean();
     }
   }
+
+  scene_yaml::parseContact(doc, *model, scene);
 
   // The constraint set against the model (names, bodies, masks): ModelError
   // already names the scene file and the constraint.

@@ -51,6 +51,14 @@
 //   redundant: false                   # the constraint set is knowingly rank-deficient
 //   joint_limits: {enabled: true, slop: 0.001}   # the model's position limits as unilateral rows
 //                                      # (contact/joint_limits.hpp); or joint_limits: false
+//   ground: {height: 0, tilt: 30, friction: 0.8}   # a world half-space through (0, 0, height); normal: [x, y, z]
+//                                      # or tilt (degrees about world y, descending along +x); default μ 1
+//   obstacles:                         # static geometry on the world
+//     - {name: step, shape: box, size: [1, 1, 0.1], pose: {...}, friction: 0.5}   # or sphere, cylinder,
+//     - {name: wall, shape: plane, normal: [-1, 0, 0], offset: -2}                 # plane: n·x <= offset is solid
+//   exclude: [[box, left_hand]]        # body pairs that never collide
+//   contact: {solver: admm, tolerance: 1e-10, max_iterations: 1000, margin: 0.005}   # or solver: pgs
+//   (bodies[] also take friction: μ (default 1) and collide: false; a pair's μ is the larger of the two)
 //
 // URDF and MJCF paths resolve relative to the scene file, else relative to the
 // repository's assets/ directory (found upward from the scene file and the

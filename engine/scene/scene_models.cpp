@@ -203,7 +203,7 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
     bodies.requireSequence();
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       const YamlValue entry = bodies.at(i);
-      entry.requireMap({"name", "shape", "size", "mass", "pose", "rgba"});
+      entry.requireMap({"name", "shape", "size", "mass", "pose", "rgba", "friction", "collide"});
       if (!entry.has("name")) entry.fail("'name' is required");
       const RigidShape shape = parseShape(entry);
       const SE3 pose = entry.has("pose") ? entry["pose"].pose() : SE3::Identity();

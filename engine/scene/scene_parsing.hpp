@@ -30,4 +30,9 @@ int bodyByName(const YamlValue& at, const Model& model, const std::string& name)
 /// {shape, size, mass, rgba}: box size = extents [x, y, z], sphere [r] (or r), cylinder [r, length].
 RigidShape parseShape(const YamlValue& map);
 
+/// ground, obstacles, the free bodies' shapes (bodies[].friction, collide), exclude
+/// and contact -> scene.geometry (null when nothing can touch), the contact solver
+/// and its settings; obstacles' visuals are added to `model`.
+void parseContact(const YamlValue& doc, Model& model, Scene& scene);
+
 }  // namespace loopsim::scene_yaml

@@ -76,6 +76,7 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
       step_added_inertia_(VectorX::Zero(scene_.model->nv)),
       fext_(static_cast<std::size_t>(scene_.model->nbodies())),
       perturbation_data_(*scene_.model),
+      contact_data_(*scene_.model),
       statistics_(constraints_->dimension(),
                   options.timing_samples > 0 ? options.timing_samples : defaultTimingSamples(scene_)) {
   if (!(options.violation_threshold > 0.0)) {
@@ -89,13 +90,31 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
   }
-  if (scene_.joint_limits.enabled) {
-    std::vector<LimitedDof> limited = limitedDofs(*scene_.model);
-    if (!limited.empty()) limit_step_ = std::make_unique<JointLimitStep>(*constraints_, std::move(limited), scene_.joint_limits);
+  std::vector<LimitedDof> limited;
+  if (scene_.joint_limits.enabled) limited = limitedDofs(*scene_.model);
+  if (scene_.geometry) collision_ = std::make_unique<CollisionData>(*scene_.geometry);
+  if (!limited.empty() || collision_) {
+    unilateral_step_ = std::make_unique<UnilateralStep>(*constraints_, std::move(limited), scene_.joint_limits,
+                                                        scene_.contact_solver, scene_.contact_settings);
   }
   // Bound at the consistent start, the state `auto` choices are made for.
   bindAt(scene_.solver, scene_.solver_settings, scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D
   energy_.initial = energy().total();
+}
+
+const std::vector<ContactPoint>& Simulation::contacts() const {
+  static const std::vector<ContactPoint> none;
+  return collision_ ? collision_->contacts() : none;
+}
+
+void Simulation::detectContacts() {
+  forwardKinematics(*scene_.model, contact_data_, q_);
+  const std::vector<ContactPoint>& found = computeContacts(*scene_.geometry, contact_data_, *collision_);
+  contact_rows_.clear();
+  for (const ContactPoint& c : found) {
+    contact_rows_.push_back({c.body_a, c.body_b, c.position_in_a, c.position_in_b, c.frame, c.distance, c.friction,
+                             c.id});
+  }
 }
 
 const ConstraintData& Simulation::currentTerms() const {
@@ -192,12 +211,16 @@ bool Simulation::step() {
   const ConstraintData* solved = solver_->solvedConstraintTerms();
   if (!bookCurrentState(solved != nullptr ? *solved : currentTerms())) return false;
 
-  if (limit_step_) {
+  if (unilateral_step_) {
+    if (collision_) detectContacts();
     v_next_ = v_ + dt * vdot_;
     step_added_inertia_ = dt * (damping_diagonal_ - step_gains_);
-    last_limits_ = limit_step_->apply(q_, v_, dt, step_added_inertia_, constraints_->timeConstant(), v_next_, lambda_);
-    if (last_limits_.active_rows > 0) vdot_ = (v_next_ - v_) / dt;  // untouched when no bound is reached
-    limit_totals_.add(last_limits_);
+    last_unilateral_ = unilateral_step_->apply(q_, v_, dt, step_added_inertia_, constraints_->timeConstant(),
+                                               contact_rows_, v_next_, lambda_);
+    // Untouched when there is no contact and no bound is reached.
+    if (last_unilateral_.active_rows > 0 || last_unilateral_.contacts > 0) vdot_ = (v_next_ - v_) / dt;
+    limit_totals_.add(last_unilateral_);
+    contact_totals_.add(last_unilateral_);
   }
 
   // The forces the step integrated: with implicit damping the damping and the

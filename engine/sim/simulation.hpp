@@ -3,8 +3,9 @@
 //   τ_applied = controller(t, q, v),  τ = τ_applied + τ_passive (damping, springs)
 //   v̇, λ = solver.solve(q, v, τ)                       (constrained forward dynamics, Baumgarte k;
 //                                                      implicit damping: M + dt·D, implicit_damping.hpp)
-//   joint limits: when v + dt v̇ would carry a limited dof past its bound, v̇ is corrected by the
-//                 velocity-level problem of the limits and the equality rows (contact/joint_limit_step.hpp)
+//   contacts and joint limits: the contacts the detection finds at q (collision/), and the
+//                 limited dofs v + dt v̇ would carry past a bound, correct v̇ by the velocity-level
+//                 problem of those rows and the equality rows (contact/unilateral_step.hpp)
 //   v ← v + dt v̇,  q ← q ⊕ dt v                         (semi-implicit Euler, paper 001 eqs. 54-55)
 //   optional: project q then v onto the constraint manifold (scene.projection)
 //   stats: timings and the work of the applied and damping forces.
@@ -20,7 +21,8 @@
 #include <optional>
 
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/contact/joint_limit_step.hpp>
+#include <loopsim/collision/collision_detection.hpp>
+#include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/scene/scene.hpp>
 #include <loopsim/sim/controller.hpp>
@@ -127,11 +129,17 @@ class Simulation {
   const ProjectionResult& initialProjection() const { return initial_projection_; }
 
   const StepRecord& lastStep() const { return last_step_; }
-  /// The joint limits of the last step (active_rows 0: none reached; null when the scene has none or turns them off).
-  const JointLimitStep* jointLimits() const { return limit_step_.get(); }
-  const JointLimitStepResult& lastJointLimitStep() const { return last_limits_; }
+  /// The contacts and joint limits of the last step (contacts 0 and active_rows 0: none;
+  /// null when the scene has neither contact geometry nor limited dofs with the limits on).
+  const UnilateralStep* unilateralStep() const { return unilateral_step_.get(); }
+  const UnilateralStepResult& lastUnilateralStep() const { return last_unilateral_; }
+  /// Whether the limits are simulated (the scene has limited dofs and does not turn them off).
+  bool jointLimitsOn() const { return unilateral_step_ && !unilateral_step_->dofs().empty(); }
+  /// The contacts the last step detected (empty without contact geometry).
+  const std::vector<ContactPoint>& contacts() const;
   /// Over every step computed (as the statistics: a restore keeps counting).
   const JointLimitTotals& jointLimitTotals() const { return limit_totals_; }
+  const ContactTotals& contactTotals() const { return contact_totals_; }
   /// Energies at the current state (evaluated on request) and the work so far.
   const EnergyTerms& energy() const;
   /// D of implicit damping (zero when the scene integrates damping explicitly).
@@ -143,6 +151,7 @@ class Simulation {
 
  private:
   const ConstraintData& currentTerms() const;
+  void detectContacts();  // contact_rows_ at q_
   /// Marks (step_gains_) the implicitly damped dofs the controller saturated at
   /// their effort limit this step; true when there is one.
   bool saturatedDofs();
@@ -159,9 +168,12 @@ class Simulation {
   SolverBinding binding_;
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
-  std::unique_ptr<JointLimitStep> limit_step_;      // null without limited dofs or with joint_limits off
-  JointLimitStepResult last_limits_;
+  std::unique_ptr<UnilateralStep> unilateral_step_;  // null without contact geometry and limited dofs
+  UnilateralStepResult last_unilateral_;
   JointLimitTotals limit_totals_;
+  ContactTotals contact_totals_;
+  std::unique_ptr<CollisionData> collision_;  // null without contact geometry
+  std::vector<ContactRowSource> contact_rows_;
   Data data_;
   // φ, J v and energies of the current state, evaluated on request.
   mutable Data observed_data_;
@@ -187,6 +199,7 @@ class Simulation {
   int perturbed_body_ = 0;
   Force perturbation_;
   Data perturbation_data_;
+  Data contact_data_;  // the kinematics of the detection
 
   StepRecord last_step_;
   mutable EnergyTerms energy_;

@@ -5,7 +5,7 @@
 // (the default) the solver sees M + dt·D (sim/implicit_damping.hpp). It is
 // what `loopsim eval` runs on every row (record/state_evaluation.hpp), so a
 // result equals the CLI's bit for bit. It is the equality dynamics: a step
-// that reaches a joint limit corrects v̇ afterwards (contact/joint_limit_step.hpp),
+// that reaches a joint limit corrects v̇ afterwards (contact/unilateral_step.hpp),
 // which the evaluator does not.
 //
 // Lifetimes: the evaluator shares ownership of the scene's Model and owns its

@@ -1,4 +1,4 @@
-// Joint position limits as unilateral rows of the step (contact/joint_limit_step.hpp):
+// Joint position limits as unilateral rows of the step (contact/unilateral_step.hpp):
 // the pendulum of scenes/pendulum_limit.yaml stops at its bound and stays there;
 // the corrected velocity equals the active-set reference (a dense KKT solve with
 // the reached bounds as equalities, the mode found by enumeration) on loops and
@@ -14,7 +14,7 @@
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/contact/joint_limit_step.hpp>
+#include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/projection.hpp>
@@ -43,7 +43,7 @@ PendulumRun runPendulum(bool limits) {
   while (sim.time() < 2.0 - 1e-9) {
     EXPECT_TRUE(sim.step());
     run.min_q = std::min(run.min_q, sim.q()[0]);
-    if (sim.lastJointLimitStep().active_rows > 0) {
+    if (sim.lastUnilateralStep().active_rows > 0) {
       touched = true;
       ++run.steps_at_bound;
     }
@@ -173,9 +173,9 @@ TEST(JointLimits, StepEqualsTheActiveSetReferenceOnLoopsAndChains) {
         }
       }
       const VectorX added = VectorX::Constant(nv, 0.01);
-      JointLimitStep step(set, dofs, JointLimitSettings{});
+      UnilateralStep step(set, dofs, JointLimitSettings{});
       VectorX v_next = v_eq, lambda_eq = VectorX::Zero(m_eq);
-      const JointLimitStepResult result = step.apply(q, v, dt, added, T, v_next, lambda_eq);
+      const UnilateralStepResult result = step.apply(q, v, dt, added, T, {}, v_next, lambda_eq);
       ASSERT_GT(result.active_rows, 0);
       EXPECT_TRUE(result.solve.converged) << result.solve.residuals.worst();
       EXPECT_LE(result.solve.residuals.worst(), 1e-8);
@@ -243,11 +243,11 @@ TEST(JointLimits, AStepThatReachesNoBoundIsLeftAsItWas) {
   const ConstraintSet set(model, scene.constraints, 0.1);
   const int j = 1, iq = model.idx_q[j], iv = model.idx_v[j];
   const std::vector<LimitedDof> dofs = {{j, iq, iv, scene.q0[iq] - 0.1, scene.q0[iq] + 0.1}};
-  JointLimitStep step(set, dofs, JointLimitSettings{});
+  UnilateralStep step(set, dofs, JointLimitSettings{});
   VectorX v_next = VectorX::Constant(model.nv, 0.3), lambda = VectorX::Constant(set.dimension(), 2.0);
   const VectorX v_before = v_next, lambda_before = lambda;
-  const JointLimitStepResult result =
-      step.apply(scene.q0, VectorX::Zero(model.nv), 1e-3, VectorX::Zero(model.nv), 0.1, v_next, lambda);
+  const UnilateralStepResult result =
+      step.apply(scene.q0, VectorX::Zero(model.nv), 1e-3, VectorX::Zero(model.nv), 0.1, {}, v_next, lambda);
   EXPECT_EQ(result.active_rows, 0);
   EXPECT_TRUE((v_next.array() == v_before.array()).all());
   EXPECT_TRUE((lambda.array() == lambda_before.array()).all());
@@ -258,12 +258,12 @@ TEST(JointLimits, StepsAtABoundDoNotAllocate) {
   Scene scene = loadScene(scenesDir() / "pendulum_limit.yaml");
   Simulation sim(scene);
   while (sim.time() < 0.5) sim.step();
-  ASSERT_GT(sim.lastJointLimitStep().active_rows, 0);
+  ASSERT_GT(sim.lastUnilateralStep().active_rows, 0);
   EXPECT_EQ(test::countHeapAllocations([&] {
               for (int k = 0; k < 10; ++k) sim.step();
             }),
             0);
-  EXPECT_GT(sim.lastJointLimitStep().active_rows, 0);
+  EXPECT_GT(sim.lastUnilateralStep().active_rows, 0);
 }
 
 // On a loop (the four-bar's equality rows eliminated) a step at a bound
@@ -274,16 +274,16 @@ TEST(JointLimits, StepsOnALoopAtABoundDoNotAllocate) {
   const ConstraintSet set(model, scene.constraints, 0.1);
   const int j = 1, iq = model.idx_q[j], iv = model.idx_v[j];
   const std::vector<LimitedDof> dofs = {{j, iq, iv, scene.q0[iq] - 1e-4, scene.q0[iq] + 1.0}};
-  JointLimitStep step(set, dofs, JointLimitSettings{});
+  UnilateralStep step(set, dofs, JointLimitSettings{});
   const VectorX v = VectorX::Zero(model.nv), added = VectorX::Constant(model.nv, 0.01);
   VectorX v_next(model.nv), lambda(set.dimension());
   auto apply = [&] {
     v_next.setConstant(-0.5);
     lambda.setZero();
-    return step.apply(scene.q0, v, 1e-3, added, 0.1, v_next, lambda);
+    return step.apply(scene.q0, v, 1e-3, added, 0.1, {}, v_next, lambda);
   };
   ASSERT_EQ(apply().active_rows, 1);
-  JointLimitStepResult again;
+  UnilateralStepResult again;
   EXPECT_EQ(test::countHeapAllocations([&] { again = apply(); }), 0);
   EXPECT_EQ(again.active_rows, 1);
   EXPECT_TRUE(again.solve.converged);
