@@ -51,6 +51,21 @@ Geometry parseGround(const YamlValue& ground) {
   return g;
 }
 
+// A ground the GUI's level floor at z = 0 does not show (tilted or raised): a
+// 4 m by 2 m slab, 2 cm thick, its top face on the plane (small enough that the
+// camera, which frames every visual, still shows the bodies on it).
+VisualGeometry groundVisual(const Geometry& ground) {
+  RigidShape slab;
+  slab.shape = VisualGeometry::Shape::Box;
+  slab.size = Vector3(4.0, 2.0, 0.02);
+  slab.mass = 1.0;
+  slab.rgba = Vector4(0.55, 0.6, 0.65, 1.0);
+  const Vector3 n = ground.normal.normalized();
+  const Matrix3 R = Eigen::Quaterniond::FromTwoVectors(Vector3::UnitZ(), n).toRotationMatrix();
+  const Vector3 on_plane = n * ground.offset;  // the point of the plane nearest the origin
+  return shapeVisual(slab, "ground", 0, SE3(R, on_plane - 0.01 * n));
+}
+
 }  // namespace
 
 void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
@@ -84,7 +99,13 @@ void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
       geometry->setSettings(settings);
     }
   }
-  if (doc.has("ground")) add(doc["ground"], parseGround(doc["ground"]));
+  if (doc.has("ground")) {
+    const Geometry ground = parseGround(doc["ground"]);
+    add(doc["ground"], ground);
+    if (ground.normal.z() < 1.0 - 1e-12 || std::abs(ground.offset) > 1e-12) {
+      model.visuals.push_back(groundVisual(ground));
+    }
+  }
   if (doc.has("obstacles")) {
     const YamlValue list = doc["obstacles"];
     list.requireSequence();

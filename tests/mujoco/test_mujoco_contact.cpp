@@ -50,20 +50,20 @@ std::unique_ptr<mjModel, MjModelDeleter> loadXml(const std::string& xml) {
 }
 
 // A 1 kg cube of 0.2 m on a plane turned `tilt` degrees about y, both with friction μ.
-std::string cubeXml(double tilt_deg, double mu, const Vector3& position) {
+std::string cubeXml(double tilt_deg, double height, double mu, const Vector3& position) {
   char xml[2000];
   std::snprintf(xml, sizeof xml, R"(<mujoco>
   <option timestep="0.001" integrator="Euler" cone="elliptic" gravity="0 0 -9.81"/>
   <default><geom condim="3" solref="0.002 1" solimp="0.99 0.999 0.001" friction="%.17g 0 0"/></default>
   <worldbody>
-    <geom name="ground" type="plane" size="0 0 1" euler="0 %.17g 0"/>
+    <geom name="ground" type="plane" size="0 0 1" pos="0 0 %.17g" euler="0 %.17g 0"/>
     <body name="box" pos="%.17g %.17g %.17g" euler="0 %.17g 0">
       <freejoint/>
       <geom type="box" size="0.1 0.1 0.1" mass="1"/>
     </body>
   </worldbody>
 </mujoco>)",
-                mu, tilt_deg, position.x(), position.y(), position.z(), tilt_deg);
+                mu, height, tilt_deg, position.x(), position.y(), position.z(), tilt_deg);
   return xml;
 }
 
@@ -80,7 +80,7 @@ struct Pair {
 // soft contact lets the cube sink and rise back (bounded at 2.5 cm).
 TEST(MujocoContact, DroppedBoxMatchesMujoco) {
   Simulation sim(loadScene(scenesDir() / "box_drop.yaml"));
-  Pair mj(cubeXml(0.0, 0.5, Vector3(0, 0, 0.5)));
+  Pair mj(cubeXml(0.0, 0.0, 0.5, Vector3(0, 0, 0.5)));
   double fall_gap = 0.0, worst_gap = 0.0, settled_gap = 0.0;
   long landed_ls = -1, landed_mj = -1;
   for (long k = 0; k < 2000; ++k) {
@@ -111,7 +111,7 @@ TEST(MujocoContact, DroppedBoxMatchesMujoco) {
 TEST(MujocoContact, BoxSlidingDownTheInclineMatchesMujoco) {
   Simulation sim(loadScene(scenesDir() / "box_incline_slide.yaml"));
   const Vector3 start = sim.q().head<3>();
-  Pair mj(cubeXml(30.0, 0.3, start));
+  Pair mj(cubeXml(30.0, 1.2, 0.3, start));
   for (long k = 0; k < 1000; ++k) {
     ASSERT_TRUE(sim.step());
     mj_step(mj.m.get(), mj.d.get());
