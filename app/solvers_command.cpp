@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "sim_commands.hpp"
+#include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/solvers/registry.hpp>
 #include "text_table.hpp"
 
@@ -11,6 +12,16 @@ namespace loopsim::app {
 namespace {
 
 const char* yesNo(bool b) { return b ? "yes" : "no"; }
+
+// The contact solvers are not constrained forward-dynamics solvers: they solve the
+// velocity-level problem of a step's contacts and limits (docs/contact.md).
+void printContactSolvers() {
+  std::cout << "\nContact solvers (scene key `contact: {solver: NAME}`; the step's contacts and joint limits, "
+               "docs/contact.md)\n";
+  for (const ContactSolverKind kind : kContactSolverKinds) {
+    std::cout << "  " << contactSolverName(kind) << "\n      " << contactSolverDescription(kind) << "\n";
+  }
+}
 
 }  // namespace
 
@@ -30,6 +41,7 @@ Command registerSolversCommand(CLI::App& parent) {
                               yesNo(c.redundant), yesNo(c.soft), yesNo(c.iterative)});
               }
               table.print(std::cout);
+              printContactSolvers();
               return 0;
             }
             for (const SolverInfo& s : registry) {
@@ -38,6 +50,7 @@ Command registerSolversCommand(CLI::App& parent) {
             }
             std::cout << "\n  auto\n      not a solver: a timing probe at the simulation's start picks the fastest exact "
                          "solver that takes the scene (docs/solvers.md, \"Solver `auto`\"); records store the pick\n";
+            printContactSolvers();
             return 0;
           }};
 }

@@ -13,6 +13,14 @@ const char* contactSolverName(ContactSolverKind kind) {
   return kind == ContactSolverKind::pgs ? "pgs" : "admm";
 }
 
+const char* contactSolverDescription(ContactSolverKind kind) {
+  return kind == ContactSolverKind::pgs
+             ? "projected Gauss-Seidel by blocks (a contact's normal, then its friction on the disc; limits clamped; "
+               "bilateral blocks solved exactly): refuses a bilateral block whose part of the Delassus matrix is singular"
+             : "ADMM on the exact Coulomb cones with a proximal term and the spectral penalty rule, De Saxce's "
+               "correction each iteration: takes a singular Delassus matrix (the default)";
+}
+
 bool parseContactSolver(std::string_view name, ContactSolverKind& kind) {
   if (name == "admm") {
     kind = ContactSolverKind::admm;
@@ -206,19 +214,26 @@ UnilateralStepResult UnilateralStep::apply(const Eigen::Ref<const VectorX>& q, c
 void UnilateralStep::contactRows(const std::vector<ContactRowSource>& contacts, double dt, double time_constant) {
   const Model& model = equality_->model();
   const int m_eq = equality_->dimension();
+  jacobian_body_ = -1;
   for (std::size_t c = 0; c < contacts.size(); ++c) {
     const ContactRowSource& contact = contacts[c];
     auto rows = J_.middleRows(m_eq + 3 * static_cast<Eigen::Index>(c), 3);
     rows.setZero();
-    // The point's velocity on body b minus on body a, in world axes (the linear rows
-    // of the point Jacobian in LocalWorldAligned), turned into the contact frame.
+    // The point's velocity on body b minus on body a, in world axes, turned into the
+    // contact frame: v_p = v_o + ω × r = J_lin − [r]× J_ang with r = R · point, from
+    // the body's Jacobian at its origin in world axes (LocalWorldAligned), computed
+    // once for the contacts of one body in a row (the detection sorts them by pair).
     for (const int side : {1, -1}) {
       const int body = side > 0 ? contact.body_b : contact.body_a;
       if (body == 0) continue;  // the world does not move
-      const Vector3& point = side > 0 ? contact.point_in_b : contact.point_in_a;
-      bodyPointJacobian(model, data_, body, SE3(Matrix3::Identity(), point), ReferenceFrame::LocalWorldAligned,
-                        point_jacobian_);
-      rows.noalias() += static_cast<double>(side) * contact.frame.transpose() * point_jacobian_.bottomRows<3>();
+      if (body != jacobian_body_) {
+        bodyPointJacobian(model, data_, body, SE3::Identity(), ReferenceFrame::LocalWorldAligned, point_jacobian_);
+        jacobian_body_ = body;
+      }
+      const Vector3 r = data_.oMi[static_cast<std::size_t>(body)].R * (side > 0 ? contact.point_in_b : contact.point_in_a);
+      const Matrix3 turn = static_cast<double>(side) * contact.frame.transpose();
+      rows.noalias() += turn * point_jacobian_.bottomRows<3>();
+      rows.noalias() -= (turn * skew(r)) * point_jacobian_.topRows<3>();
     }
     auto g = contact_g_.segment(3 * static_cast<Eigen::Index>(c), 3);
     g.setZero();

@@ -86,6 +86,10 @@ enum class ContactSolverKind { admm, pgs };
 const char* contactSolverName(ContactSolverKind kind);
 /// The kind named `name`; false when it is neither.
 bool parseContactSolver(std::string_view name, ContactSolverKind& kind);
+/// Every kind, in the order `loopsim solvers` lists them.
+inline constexpr ContactSolverKind kContactSolverKinds[] = {ContactSolverKind::admm, ContactSolverKind::pgs};
+/// One line on what the solver does and what it refuses.
+const char* contactSolverDescription(ContactSolverKind kind);
 
 struct UnilateralStepResult {
   int contacts = 0;             // contacts in the last problem
@@ -173,7 +177,8 @@ class UnilateralStep {
   int contact_capacity_ = -1;  // the most contacts the storage has room for
   int last_contacts_ = 0;
   std::vector<std::uint64_t> previous_ids_;  // the contacts of the previous step, parallel to previous_impulse_
-  Matrix6X point_jacobian_;
+  Matrix6X point_jacobian_;  // of body jacobian_body_ at its origin, world axes
+  int jacobian_body_ = -1;
   MatrixX J_, X_, M_, Xe_t_, C_, X_perp_;
   VectorX v_eq_, lambda_, lambda_e_, impulse_, limit_impulse_, contact_impulse_, previous_impulse_, contact_g_;
 };
