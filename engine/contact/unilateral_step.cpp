@@ -58,22 +58,29 @@ UnilateralStep::UnilateralStep(const ConstraintSet& equality, std::vector<Limite
   ensureCapacity(0);
 }
 
+namespace {
+
+// What both totals keep of a step that counted: one more step, the most rows (of
+// their kind) at once, and the solve's iterations, residual and convergence.
+void addCounted(int rows, const ContactSolverResult& solve, long& steps, int& most_rows, int& most_iterations,
+                double& worst_residual, long& unconverged) {
+  ++steps;
+  most_rows = std::max(most_rows, rows);
+  most_iterations = std::max(most_iterations, solve.iterations);
+  worst_residual = std::max(worst_residual, solve.residuals.worst());
+  if (!solve.converged) ++unconverged;
+}
+
+}  // namespace
+
 void JointLimitTotals::add(const UnilateralStepResult& step) {
   if (step.active_rows == 0) return;
-  ++steps_at_bound;
-  most_rows = std::max(most_rows, step.active_rows);
-  most_iterations = std::max(most_iterations, step.solve.iterations);
-  worst_residual = std::max(worst_residual, step.solve.residuals.worst());
-  if (!step.solve.converged) ++unconverged;
+  addCounted(step.active_rows, step.solve, steps_at_bound, most_rows, most_iterations, worst_residual, unconverged);
 }
 
 void ContactTotals::add(const UnilateralStepResult& step) {
   if (step.contacts == 0) return;
-  ++steps_in_contact;
-  most_contacts = std::max(most_contacts, step.contacts);
-  most_iterations = std::max(most_iterations, step.solve.iterations);
-  worst_residual = std::max(worst_residual, step.solve.residuals.worst());
-  if (!step.solve.converged) ++unconverged;
+  addCounted(step.contacts, step.solve, steps_in_contact, most_contacts, most_iterations, worst_residual, unconverged);
 }
 
 void UnilateralStep::ensureCapacity(int contacts) {
@@ -93,7 +100,6 @@ void UnilateralStep::ensureCapacity(int contacts) {
   VectorX kept = contact_impulse_;
   contact_impulse_ = VectorX::Zero(3 * room);
   contact_impulse_.head(kept.size()) = kept;
-  previous_impulse_ = VectorX::Zero(3 * room);
   previous_ids_.reserve(static_cast<std::size_t>(room));
 }
 
@@ -152,7 +158,6 @@ UnilateralStepResult UnilateralStep::apply(const Eigen::Ref<const VectorX>& q, c
   const int ncontacts = static_cast<int>(contacts.size());
   const bool limits_reached = addCrossedBounds(q, v_next, dt);
   if (ncontacts == 0) {
-    last_contacts_ = 0;
     previous_ids_.clear();
     if (!limits_reached) return result;
     // λ = 0 solves the problem (to the solver's tolerance, which is what its own
@@ -200,10 +205,8 @@ UnilateralStepResult UnilateralStep::apply(const Eigen::Ref<const VectorX>& q, c
     limit_impulse_[active_[r].dof] =
         active_[r].side * lambda_[static_cast<Eigen::Index>(3 * ncontacts) + static_cast<Eigen::Index>(r)];
   }
-  // Keep this step's contact impulses for the next step's warm start.
-  last_contacts_ = ncontacts;
+  // This step's contact impulses, kept with their ids for the next step's warm start.
   contact_impulse_.head(3 * ncontacts) = lambda_.head(3 * ncontacts);
-  previous_impulse_.head(3 * ncontacts) = contact_impulse_.head(3 * ncontacts);
   previous_ids_.clear();
   for (const ContactRowSource& c : contacts) previous_ids_.push_back(c.id);
   return result;
@@ -288,7 +291,7 @@ void UnilateralStep::solveActive(const Eigen::Ref<const VectorX>& q, double dt, 
     const std::uint64_t id = contacts[static_cast<std::size_t>(c)].id;
     const auto found = std::find(previous_ids_.begin(), previous_ids_.end(), id);
     if (found != previous_ids_.end()) {
-      lambda.segment<3>(3 * c) = previous_impulse_.segment<3>(3 * (found - previous_ids_.begin()));
+      lambda.segment<3>(3 * c) = contact_impulse_.segment<3>(3 * (found - previous_ids_.begin()));
     }
   }
   result.solve = solver_kind_ == ContactSolverKind::admm ? slot.admm.solve(problem, lambda)

@@ -143,7 +143,9 @@ class UnilateralStep {
   /// The impulse of each limit in the last step (+ at the lower bound, − at the upper; 0 when inactive).
   const VectorX& limitImpulses() const { return limit_impulse_; }
   /// The impulse of each contact of the last step, [t1, t2, n] per contact in its frame (size 3 × contacts).
-  Eigen::Ref<const VectorX> contactImpulses() const { return contact_impulse_.head(3 * last_contacts_); }
+  Eigen::Ref<const VectorX> contactImpulses() const {
+    return contact_impulse_.head(3 * static_cast<Eigen::Index>(previous_ids_.size()));
+  }
 
  private:
   struct ActiveRow {
@@ -175,12 +177,11 @@ class UnilateralStep {
   std::map<std::pair<int, int>, std::unique_ptr<Unilateral>> problems_;  // by (contacts, limits), made on first use
   std::vector<ActiveRow> active_;
   int contact_capacity_ = -1;  // the most contacts the storage has room for
-  int last_contacts_ = 0;
-  std::vector<std::uint64_t> previous_ids_;  // the contacts of the previous step, parallel to previous_impulse_
+  std::vector<std::uint64_t> previous_ids_;  // the last step's contacts, parallel to contact_impulse_'s blocks
   Matrix6X point_jacobian_;  // of body jacobian_body_ at its origin, world axes
   int jacobian_body_ = -1;
   MatrixX J_, X_, M_, Xe_t_, C_, X_perp_;
-  VectorX v_eq_, lambda_, lambda_e_, impulse_, limit_impulse_, contact_impulse_, previous_impulse_, contact_g_;
+  VectorX v_eq_, lambda_, lambda_e_, impulse_, limit_impulse_, contact_impulse_, contact_g_;
 };
 
 }  // namespace loopsim

@@ -102,6 +102,10 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   energy_.initial = energy().total();
 }
 
+ContactRowSource contactRowSource(const ContactPoint& c) {
+  return {c.body_a, c.body_b, c.position_in_a, c.position_in_b, c.frame, c.distance, c.friction, c.id};
+}
+
 const std::vector<ContactPoint>& Simulation::contacts() const {
   static const std::vector<ContactPoint> none;
   return collision_ ? collision_->contacts() : none;
@@ -111,10 +115,7 @@ void Simulation::detectContacts() {
   forwardKinematics(*scene_.model, contact_data_, q_);
   const std::vector<ContactPoint>& found = computeContacts(*scene_.geometry, contact_data_, *collision_);
   contact_rows_.clear();
-  for (const ContactPoint& c : found) {
-    contact_rows_.push_back({c.body_a, c.body_b, c.position_in_a, c.position_in_b, c.frame, c.distance, c.friction,
-                             c.id});
-  }
+  for (const ContactPoint& c : found) contact_rows_.push_back(contactRowSource(c));
 }
 
 const ConstraintData& Simulation::currentTerms() const {

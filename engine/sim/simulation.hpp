@@ -33,6 +33,9 @@
 
 namespace loopsim {
 
+/// A detected contact as the step's rows need it.
+ContactRowSource contactRowSource(const ContactPoint& c);
+
 struct SimulationOptions {
   bool consistent_start = true;        // project (q0, v0) at construction
   double violation_threshold = 1e-1;   // divergence when ‖φ‖∞ exceeds it (m or rad)

@@ -28,6 +28,8 @@
 #include <loopsim/parsers/mjcf_assets.hpp>
 #include <loopsim/parsers/mjcf_loader.hpp>
 
+#include "mujoco_handles.hpp"
+
 namespace loopsim {
 namespace {
 
@@ -40,39 +42,27 @@ fs::path testData(const std::string& name) { return fs::path(LOOPSIM_TEST_DATA_D
 fs::path asset(const std::string& name) { return fs::path(LOOPSIM_ASSETS_DIR) / name; }
 fs::path sharedDigit() { return fs::path(LOOPSIM_SHARED_DIR) / "models" / "digit" / "digit-v3.xml"; }
 
-struct MjModelDeleter {
-  void operator()(mjModel* m) const { mj_deleteModel(m); }
-};
-struct MjDataDeleter {
-  void operator()(mjData* d) const { mj_deleteData(d); }
-};
-struct MjVfsDeleter {
-  void operator()(mjVFS* vfs) const {
-    mj_deleteVFS(vfs);
-    delete vfs;
-  }
-};
+using test::MjDataPtr;
+using test::MjModelPtr;
 
 /// MuJoCo's own compile of the file, with placeholders for absent meshes and
 /// PNG textures (MuJoCo refuses the file otherwise; inertias are explicit in
 /// the models tested here, so the placeholders do not enter the dynamics).
-std::unique_ptr<mjModel, MjModelDeleter> mujocoModel(const fs::path& file) {
-  std::unique_ptr<mjVFS, MjVfsDeleter> vfs(new mjVFS);
-  mj_defaultVFS(vfs.get());
+MjModelPtr mujocoModel(const fs::path& file) {
+  test::MjVfsPtr vfs = test::makeVfs();
   for (const auto& f : mjcf_detail::scanMjcfAssets(file).files) {
     if (f.found) continue;
     const std::string base = f.path.filename().string();
-    const std::string bytes = f.kind == mjcf_detail::MjcfAssetFile::Kind::Mesh
-                                  ? mjcf_detail::placeholderMesh(f.path.extension().string(), f.scale)
-                                  : mjcf_detail::placeholderPng();
     if (mj_findFileVFS(vfs.get(), base.c_str()) >= 0) continue;
-    if (mj_makeEmptyFileVFS(vfs.get(), base.c_str(), static_cast<int>(bytes.size())) != 0) throw std::runtime_error("VFS full");
-    std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), base.c_str())], bytes.data(), bytes.size());
+    test::addVfsFile(vfs.get(), base,
+                     f.kind == mjcf_detail::MjcfAssetFile::Kind::Mesh
+                         ? mjcf_detail::placeholderMesh(f.path.extension().string(), f.scale)
+                         : mjcf_detail::placeholderPng());
   }
   char error[1000] = "";
   mjModel* m = mj_loadXML(file.string().c_str(), vfs.get(), error, sizeof error);
   if (m == nullptr) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  return std::unique_ptr<mjModel, MjModelDeleter>(m);
+  return MjModelPtr(m);
 }
 
 using RowMajor3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
@@ -161,8 +151,8 @@ class Twin {
 
   MjcfLoad load_;
   Data data_;
-  std::unique_ptr<mjModel, MjModelDeleter> mj_;
-  std::unique_ptr<mjData, MjDataDeleter> d_;
+  MjModelPtr mj_;
+  MjDataPtr d_;
 };
 
 VectorX randomVelocity(int nv, std::mt19937& rng) {

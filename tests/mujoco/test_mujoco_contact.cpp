@@ -10,67 +10,24 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <memory>
-#include <stdexcept>
 #include <string>
 
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
+
+#include "mujoco_cube.hpp"
+#include "mujoco_handles.hpp"
 
 namespace loopsim {
 namespace {
 
 std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
 
-struct MjModelDeleter {
-  void operator()(mjModel* m) const { mj_deleteModel(m); }
-};
-struct MjDataDeleter {
-  void operator()(mjData* d) const { mj_deleteData(d); }
-};
-struct MjVfsDeleter {
-  void operator()(mjVFS* vfs) const {
-    mj_deleteVFS(vfs);
-    delete vfs;
-  }
-};
-
-std::unique_ptr<mjModel, MjModelDeleter> loadXml(const std::string& xml) {
-  std::unique_ptr<mjVFS, MjVfsDeleter> vfs(new mjVFS);  // too large for the stack
-  mj_defaultVFS(vfs.get());
-  const char* name = "contact_oracle.xml";
-  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) throw std::runtime_error("VFS full");
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name)], xml.data(), xml.size());
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(name, vfs.get(), error, sizeof error);
-  if (m == nullptr) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  return std::unique_ptr<mjModel, MjModelDeleter>(m);
-}
-
-// A 1 kg cube of 0.2 m on a plane turned `tilt` degrees about y, both with friction μ.
-std::string cubeXml(double tilt_deg, double height, double mu, const Vector3& position) {
-  char xml[2000];
-  std::snprintf(xml, sizeof xml, R"(<mujoco>
-  <option timestep="0.001" integrator="Euler" cone="elliptic" gravity="0 0 -9.81"/>
-  <default><geom condim="3" solref="0.002 1" solimp="0.99 0.999 0.001" friction="%.17g 0 0"/></default>
-  <worldbody>
-    <geom name="ground" type="plane" size="0 0 1" pos="0 0 %.17g" euler="0 %.17g 0"/>
-    <body name="box" pos="%.17g %.17g %.17g" euler="0 %.17g 0">
-      <freejoint/>
-      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
-    </body>
-  </worldbody>
-</mujoco>)",
-                mu, height, tilt_deg, position.x(), position.y(), position.z(), tilt_deg);
-  return xml;
-}
-
 struct Pair {
-  std::unique_ptr<mjModel, MjModelDeleter> m;
-  std::unique_ptr<mjData, MjDataDeleter> d;
-  explicit Pair(const std::string& xml) : m(loadXml(xml)), d(mj_makeData(m.get())) {}
+  test::MjModelPtr m;
+  test::MjDataPtr d;
+  explicit Pair(const std::string& xml) : m(test::loadMujocoText(xml, "contact_oracle.xml")), d(mj_makeData(m.get())) {}
   Vector3 position() const { return Vector3(d->qpos[0], d->qpos[1], d->qpos[2]); }
 };
 
@@ -80,7 +37,7 @@ struct Pair {
 // soft contact lets the cube sink and rise back (bounded at 2.5 cm).
 TEST(MujocoContact, DroppedBoxMatchesMujoco) {
   Simulation sim(loadScene(scenesDir() / "box_drop.yaml"));
-  Pair mj(cubeXml(0.0, 0.0, 0.5, Vector3(0, 0, 0.5)));
+  Pair mj(test::cubeOnPlaneMjcf(0.0, 0.0, 0.5, Vector3(0, 0, 0.5)));
   double fall_gap = 0.0, worst_gap = 0.0, settled_gap = 0.0;
   long landed_ls = -1, landed_mj = -1;
   for (long k = 0; k < 2000; ++k) {
@@ -111,7 +68,7 @@ TEST(MujocoContact, DroppedBoxMatchesMujoco) {
 TEST(MujocoContact, BoxSlidingDownTheInclineMatchesMujoco) {
   Simulation sim(loadScene(scenesDir() / "box_incline_slide.yaml"));
   const Vector3 start = sim.q().head<3>();
-  Pair mj(cubeXml(30.0, 1.2, 0.3, start));
+  Pair mj(test::cubeOnPlaneMjcf(30.0, 1.2, 0.3, start));
   for (long k = 0; k < 1000; ++k) {
     ASSERT_TRUE(sim.step());
     mj_step(mj.m.get(), mj.d.get());

@@ -30,6 +30,8 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/parsers/urdf_loader.hpp>
 
+#include "mujoco_handles.hpp"
+
 namespace loopsim {
 namespace {
 
@@ -65,31 +67,10 @@ std::string mujocoUrdf(const std::string& urdf, const std::string& root_link, bo
   return std::string(urdf).insert(open_end + 1, prefix);
 }
 
-struct MjModelDeleter {
-  void operator()(mjModel* m) const { mj_deleteModel(m); }
-};
-struct MjDataDeleter {
-  void operator()(mjData* d) const { mj_deleteData(d); }
-};
-struct MjVfsDeleter {
-  void operator()(mjVFS* vfs) const {
-    mj_deleteVFS(vfs);
-    delete vfs;
-  }
-};
+using test::MjDataPtr;
+using test::MjModelPtr;
 
-std::unique_ptr<mjModel, MjModelDeleter> loadMujoco(const std::string& xml) {
-  // mjVFS holds 2000 file names: too large for the stack.
-  std::unique_ptr<mjVFS, MjVfsDeleter> vfs(new mjVFS);
-  mj_defaultVFS(vfs.get());
-  const char* name = "oracle_model.urdf";
-  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) throw std::runtime_error("VFS full");
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name)], xml.data(), xml.size());
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(name, vfs.get(), error, sizeof error);
-  if (m == nullptr) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  return std::unique_ptr<mjModel, MjModelDeleter>(m);
-}
+MjModelPtr loadMujoco(const std::string& xml) { return test::loadMujocoText(xml, "oracle_model.urdf"); }
 
 /// One URDF loaded by both libraries, with the coordinate map between them.
 class Oracle {
@@ -230,8 +211,8 @@ class Oracle {
 
   Model model_;
   Data data_;
-  std::unique_ptr<mjModel, MjModelDeleter> mj_;
-  std::unique_ptr<mjData, MjDataDeleter> d_;
+  MjModelPtr mj_;
+  MjDataPtr d_;
   std::vector<int> mj_dof_;                 // per loopsim dof outside the free joint
   std::vector<std::pair<int, int>> mj_qpos_;  // (loopsim q index, MuJoCo qpos index), 1-dof joints
   int mj_free_qpos_ = -1, mj_free_dof_ = -1, ls_free_q_ = -1, ls_free_v_ = -1;

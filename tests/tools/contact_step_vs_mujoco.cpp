@@ -12,15 +12,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
+
+#include "mujoco_cube.hpp"
+#include "mujoco_handles.hpp"
 
 namespace {
 
@@ -28,36 +28,6 @@ using namespace loopsim;
 using Clock = std::chrono::steady_clock;
 
 std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
-
-mjModel* loadXml(const std::string& xml) {
-  auto vfs = std::make_unique<mjVFS>();  // too large for the stack
-  mj_defaultVFS(vfs.get());
-  const char* name = "contact_bench.xml";
-  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) throw std::runtime_error("VFS full");
-  std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), name)], xml.data(), xml.size());
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(name, vfs.get(), error, sizeof error);
-  mj_deleteVFS(vfs.get());
-  if (m == nullptr) throw std::runtime_error(std::string("MuJoCo: ") + error);
-  return m;
-}
-
-std::string cubeXml(double tilt_deg, double height, double mu, const Vector3& position) {
-  char xml[2000];
-  std::snprintf(xml, sizeof xml, R"(<mujoco>
-  <option timestep="0.001" integrator="Euler" cone="elliptic" gravity="0 0 -9.81"/>
-  <default><geom condim="3" solref="0.002 1" solimp="0.99 0.999 0.001" friction="%.17g 0 0"/></default>
-  <worldbody>
-    <geom name="ground" type="plane" size="0 0 1" pos="0 0 %.17g" euler="0 %.17g 0"/>
-    <body name="box" pos="%.17g %.17g %.17g" euler="0 %.17g 0">
-      <freejoint/>
-      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
-    </body>
-  </worldbody>
-</mujoco>)",
-                mu, height, tilt_deg, position.x(), position.y(), position.z(), tilt_deg);
-  return xml;
-}
 
 template <class F>
 double seconds(int steps, F&& step) {
@@ -77,8 +47,11 @@ void compare(const char* label, const char* scene_file, double tilt, double heig
   Simulation admm(scene);
   scene.contact_solver = ContactSolverKind::pgs;
   Simulation pgs(scene);
-  mjModel* m = loadXml(cubeXml(tilt, height, mu, admm.q().head<3>()));
-  mjData* d = mj_makeData(m);
+  const test::MjModelPtr model = test::loadMujocoText(test::cubeOnPlaneMjcf(tilt, height, mu, admm.q().head<3>()),
+                                                      "contact_bench.xml");
+  const test::MjDataPtr data(mj_makeData(model.get()));
+  mjModel* m = model.get();
+  mjData* d = data.get();
   const int settle_steps = static_cast<int>(settle / scene.dt);
   for (int k = 0; k < settle_steps; ++k) {
     admm.step();
@@ -115,8 +88,6 @@ void compare(const char* label, const char* scene_file, double tilt, double heig
               median(admm_us), admm_iterations, median(pgs_us), pgs_iterations, median(mj_us));
   std::printf("  median of per-round ratios: admm / mj_step %.2f, pgs / mj_step %.2f\n", median(ratio_admm),
               median(ratio_pgs));
-  mj_deleteData(d);
-  mj_deleteModel(m);
 }
 
 }  // namespace

@@ -32,6 +32,13 @@ void expectConverged(const Simulation& sim) {
       << sim.contactTotals().unconverged << " solves stopped at the iteration cap";
 }
 
+// A scene of scenes/ with its contacts solved by `solver` (admm or pgs).
+Scene sceneWith(const char* file, const char* solver) {
+  Scene scene = loadScene(scenesDir() / file);
+  EXPECT_TRUE(parseContactSolver(solver, scene.contact_solver)) << solver;
+  return scene;
+}
+
 void runFor(Simulation& sim, double seconds) {
   const long steps = std::lround(seconds / sim.scene().dt);
   for (long k = 0; k < steps; ++k) ASSERT_TRUE(sim.step()) << "step " << k;
@@ -42,9 +49,7 @@ void runFor(Simulation& sim, double seconds) {
 TEST(ContactScenes, BoxOnInclineSlidesWithTheCoulombAcceleration) {
   for (const char* solver : {"admm", "pgs"}) {
     SCOPED_TRACE(solver);
-    Scene scene = loadScene(scenesDir() / "box_incline_slide.yaml");
-    ASSERT_TRUE(parseContactSolver(solver, scene.contact_solver));
-    Simulation sim(scene);
+    Simulation sim(sceneWith("box_incline_slide.yaml", solver));
     const Vector3 start = position(sim);
     runFor(sim, 1.0);
     const double a = kG * (std::sin(std::numbers::pi / 6) - 0.3 * std::cos(std::numbers::pi / 6));
@@ -63,9 +68,7 @@ TEST(ContactScenes, BoxOnInclineSlidesWithTheCoulombAcceleration) {
 TEST(ContactScenes, BoxOnInclineSticks) {
   for (const char* solver : {"admm", "pgs"}) {
     SCOPED_TRACE(solver);
-    Scene scene = loadScene(scenesDir() / "box_incline_stick.yaml");
-    ASSERT_TRUE(parseContactSolver(solver, scene.contact_solver));
-    Simulation sim(scene);
+    Simulation sim(sceneWith("box_incline_stick.yaml", solver));
     const Vector3 start = position(sim);
     runFor(sim, 1.0);
     EXPECT_LT((position(sim) - start).norm(), 1e-4);
@@ -80,9 +83,7 @@ TEST(ContactScenes, BoxOnInclineSticks) {
 TEST(ContactScenes, DroppedBoxComesToRestOnItsFace) {
   for (const char* solver : {"admm", "pgs"}) {
     SCOPED_TRACE(solver);
-    Scene scene = loadScene(scenesDir() / "box_drop.yaml");
-    ASSERT_TRUE(parseContactSolver(solver, scene.contact_solver));
-    Simulation sim(scene);
+    Simulation sim(sceneWith("box_drop.yaml", solver));
     const double start_energy = sim.energy().total();
     double energy = start_energy, worst_rise = -1e300;
     bool landed = false;
@@ -111,9 +112,7 @@ TEST(ContactScenes, DroppedBoxComesToRestOnItsFace) {
 TEST(ContactScenes, PushedPuckSlidesAlongThePush) {
   for (const char* solver : {"admm", "pgs"}) {
     SCOPED_TRACE(solver);
-    Scene scene = loadScene(scenesDir() / "puck_push.yaml");
-    ASSERT_TRUE(parseContactSolver(solver, scene.contact_solver));
-    Simulation sim(scene);
+    Simulation sim(sceneWith("puck_push.yaml", solver));
     const Vector3 start = position(sim);
     runFor(sim, 1.5);
     const Vector3 moved = position(sim) - start;
@@ -149,9 +148,7 @@ TEST(ContactScenes, ContactSolveDoesNotAllocate) {
   Simulation sim(loadScene(scenesDir() / "box_drop.yaml"));
   runFor(sim, 1.0);  // at rest on its four corners
   std::vector<ContactRowSource> rows;
-  for (const ContactPoint& c : sim.contacts()) {
-    rows.push_back({c.body_a, c.body_b, c.position_in_a, c.position_in_b, c.frame, c.distance, c.friction, c.id});
-  }
+  for (const ContactPoint& c : sim.contacts()) rows.push_back(contactRowSource(c));
   ASSERT_EQ(rows.size(), 4u);
   for (const ContactSolverKind kind : {ContactSolverKind::admm, ContactSolverKind::pgs}) {
     UnilateralStep step(sim.constraints(), {}, JointLimitSettings{}, kind);
