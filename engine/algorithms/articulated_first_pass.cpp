@@ -6,8 +6,8 @@ namespace loopsim {
 
 // Not [[gnu::flatten]], unlike the recursions' other sweeps: it was slower so
 // (docs/performance.md).
-std::vector<Matrix6> rigidInertiaMatrices(const Model& model) {
-  std::vector<Matrix6> out(model.nbodies(), Matrix6::Zero());
+AlignedVector<Matrix6> rigidInertiaMatrices(const Model& model) {
+  AlignedVector<Matrix6> out(model.nbodies(), Matrix6::Zero());
   for (int i = 1; i < model.nbodies(); ++i) out[i] = model.body_inertias[i].matrix();
   return out;
 }
@@ -15,7 +15,7 @@ std::vector<Matrix6> rigidInertiaMatrices(const Model& model) {
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                           std::span<const Force> fext, bool with_accelerations,
-                          const std::vector<Matrix6>* rigid_inertias, FirstPassGravity gravity) {
+                          const AlignedVector<Matrix6>* rigid_inertias, FirstPassGravity gravity) {
   const int nb = model.nbodies();
   // Paper 000 Alg. 1 lines 1-5: X, v_i, a_b,i = c_i, H_i and the bias force.
   // data.a holds the velocity-product accelerations (v̇ = 0) the constraint

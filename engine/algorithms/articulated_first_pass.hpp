@@ -31,11 +31,11 @@ enum class FirstPassGravity { InWorldAcceleration, AsBiasForce };
 void articulatedFirstPass(const Model& model, Data& data, const Eigen::Ref<const VectorX>& q,
                           const Eigen::Ref<const VectorX>& v, const Eigen::Ref<const VectorX>& tau,
                           std::span<const Force> fext, bool with_accelerations = true,
-                          const std::vector<Matrix6>* rigid_inertias = nullptr,
+                          const AlignedVector<Matrix6>* rigid_inertias = nullptr,
                           FirstPassGravity gravity = FirstPassGravity::InWorldAcceleration);
 
 /// Inertia::matrix() of every body (a zero block for the world): the first
 /// pass's constant input, formed once at bind time.
-std::vector<Matrix6> rigidInertiaMatrices(const Model& model);
+AlignedVector<Matrix6> rigidInertiaMatrices(const Model& model);
 
 }  // namespace loopsim

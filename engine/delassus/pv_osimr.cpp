@@ -194,10 +194,10 @@ class PvOsimr final : public DelassusAlgorithm {
   std::vector<int> ancestor_;   // A(j)
   std::vector<int> chain_;      // per real link: the node whose chain runs through it (-1: none)
   std::vector<int> width_;      // 6, or m_c at e_c
-  std::vector<Matrix6> P_;      // ^{A(j)}P_j once the chain reaches A(j) (6 x width)
-  std::vector<Matrix6> Omega_;  // ^{A(j)}Ω_j (width x width)
-  std::vector<Matrix6> Omega0_; // ^0Ω_j
-  std::vector<Matrix6> cemp_;   // [j * nc + c]: ^jK_c (m_c x 6)
+  AlignedVector<Matrix6> P_;      // ^{A(j)}P_j once the chain reaches A(j) (6 x width)
+  AlignedVector<Matrix6> Omega_;  // ^{A(j)}Ω_j (width x width)
+  AlignedVector<Matrix6> Omega0_; // ^0Ω_j
+  AlignedVector<Matrix6> cemp_;   // [j * nc + c]: ^jK_c (m_c x 6)
   std::vector<int> cca_;        // [c * nc + d]: closest common ancestor node (real, or 0)
 };
 

@@ -24,10 +24,10 @@ struct Data {
   Matrix6X S;
 
   // ABA workspace.
-  std::vector<Matrix6> Ia;        // articulated inertias, body frame
+  AlignedVector<Matrix6> Ia;      // articulated inertias, body frame
   std::vector<Force> pa;          // articulated bias forces, body frame
   Matrix6X U;                     // U_i = Ia_i S_i, column-packed like S
-  std::vector<Matrix6> Dinv;      // (S^T Ia S + armature)^-1, top-left nv_i x nv_i block used
+  AlignedVector<Matrix6> Dinv;    // (S^T Ia S + armature)^-1, top-left nv_i x nv_i block used
   VectorX u;                      // tau - S^T pa, size nv
 
   // CRBA workspace.

@@ -1,6 +1,8 @@
 #pragma once
 // Eigen aliases used across the engine. Spatial vectors are ordered
 // [angular; linear] (Featherstone) everywhere in loopsim.
+#include <vector>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -15,6 +17,15 @@ using Matrix6 = Eigen::Matrix<double, 6, 6>;
 using MatrixX = Eigen::MatrixXd;
 using Matrix6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
 using Quaternion = Eigen::Quaterniond;
+
+/// Storage for many vectorisable fixed-size blocks (Matrix6, Vector6): the
+/// buffer starts on Eigen's widest packet boundary. Loops whose length is
+/// only known at run time (a block of a Matrix6, a product with a dynamic
+/// inner size) peel to the first aligned element, which changes the rounding;
+/// with this storage they peel alike wherever the buffer lands, so results do
+/// not depend on the allocation history.
+template <class T>
+using AlignedVector = std::vector<T, Eigen::aligned_allocator<T>>;
 
 /// Skew-symmetric matrix [a]x such that [a]x b = a x b.
 inline Matrix3 skew(const Vector3& a) {

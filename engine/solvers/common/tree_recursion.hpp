@@ -156,7 +156,7 @@ class TreeRecursion {
   std::vector<int> constrained_bodies_, unconstrained_bodies_;  // rows in the subtree or not, increasing
   std::vector<Motion> delta_a_;  // reducedSweeps
   VectorX delta_u_;
-  std::vector<Matrix6> rigid_inertias_;  // Inertia::matrix() per body, at bind time
+  AlignedVector<Matrix6> rigid_inertias_;  // Inertia::matrix() per body, at bind time
 };
 
 

@@ -38,7 +38,7 @@ class ClusterKinematics {
 
  private:
   const ClusterStructure& structure_;
-  std::vector<Matrix6> from_output_;
+  AlignedVector<Matrix6> from_output_;
   std::vector<MatrixX> S_;
   std::vector<VectorX> c_;
 };

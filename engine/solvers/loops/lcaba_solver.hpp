@@ -84,16 +84,16 @@ class LcabaSolver final : public ConstrainedSolver {
   }
 
   EliminationOrdering ordering_;
-  std::vector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
+  AlignedVector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
   Data data_;            // kinematics, Ia = H_{i,i}, pa = -f_i (ABA's sign), U, D⁻¹, u, a_gf
   ConstraintData cdata_;  // K¹, K², k_link
-  std::vector<Matrix6> coupling_;   // H_{j,k}, one per slot of the ordering
+  AlignedVector<Matrix6> coupling_;   // H_{j,k}, one per slot of the ordering
   Matrix6X neighbour_S_;            // (H̄_{i,N_i} S_i)ᵀ blocks: H_{j,i} S_i in j's frame
   Matrix6X neighbour_SDinv_;        // workspace: H_{j,i} S_i D_i⁻¹ for one step
   std::vector<CouplingRef> constraint_coupling_;  // H_{body1,body2} per constraint (slot -1: world)
   // Per constraint, constant at a fixed μ (bind time): K¹ᵀ, μK¹ᵀK¹ and, where
   // K²ᵀK² does not turn with q (constantRowGramOnBody2), μK²ᵀK².
-  std::vector<Matrix6> K1t_, mu_K1tK1_;
+  AlignedVector<Matrix6> K1t_, mu_K1tK1_;
   std::vector<std::optional<Matrix6>> mu_K2tK2_;
   // The constraint ends on each link (constraint index, end 1 or 2), link i's
   // in [end_offsets_[i], end_offsets_[i + 1]): the reduced backward sweep

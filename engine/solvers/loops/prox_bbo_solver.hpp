@@ -100,7 +100,7 @@ class ProxBboSolver final : public ConstrainedSolver {
   std::vector<Force> delta_force_;  // Alg. 5's Δf as ABA's Δp
   std::vector<Motion> delta_a_;
   VectorX delta_u_;
-  std::vector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
+  AlignedVector<Matrix6> rigid_inertias_;   // Inertia::matrix() per body, constant
 };
 
 }  // namespace loopsim

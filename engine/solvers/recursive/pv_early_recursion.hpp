@@ -75,10 +75,10 @@ class PvEarlyRecursion {
   std::vector<int> act_, act_begin_, act_count_, rank_;
   Eigen::Matrix<double, Eigen::Dynamic, 6> ks_;          // K S before the reflections (roll-out), per slot position
   Eigen::Matrix<double, Eigen::Dynamic, 6> reflectors_;  // Householder vectors, column k below row k
-  std::vector<Vector6> betas_;
-  std::vector<Matrix6> K_tilde_;  // eliminated rows (parent frame), r x 6
-  std::vector<Vector6> l_tilde_;
-  std::vector<Matrix6> sigma_;    // Cholesky factor of G = Σ + C₁₁ = R D⁻¹ Rᵀ + C₁₁, r x r
+  AlignedVector<Vector6> betas_;
+  AlignedVector<Matrix6> K_tilde_;  // eliminated rows (parent frame), r x 6
+  AlignedVector<Vector6> l_tilde_;
+  AlignedVector<Matrix6> sigma_;    // Cholesky factor of G = Σ + C₁₁ = R D⁻¹ Rᵀ + C₁₁, r x r
   VectorX lambda_;                // per slot
   // Per slot: the row's K (6, the frame of the joint it last passed) and l;
   // one joint's rows in the same layout (one row is one cache line).
