@@ -6,7 +6,10 @@
 // joint, joint i, connecting it to parent[i] < i (topological order).
 // Body i's frame is the joint's child frame: at q = neutral it sits at
 // joint_placement[i] in the parent body's frame.
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <loopsim/model/joint.hpp>
@@ -36,6 +39,26 @@ struct VisualGeometry {
   std::string mesh_file;           // resolved path when shape == Mesh
   Vector4 rgba{0.7, 0.7, 0.7, 1.0};
   std::string material;
+};
+
+/// Collision geometry as a model file declares it (URDF <collision>, MJCF
+/// geoms with contype or conaffinity set): data only, like the visuals. A
+/// scene with contact turns it into the detection's GeometryModel (collision/),
+/// which checks the sizes.
+struct CollisionElement {
+  enum class Shape { Box, Sphere, Cylinder, Capsule, Mesh, Plane };
+  std::string name;       // unique in the model
+  std::string file;       // the model file, and where in it, for errors
+  std::string element;    // e.g. "link 'FR_foot' <collision>", "geom 'left-sole'"
+  int body = 0;
+  SE3 placement;          // in the body frame; Plane: the plane z = 0 of this frame, solid below
+  Shape shape = Shape::Box;
+  Vector3 size = Vector3::Zero();  // as VisualGeometry: box full extents; sphere (r); cylinder/capsule (r, length)
+  std::string mesh_file;           // Mesh: the resolved path (or the reference, when not found)
+  std::vector<Vector3> vertices;   // Mesh: scaled, in the geometry frame; its convex hull collides
+  std::string mesh_problem;        // Mesh: why there are no vertices (file missing or unreadable)
+  double friction = std::numeric_limits<double>::quiet_NaN();  // Coulomb μ; NaN: the file gives none
+  std::uint32_t contype = 1, conaffinity = 1;                   // MuJoCo's bitmasks (URDF: 1, 1)
 };
 
 /// A one-dof joint's placement P·X_J(q) split into constant parts, computed
@@ -90,6 +113,8 @@ struct Model {
 
   std::vector<Frame> frames;
   std::vector<VisualGeometry> visuals;
+  std::vector<CollisionElement> collisions;
+  std::vector<std::pair<int, int>> collision_exclusions;  // body pairs that never collide (MJCF <exclude>)
   std::vector<std::string> warnings;  // collected by loaders
   std::string source_file;
 

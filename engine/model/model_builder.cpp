@@ -1,6 +1,7 @@
 #include <loopsim/model/model_builder.hpp>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -201,6 +202,10 @@ int ModelBuilder::addFrame(const std::string& name, int body, const SE3& placeme
 }
 
 void ModelBuilder::addVisual(VisualGeometry geometry) { model_.visuals.push_back(std::move(geometry)); }
+void ModelBuilder::addCollision(CollisionElement element) { model_.collisions.push_back(std::move(element)); }
+void ModelBuilder::excludeCollision(int body_a, int body_b) {
+  model_.collision_exclusions.emplace_back(std::min(body_a, body_b), std::max(body_a, body_b));
+}
 void ModelBuilder::addWarning(std::string warning) { model_.warnings.push_back(std::move(warning)); }
 void ModelBuilder::setGravity(const Vector3& g) { model_.gravity = g; }
 

@@ -41,6 +41,9 @@ class ModelBuilder {
 
   int addFrame(const std::string& name, int body, const SE3& placement, Frame::Kind kind = Frame::Kind::Site);
   void addVisual(VisualGeometry geometry);
+  void addCollision(CollisionElement element);
+  /// The two bodies' collision geometries never touch each other.
+  void excludeCollision(int body_a, int body_b);
   void addWarning(std::string warning);
   void setGravity(const Vector3& g);
 

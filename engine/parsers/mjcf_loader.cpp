@@ -156,7 +156,15 @@ class MjcfAssembler {
     placements_.assign(m_->nbody, {});
     out_.mujoco_joint.assign(m_->njnt, -1);
     for (int b = 1; b < m_->nbody; ++b) addBody(b);
-    for (int g = 0; g < m_->ngeom; ++g) addGeom(g);
+    for (int g = 0; g < m_->ngeom; ++g) {
+      addGeom(g);
+      addCollisionGeom(g);
+    }
+    for (int x = 0; x < m_->nexclude; ++x) {
+      // MuJoCo's signature: ((body1 + 1) << 16) + body2 + 1.
+      const int signature = m_->exclude_signature[x];
+      builder_.excludeCollision(placements_[(signature >> 16) - 1].body, placements_[(signature & 0xFFFF) - 1].body);
+    }
     for (int s = 0; s < m_->nsite; ++s) addSite(s);
     warnUnsupported();
     if (!ignored_frictionloss_.empty()) {
@@ -397,6 +405,69 @@ class MjcfAssembler {
     builder_.addVisual(std::move(v));
   }
 
+  // A geom MuJoCo would collide (contype or conaffinity set) -> CollisionElement.
+  void addCollisionGeom(int g) {
+    if (m_->geom_contype[g] == 0 && m_->geom_conaffinity[g] == 0) return;
+    const int b = m_->geom_bodyid[g];
+    const BodyPlacement& where = placements_[b];
+    const std::string geom_name = mjName(m_, m_->name_geomadr, g);
+    CollisionElement c;
+    c.name = geom_name.empty() ? bodyName(b) + "_geom" + std::to_string(g) : geom_name;
+    c.file = file_;
+    c.element = "geom " + inQuotes(c.name);
+    c.body = where.body;
+    c.placement = where.offset * mjPose(m_->geom_pos + 3 * g, m_->geom_quat + 4 * g);
+    const mjtNum* size = m_->geom_size + 3 * g;
+    switch (m_->geom_type[g]) {
+      case mjGEOM_PLANE: c.shape = CollisionElement::Shape::Plane; break;
+      case mjGEOM_BOX:
+        c.shape = CollisionElement::Shape::Box;
+        c.size = 2.0 * mjVector(size);
+        break;
+      case mjGEOM_SPHERE:
+        c.shape = CollisionElement::Shape::Sphere;
+        c.size = Vector3(size[0], 0.0, 0.0);
+        break;
+      case mjGEOM_CYLINDER:
+      case mjGEOM_CAPSULE:
+        c.shape = m_->geom_type[g] == mjGEOM_CYLINDER ? CollisionElement::Shape::Cylinder
+                                                      : CollisionElement::Shape::Capsule;
+        c.size = Vector3(size[0], 2.0 * size[1], 0.0);
+        break;
+      case mjGEOM_MESH: {
+        // MuJoCo's compiled vertices, in the frame its compiled geom pose
+        // refers to; a placeholder (missing file) has none of the real ones.
+        c.shape = CollisionElement::Shape::Mesh;
+        const int mesh = m_->geom_dataid[g];
+        const std::string mesh_name = mjName(m_, m_->name_meshadr, mesh);
+        const MjcfAssetFile* file = scan_.mesh(mesh_name);
+        c.mesh_file = file != nullptr ? file->path.string() : mesh_name;
+        if (placeholder_meshes_.count(mesh_name) != 0) {
+          c.mesh_problem = "file not found";
+          break;
+        }
+        const float* vert = m_->mesh_vert + 3 * m_->mesh_vertadr[mesh];
+        for (int v = 0; v < m_->mesh_vertnum[mesh]; ++v) {
+          c.vertices.emplace_back(vert[3 * v], vert[3 * v + 1], vert[3 * v + 2]);
+        }
+        break;
+      }
+      default:
+        warn(c.element, std::string("collision shape ") + (m_->geom_type[g] == mjGEOM_ELLIPSOID ? "ellipsoid" : "height field") +
+                            " is not modelled; the geom does not collide");
+        return;
+    }
+    // condim 1: frictionless (MuJoCo takes the larger condim of a pair, as
+    // loopsim takes the larger friction). 4 and 6 add torsional and rolling
+    // friction, which loopsim's point contacts do not have.
+    const int condim = m_->geom_condim[g];
+    c.friction = condim == 1 ? 0.0 : m_->geom_friction[3 * g];
+    if (condim > 3) warn(c.element, "condim " + std::to_string(condim) + ": torsional and rolling friction are not modelled (sliding friction only)");
+    c.contype = static_cast<std::uint32_t>(m_->geom_contype[g]);
+    c.conaffinity = static_cast<std::uint32_t>(m_->geom_conaffinity[g]);
+    builder_.addCollision(std::move(c));
+  }
+
   void addSite(int s) {
     const int b = m_->site_bodyid[s];
     const BodyPlacement& where = placements_[b];
@@ -423,25 +494,7 @@ class MjcfAssembler {
     for (int p = 0; p < m_->npair; ++p) {
       const std::string name = mjName(m_, m_->name_pairadr, p);
       warn("contact pair " + inQuotes(name.empty() ? "pair" + std::to_string(p) : name),
-           "contacts are not modelled from MJCF (use scene constraints); ignored");
-    }
-    for (int x = 0; x < m_->nexclude; ++x) {
-      const std::string name = mjName(m_, m_->name_excludeadr, x);
-      warn("contact exclude " + inQuotes(name.empty() ? "exclude" + std::to_string(x) : name), "ignored");
-    }
-    std::vector<std::string> colliding;
-    for (int g = 0; g < m_->ngeom; ++g) {
-      if (m_->geom_contype[g] == 0 && m_->geom_conaffinity[g] == 0) continue;
-      const std::string name = mjName(m_, m_->name_geomadr, g);
-      colliding.push_back(name.empty() ? "geom " + std::to_string(g) + " of " + inQuotes(bodyName(m_->geom_bodyid[g]))
-                                       : inQuotes(name));
-    }
-    if (!colliding.empty()) {
-      std::string list;
-      for (std::size_t k = 0; k < std::min<std::size_t>(colliding.size(), 4); ++k) list += (k ? ", " : "") + colliding[k];
-      if (colliding.size() > 4) list += ", ...";
-      warn("geoms", std::to_string(colliding.size()) + " geoms have MuJoCo contacts enabled (" + list +
-                        "); contacts are not modelled from MJCF (use scene constraints)");
+           "explicit contact pairs are not modelled (the geoms' own contype/conaffinity are); ignored");
     }
     if (m_->nsensor > 0) warn("sensors", std::to_string(m_->nsensor) + " sensors ignored");
     // Bodies whose inertia MuJoCo may have computed from a placeholder mesh.

@@ -33,6 +33,12 @@
 //    its largest semi-axis, mesh (file and scale from the XML); planes,
 //    height fields and fully transparent geoms (collision proxies) are not
 //    drawn. Sites -> Site frames;
+//  - geoms with contype or conaffinity set -> Model::collisions (plane, box,
+//    sphere, cylinder, capsule, mesh with MuJoCo's compiled vertices), with
+//    the bitmasks and the sliding friction (condim 1: frictionless; 4 and 6
+//    warned: no torsional or rolling friction); <contact><exclude> ->
+//    Model::collision_exclusions. Ellipsoid and height-field collision
+//    geoms are warned about and do not collide;
 //  - equality connect -> Connect and weld -> Weld with both frames as MuJoCo
 //    computes them (body2's connect point and the weld's relative pose from
 //    the kinematics at qpos0 unless given); a joint equality with a linear
@@ -41,7 +47,7 @@
 //    MjcfLoad::motors and set the joint's effort limit (|gear| * control
 //    range, capped by the force range).
 //  - Warnings (naming the element) for what loopsim cannot represent: tendons,
-//    other actuators, contact pairs/excludes and contact-enabled geoms,
+//    other actuators, explicit contact pairs,
 //    sensors, nonlinear joint and tendon equalities, inactive equalities,
 //    frictionloss, ball/free joint stiffness and ball cone limits.
 //

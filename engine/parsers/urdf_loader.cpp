@@ -17,6 +17,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/model/model_builder.hpp>
 #include <loopsim/parsers/mesh_path.hpp>
+#include <loopsim/parsers/mesh_vertices.hpp>
 #include <loopsim/parsers/urdf_structure.hpp>
 
 namespace loopsim {
@@ -105,7 +106,7 @@ class UrdfModelAssembler {
       warnIfMassOnWorld(root, root_inertia);
       placements_[root] = {0, SE3::Identity()};
     }
-    addVisuals(root_link);
+    addShapes(root_link);
     addSubtree(root);
     if (!ignored_friction_.empty()) {
       builder_.addWarning(file_ + ": <dynamics friction> ignored (only damping is modelled) on joints " +
@@ -207,7 +208,7 @@ class UrdfModelAssembler {
       builder_.addFixedLink(parent.body, joint_in_body, inertia, entry.child);
       if (parent.body == 0) warnIfMassOnWorld(entry.child, inertia);
       placements_[entry.child] = {parent.body, joint_in_body};
-      addVisuals(child);
+      addShapes(child);
       return;
     }
 
@@ -248,7 +249,61 @@ class UrdfModelAssembler {
     }
     const int body = builder_.addBody(parent.body, entry.name, spec, joint_in_body, inertia, entry.child);
     placements_[entry.child] = {body, SE3::Identity()};
-    addVisuals(child);
+    addShapes(child);
+  }
+
+  void addShapes(const urdf::Link& link) {
+    addVisuals(link);
+    addCollisions(link);
+  }
+
+  // <collision> -> CollisionElement, named after the link ("link/k" when it
+  // has several). A mesh's vertices are read now; one that cannot be read is
+  // warned about here and refused by a scene that makes it collide.
+  void addCollisions(const urdf::Link& link) {
+    const LinkPlacement& where = placements_.at(link.name);
+    const std::size_t count = link.collision_array.size();
+    for (std::size_t k = 0; k < count; ++k) {
+      const urdf::CollisionSharedPtr& collision = link.collision_array[k];
+      if (!collision || !collision->geometry) continue;
+      CollisionElement c;
+      c.name = count == 1 ? link.name : link.name + "/" + std::to_string(k);
+      c.file = file_;
+      c.element = "link " + inQuotes(link.name) + " <collision>" + (count == 1 ? "" : " " + std::to_string(k));
+      c.body = where.body;
+      c.placement = where.in_body * toSE3(collision->origin);
+      const urdf::Geometry& g = *collision->geometry;
+      switch (g.type) {
+        case urdf::Geometry::BOX:
+          c.shape = CollisionElement::Shape::Box;
+          c.size = toVector(static_cast<const urdf::Box&>(g).dim);
+          break;
+        case urdf::Geometry::SPHERE:
+          c.shape = CollisionElement::Shape::Sphere;
+          c.size = Vector3(static_cast<const urdf::Sphere&>(g).radius, 0.0, 0.0);
+          break;
+        case urdf::Geometry::CYLINDER: {
+          const auto& cylinder = static_cast<const urdf::Cylinder&>(g);
+          c.shape = CollisionElement::Shape::Cylinder;
+          c.size = Vector3(cylinder.radius, cylinder.length, 0.0);
+          break;
+        }
+        case urdf::Geometry::MESH: {
+          const auto& m = static_cast<const urdf::Mesh&>(g);
+          c.shape = CollisionElement::Shape::Mesh;
+          const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
+          c.mesh_file = resolved.path;
+          MeshVertices mesh = readMeshVertices(resolved.path, toVector(m.scale));
+          c.vertices = std::move(mesh.points);
+          c.mesh_problem = std::move(mesh.problem);
+          if (!c.mesh_problem.empty() && missing_meshes_.insert(m.filename).second) {
+            warn(c.element, "collision mesh " + inQuotes(m.filename) + ": " + c.mesh_problem);
+          }
+          break;
+        }
+      }
+      builder_.addCollision(std::move(c));
+    }
   }
 
   void addVisuals(const urdf::Link& link) {

@@ -19,6 +19,10 @@
 //    <inertial> is zero;
 //  - <dynamics damping> -> damping; visuals keep shape, placement, rgba and
 //    the resolved mesh path.
+//  - <collision> (box, sphere, cylinder, mesh) -> Model::collisions, on the
+//    body the link is merged into, named after the link ("link/k" when it
+//    has several); a mesh keeps its vertices (read with assimp; the convex
+//    hull collides). URDF has no friction or bitmasks: the scene's apply.
 #include <filesystem>
 #include <string>
 

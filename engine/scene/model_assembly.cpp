@@ -131,6 +131,17 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
     g.placement = m.placement * visual.placement;
     builder_.addVisual(std::move(g));
   }
+  for (const CollisionElement& element : src.collisions) {
+    CollisionElement c = element;
+    const BodyMapping& m = out.bodies[element.body];
+    c.name = prefix + element.name;
+    c.body = m.body;
+    c.placement = m.placement * element.placement;
+    builder_.addCollision(std::move(c));
+  }
+  for (const auto& [a, b] : src.collision_exclusions) {
+    builder_.excludeCollision(out.bodies[a].body, out.bodies[b].body);
+  }
   for (const std::string& w : src.warnings) builder_.addWarning(w);
   return out;
 }

@@ -37,8 +37,21 @@ Inertia shapeInertia(const RigidShape& s, const std::string& element, const Vect
       diagonal = Vector3(transverse, transverse, 0.5 * m * r * r);
       break;
     }
+    case VisualGeometry::Shape::Capsule: {
+      // A cylinder of length h and two hemispheres (each with its centroid 3r/8
+      // from its flat face), sharing the mass by volume.
+      const double r = s.size.x(), h = s.size.y();
+      if (!(std::isfinite(r) && r > 0.0 && std::isfinite(h) && h > 0.0)) {
+        throw ModelError("", element, "capsule radius and length must be > 0, got " + numberText(r) + ", " + numberText(h));
+      }
+      const double cylinder_volume = h, sphere_volume = 4.0 / 3.0 * r;  // both over π r²
+      const double mc = m * cylinder_volume / (cylinder_volume + sphere_volume), ms = m - mc;
+      const double transverse = mc * (h * h / 12.0 + r * r / 4.0) + ms * (0.4 * r * r + h * h / 4.0 + 3.0 * h * r / 8.0);
+      diagonal = Vector3(transverse, transverse, 0.5 * mc * r * r + 0.4 * ms * r * r);
+      break;
+    }
     default:
-      throw ModelError("", element, "shape must be box, sphere or cylinder");
+      throw ModelError("", element, "shape must be box, sphere, cylinder or capsule");
   }
   return Inertia(m, center, diagonal.asDiagonal());
 }

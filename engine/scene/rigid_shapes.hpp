@@ -1,5 +1,5 @@
 #pragma once
-// Solid primitives: the inertia of a uniform box, sphere or cylinder and the
+// Solid primitives: the inertia of a uniform box, sphere, cylinder or capsule and the
 // matching visual. Free bodies of a scene and the mechanism generators use them.
 #include <string>
 
@@ -10,6 +10,7 @@ namespace loopsim {
 struct RigidShape {
   VisualGeometry::Shape shape = VisualGeometry::Shape::Box;
   /// Box: full extents (x, y, z). Sphere: (radius). Cylinder: (radius, length), axis z.
+  /// Capsule: (radius, length of the cylindrical part), axis z.
   Vector3 size = Vector3::Zero();
   double mass = 0.0;
   Vector4 rgba{0.7, 0.7, 0.7, 1.0};

@@ -1,5 +1,6 @@
 // The contact part of a scene file: ground, obstacles, the free bodies' shapes,
-// exclusions and the contact solver -> Scene::geometry, contact_solver, contact_settings.
+// the models' own collision elements, exclusions and the contact solver ->
+// Scene::geometry, contact_solver, contact_settings.
 #include <cmath>
 #include <numbers>
 
@@ -22,8 +23,41 @@ Geometry geometryOf(const std::string& name, int body, const SE3& placement, con
     case VisualGeometry::Shape::Sphere: return Geometry::sphere(name, body, placement, shape.size.x());
     case VisualGeometry::Shape::Cylinder:
       return Geometry::cylinder(name, body, placement, shape.size.x(), shape.size.y());
+    case VisualGeometry::Shape::Capsule:
+      return Geometry::capsule(name, body, placement, shape.size.x(), shape.size.y());
     default: return Geometry::box(name, body, placement, shape.size);
   }
+}
+
+// A model file's collision element (URDF <collision>, MJCF geom) as detection
+// geometry; errors name the model file and the element.
+Geometry geometryOf(const CollisionElement& e) {
+  auto refuse = [&](const std::string& message) { throw ModelError(e.file, e.element, message); };
+  Geometry g;
+  switch (e.shape) {
+    case CollisionElement::Shape::Sphere: g = Geometry::sphere(e.name, e.body, e.placement, e.size.x()); break;
+    case CollisionElement::Shape::Box: g = Geometry::box(e.name, e.body, e.placement, e.size); break;
+    case CollisionElement::Shape::Cylinder:
+      g = Geometry::cylinder(e.name, e.body, e.placement, e.size.x(), e.size.y());
+      break;
+    case CollisionElement::Shape::Capsule:
+      g = Geometry::capsule(e.name, e.body, e.placement, e.size.x(), e.size.y());
+      break;
+    case CollisionElement::Shape::Mesh:
+      if (e.vertices.empty()) refuse("collision mesh '" + e.mesh_file + "' cannot be read: " + e.mesh_problem);
+      g = Geometry::convex(e.name, e.body, e.placement, e.vertices);
+      break;
+    case CollisionElement::Shape::Plane: {
+      if (e.body != 0) refuse("a plane collides only on the world (a static half-space)");
+      const Vector3 n = e.placement.R.col(2);
+      g = Geometry::halfspace(e.name, n, n.dot(e.placement.t));
+      break;
+    }
+  }
+  if (!std::isnan(e.friction)) g.friction = e.friction;
+  g.contype = e.contype;
+  g.conaffinity = e.conaffinity;
+  return g;
 }
 
 // ground: {height, normal | tilt, friction}. tilt (degrees) turns the plane about
@@ -78,9 +112,11 @@ void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
       at.fail(e.element() + ": " + e.message());
     }
   };
+  bool model_collisions = true;  // the model files' collision elements
   if (doc.has("contact")) {
     const YamlValue c = doc["contact"];
-    c.requireMap({"solver", "tolerance", "max_iterations", "margin"});
+    c.requireMap({"solver", "tolerance", "max_iterations", "margin", "model_collisions"});
+    if (c.has("model_collisions")) model_collisions = c["model_collisions"].boolean();
     if (c.has("solver")) {
       const std::string name = c["solver"].string();
       if (!parseContactSolver(name, scene.contact_solver)) {
@@ -146,6 +182,17 @@ void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
       g.friction = frictionOf(entry, 1.0);
       add(entry, std::move(g));
     }
+  }
+  if (model_collisions) {
+    for (const CollisionElement& element : model.collisions) {
+      try {
+        geometry->addGeometry(geometryOf(element));
+      } catch (const ModelError& e) {
+        if (e.file() == element.file) throw;
+        throw ModelError(element.file, element.element, e.message());  // the model file's element, not the scene's
+      }
+    }
+    for (const auto& [a, b] : model.collision_exclusions) geometry->excludeBodies(a, b);
   }
   if (doc.has("exclude")) {
     const YamlValue list = doc["exclude"];

@@ -101,7 +101,7 @@ GeneratedMechanism runGenerator(const YamlValue& entry) {
 RigidShape parseShape(const YamlValue& map) {
   RigidShape shape;
   const YamlValue shape_value = map["shape"];
-  if (!shape_value.node().IsDefined()) map.fail("'shape' is required (box, sphere or cylinder)");
+  if (!shape_value.node().IsDefined()) map.fail("'shape' is required (box, sphere, cylinder or capsule)");
   const std::string kind = shape_value.string();
   const YamlValue size = map["size"];
   if (!size.node().IsDefined()) map.fail("'size' is required");
@@ -111,13 +111,13 @@ RigidShape parseShape(const YamlValue& map) {
   } else if (kind == "sphere") {
     shape.shape = VisualGeometry::Shape::Sphere;
     shape.size.x() = size.isScalar() ? size.number() : size.numbers(1)[0];
-  } else if (kind == "cylinder") {
-    shape.shape = VisualGeometry::Shape::Cylinder;
+  } else if (kind == "cylinder" || kind == "capsule") {
+    shape.shape = kind == "cylinder" ? VisualGeometry::Shape::Cylinder : VisualGeometry::Shape::Capsule;
     const auto x = size.numbers(2);
     shape.size.head<2>() << x[0], x[1];
   } else {
-    shape_value.fail("shape must be box, sphere or cylinder, got " + shape_value.valueText() +
-                     didYouMean(kind, {"box", "sphere", "cylinder"}));
+    shape_value.fail("shape must be box, sphere, cylinder or capsule, got " + shape_value.valueText() +
+                     didYouMean(kind, {"box", "sphere", "cylinder", "capsule"}));
   }
   for (int k = 0; k < (kind == "box" ? 3 : kind == "sphere" ? 1 : 2); ++k) {
     if (shape.size[k] <= 0.0) size.fail("sizes must be > 0");

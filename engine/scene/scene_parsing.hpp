@@ -27,7 +27,8 @@ int jointByName(const YamlValue& at, const Model& model, const std::string& name
 int frameByName(const YamlValue& at, const Model& model, const std::string& name);
 int bodyByName(const YamlValue& at, const Model& model, const std::string& name);
 
-/// {shape, size, mass, rgba}: box size = extents [x, y, z], sphere [r] (or r), cylinder [r, length].
+/// {shape, size, mass, rgba}: box size = extents [x, y, z], sphere [r] (or r), cylinder and capsule
+/// [r, length] (a capsule's length is its cylindrical part).
 RigidShape parseShape(const YamlValue& map);
 
 /// ground, obstacles, the free bodies' shapes (bodies[].friction, collide), exclude

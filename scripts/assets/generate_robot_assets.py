@@ -84,6 +84,13 @@ def atlas_visuals() -> dict[str, list[Visual]]:
     return visuals
 
 
+def atlas_collisions() -> dict[str, list[Visual]]:
+    """The soles: boxes whose bottom faces span the reference's eight contact corners
+    (the reference collides with those points; a box also gives the edges between them)."""
+    return {f"{prefix}_foot": [box([0.0426, s * 0.0017, -0.0532], [0.2604, 0.1286, 0.0465], "")]
+            for prefix, s in (("l", 1.0), ("r", -1.0))}
+
+
 def atlas_frames() -> list[ExtraFrame]:
     """Named frames without mass. The sole / toe / hand-mount frames are the
     reference's Drake <frame> tags; the corners are its outer contact points."""
@@ -112,8 +119,9 @@ scripts/assets/generate_robot_assets.py instead and re-run it.
 Kinematics and mass properties: Drake examples/atlas/urdf/atlas_minimal_contact.urdf
 (BSD-3-Clause); fixed links lumped into their moving parents:
   {lumped_summary(reduced)}.
-Geometry: loopsim's own primitives. 30 revolute joints; root 'pelvis' (floating by convention)."""
-    text, mass = write_urdf(reduced, atlas_visuals(), ATLAS_MATERIALS, header, keep_dynamics=("damping",))
+Geometry: loopsim's own primitives; collision: the feet's soles. 30 revolute joints; root 'pelvis' (floating by convention)."""
+    text, mass = write_urdf(reduced, atlas_visuals(), ATLAS_MATERIALS, header, keep_dynamics=("damping",),
+                            collisions=atlas_collisions())
     check_total_mass(reduced, ref.total_mass(), mass)
     write(os.path.join(out, "atlas", "atlas.urdf"), text)
     print(f"atlas: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
@@ -148,6 +156,11 @@ def go1_visuals() -> dict[str, list[Visual]]:
     return visuals
 
 
+def go1_collisions() -> dict[str, list[Visual]]:
+    """The feet: the reference's collision spheres (radius 0.02) at the foot frames."""
+    return {f"{leg}_foot": [sphere([0.0, 0.0, 0.0], 0.02, "")] for leg in ("FR", "FL", "RR", "RL")}
+
+
 def make_go1(models: str, out: str) -> None:
     source = os.path.join(models, "go1", "go1.urdf")
     ref = read_reference(source)
@@ -161,8 +174,9 @@ Kinematics and mass properties: Gepetto/example-robot-data robots/go1_descriptio
 (repository BSD-3-Clause; upstream unitreerobotics/unitree_ros go1_description, MPL-2.0);
 fixed links lumped into their moving parents:
   {lumped_summary(reduced)}.
-Geometry: loopsim's own primitives. 12 revolute joints; root 'base' (floating by convention)."""
-    text, mass = write_urdf(reduced, go1_visuals(), GO1_MATERIALS, header, keep_dynamics=("damping", "friction"))
+Geometry: loopsim's own primitives; collision: the foot spheres. 12 revolute joints; root 'base' (floating by convention)."""
+    text, mass = write_urdf(reduced, go1_visuals(), GO1_MATERIALS, header, keep_dynamics=("damping", "friction"),
+                            collisions=go1_collisions())
     check_total_mass(reduced, ref.total_mass(), mass)
     write(os.path.join(out, "go1", "go1.urdf"), text)
     print(f"go1: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")

@@ -146,9 +146,15 @@ def cylinder(a, b, radius, colour):
     return f"<geom type='cylinder' fromto='{vec(list(a) + list(b))}' size='{fmt(radius)}' rgba='{vec(COLOURS[colour])}'/>"
 
 
-def box(pos, half, colour, quat=None):
+def box(pos, half, colour, quat=None, name=None, contact=""):
     q = f" quat='{vec(quat)}'" if quat is not None else ""
-    return f"<geom type='box' pos='{vec(pos)}' size='{vec(half)}'{q} rgba='{vec(COLOURS[colour])}'/>"
+    n = f"name='{name}' " if name is not None else ""
+    return f"<geom {n}type='box' pos='{vec(pos)}' size='{vec(half)}'{q} rgba='{vec(COLOURS[colour])}'{contact}/>"
+
+
+# The soles collide, with the reference's masks (robot geoms 4 / 3: never with
+# each other, always with a ground of contype 1) and sliding friction.
+SOLE_CONTACT = " contype='4' conaffinity='3' condim='3' friction='0.7 0.01 0.005'"
 
 
 def sphere(pos, radius, colour):
@@ -197,7 +203,8 @@ def geometry(body: Body, side: float):
     if part == "toe-roll":
         # The sole plate, tilted like the reference's foot.
         tilt = euler_xyz_deg_to_quat([-side * 60.0, 0.0, 0.0])
-        return [box([0.0, -side * 0.0437, -0.0255], [0.04, 0.1175, 0.0115], "foot", tilt)]
+        name = ("left" if side > 0 else "right") + "-sole"
+        return [box([0.0, -side * 0.0437, -0.0255], [0.04, 0.1175, 0.0115], "foot", tilt, name, SOLE_CONTACT)]
     if part == "shoulder-roll":
         return [axis_housing(0.04, 0.03), capsule(o, child["shoulder-pitch"], 0.03, "housing")]
     if part == "shoulder-pitch":
@@ -256,7 +263,7 @@ def generate(base: Body, connects, motors, rigid: bool) -> str:
         "  <compiler angle='radian' inertiafromgeom='false'/>",
         "  <option gravity='0 0 -9.81'/>",
         "  <default>",
-        "    <!-- Drawing only: no contacts (scenes declare their own constraints). -->",
+        "    <!-- Drawing only, except the soles (their geoms say so). -->",
         "    <geom contype='0' conaffinity='0' group='1'/>",
         "  </default>",
         "  <worldbody>",

@@ -325,9 +325,19 @@ def joint_origin_xml(element: ET.Element | None, indent: str) -> str:
     return f'{indent}<origin xyz="{fmt_vec(xyz)}" rpy="{fmt_vec(rpy)}"/>\n'
 
 
+def geometry_xml(v: Visual) -> str:
+    if v.shape == "box":
+        return f'<box size="{fmt_vec(v.size)}"/>'
+    if v.shape == "cylinder":
+        return f'<cylinder radius="{fmt(v.size[0])}" length="{fmt(v.size[1])}"/>'
+    return f'<sphere radius="{fmt(v.size[0])}"/>'
+
+
 def write_urdf(robot: ReducedRobot, visuals: dict[str, list[Visual]], materials: dict[str, Vec],
-               header: str, keep_dynamics: tuple[str, ...]) -> tuple[str, float]:
-    """Returns the URDF text and the total mass as written (parsed back from the text)."""
+               header: str, keep_dynamics: tuple[str, ...],
+               collisions: dict[str, list[Visual]] | None = None) -> tuple[str, float]:
+    """Returns the URDF text and the total mass as written (parsed back from the text).
+    collisions: <collision> primitives per link (their material is unused)."""
     out = ['<?xml version="1.0"?>\n', f"<!--\n{header.rstrip()}\n-->\n", f'<robot name="{robot.name}">\n']
     for name, rgba in materials.items():
         out.append(f'  <material name="{name}"><color rgba="{fmt_vec(rgba)}"/></material>\n')
@@ -345,15 +355,14 @@ def write_urdf(robot: ReducedRobot, visuals: dict[str, list[Visual]], materials:
         for v in visuals.get(name, []):
             out.append("    <visual>\n")
             out.append(origin_xml(v.pose, "      "))
-            if v.shape == "box":
-                geometry = f'<box size="{fmt_vec(v.size)}"/>'
-            elif v.shape == "cylinder":
-                geometry = f'<cylinder radius="{fmt(v.size[0])}" length="{fmt(v.size[1])}"/>'
-            else:
-                geometry = f'<sphere radius="{fmt(v.size[0])}"/>'
-            out.append(f"      <geometry>{geometry}</geometry>\n")
+            out.append(f"      <geometry>{geometry_xml(v)}</geometry>\n")
             out.append(f'      <material name="{v.material}"/>\n')
             out.append("    </visual>\n")
+        for c in (collisions or {}).get(name, []):
+            out.append("    <collision>\n")
+            out.append(origin_xml(c.pose, "      "))
+            out.append(f"      <geometry>{geometry_xml(c)}</geometry>\n")
+            out.append("    </collision>\n")
         out.append("  </link>\n")
 
     frames_of: dict[str, list[ExtraFrame]] = {}

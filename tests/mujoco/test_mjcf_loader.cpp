@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
@@ -195,6 +197,12 @@ double closureErrorAtReference(const MjcfLoad& load) {
   return cdata.phi.cwiseAbs().maxCoeff();
 }
 
+const CollisionElement* findCollision(const Model& m, const std::string& name) {
+  for (const CollisionElement& c : m.collisions)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
 bool hasWarningWith(const Model& model, const std::string& a, const std::string& b = "") {
   for (const std::string& w : model.warnings) {
     if (w.find(a) != std::string::npos && w.find(b) != std::string::npos) return true;
@@ -270,7 +278,19 @@ TEST(MjcfLoader, ChainConstraintsAndWarnings) {
   EXPECT_TRUE(hasWarningWith(m, "tendon 'coupling_tendon'"));
   EXPECT_TRUE(hasWarningWith(m, "actuator 'servo_d'"));
   EXPECT_TRUE(hasWarningWith(m, "frictionloss", "'hinge_a'"));
-  EXPECT_TRUE(hasWarningWith(m, "contacts enabled", "'floor'"));
+  // Geoms MuJoCo collides are collision elements (default contype 1): the floor
+  // is the world's plane, boxes keep full extents, the ellipsoid cannot collide.
+  const CollisionElement* floor = findCollision(m, "floor");
+  ASSERT_NE(floor, nullptr);
+  EXPECT_EQ(floor->shape, CollisionElement::Shape::Plane);
+  EXPECT_EQ(floor->body, 0);
+  EXPECT_DOUBLE_EQ(floor->friction, 1.0);  // MuJoCo's default sliding friction
+  const CollisionElement* base_box = findCollision(m, "base_box");
+  ASSERT_NE(base_box, nullptr);
+  EXPECT_EQ(base_box->shape, CollisionElement::Shape::Box);
+  EXPECT_TRUE(base_box->size.isApprox(Vector3(0.1, 0.12, 0.2)));
+  EXPECT_EQ(base_box->file, "chain.xml");
+  EXPECT_TRUE(hasWarningWith(m, "ellipsoid is not modelled"));
   for (const std::string& w : m.warnings) EXPECT_NE(w.find("chain.xml"), std::string::npos) << w;
 }
 
@@ -358,6 +378,31 @@ TEST(MjcfLoader, MissingMeshesGetPlaceholdersAndFilePoses) {
   EXPECT_TRUE(m.visuals[2].placement.R.isApprox(Matrix3::Identity(), 1e-9));
   EXPECT_TRUE(m.visuals[2].mesh_scale.isApprox(Vector3(1, -1, 1)));
   EXPECT_NEAR(m.totalMass(), 1.0, 1e-12);
+  // Collision: the present wedge's compiled vertices at its compiled pose are the
+  // file's vertices at the written pose; the absent meshes have none, and say why.
+  const CollisionElement* wedge = findCollision(m, "present");
+  ASSERT_NE(wedge, nullptr);
+  ASSERT_GE(wedge->vertices.size(), 4u);  // MuJoCo keeps the OBJ's corners once per face
+  const Vector3 file_vertices[] = {{0, 0, 0}, {0.1, 0, 0}, {0, 0.05, 0}, {0, 0, 0.03}};
+  auto nearest = [](const Vector3& p, auto begin, auto end, auto place) {
+    double d = 1e9;
+    for (auto it = begin; it != end; ++it) d = std::min(d, (place(*it) - p).norm());
+    return d;
+  };
+  const auto ours = [&](const Vector3& v) { return wedge->placement.actPoint(v); };
+  const auto theirs = [&](const Vector3& f) { return written.actPoint(f); };
+  for (const Vector3& v : wedge->vertices) {
+    EXPECT_LT(nearest(ours(v), std::begin(file_vertices), std::end(file_vertices), theirs), 1e-6);  // floats
+  }
+  for (const Vector3& f : file_vertices) {
+    EXPECT_LT(nearest(theirs(f), wedge->vertices.begin(), wedge->vertices.end(), ours), 1e-6);
+  }
+  for (const std::string absent : {"absent1", "absent2"}) {
+    const CollisionElement* c = findCollision(m, absent);
+    ASSERT_NE(c, nullptr) << absent;
+    EXPECT_TRUE(c->vertices.empty()) << absent;
+    EXPECT_EQ(c->mesh_problem, "file not found") << absent;
+  }
 
   try {
     loadMjcf(testData("meshes.xml"), MjcfOptions{.placeholder_assets = false});
@@ -503,6 +548,60 @@ TEST(MjcfLoader, MujocoWarningsGoThroughOurLoggerNotIntoFiles) {
   EXPECT_EQ(out.find("WARNING: loopsim test warning"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(dir / "MUJOCO_LOG.TXT"));
   fs::remove_all(dir);
+}
+
+TEST(MjcfLoader, CollisionGeomsKeepMasksFrictionCondimAndExclusions) {
+  const fs::path file = fs::temp_directory_path() / ("loopsim_collision_geoms_" + std::to_string(::getpid()) + ".xml");
+  std::ofstream(file) << R"(<mujoco><worldbody>
+    <geom name="ground" type="plane" size="1 1 0.1" pos="0 0 -0.5" zaxis="0 1 1"/>
+    <body name="a" pos="0 0 1"><joint name="ja" axis="0 1 0"/>
+      <geom name="drawn" type="sphere" size="0.1" contype="0" conaffinity="0" mass="1"/>
+      <geom name="slick" type="sphere" size="0.05" condim="1" friction="0.9 0 0" contype="2" conaffinity="5"/>
+      <body name="b" pos="0 0 -0.3"><joint name="jb" axis="0 1 0"/>
+        <geom name="rolling" type="capsule" size="0.02 0.1" condim="6" friction="0.4 0.01 0.01" mass="1"/>
+      </body>
+    </body>
+    <body name="c" pos="1 0 1"><joint name="jc" axis="0 1 0"/><geom name="other" type="box" size="0.1 0.1 0.1" mass="1"/></body>
+  </worldbody><contact><exclude body1="a" body2="c"/></contact></mujoco>)";
+  const Model m = loadMjcf(file).model;
+  fs::remove(file);
+  EXPECT_EQ(findCollision(m, "drawn"), nullptr) << "contype 0 and conaffinity 0: drawing only";
+  const CollisionElement* slick = findCollision(m, "slick");
+  ASSERT_NE(slick, nullptr);
+  EXPECT_EQ(slick->contype, 2u);
+  EXPECT_EQ(slick->conaffinity, 5u);
+  EXPECT_EQ(slick->friction, 0.0) << "condim 1 is frictionless";
+  const CollisionElement* rolling = findCollision(m, "rolling");
+  ASSERT_NE(rolling, nullptr);
+  EXPECT_EQ(rolling->shape, CollisionElement::Shape::Capsule);
+  EXPECT_TRUE(rolling->size.head<2>().isApprox(Eigen::Vector2d(0.02, 0.2)));  // full length of the cylinder part
+  EXPECT_DOUBLE_EQ(rolling->friction, 0.4);
+  EXPECT_TRUE(hasWarningWith(m, "geom 'rolling'", "condim 6"));
+  // The plane: its normal is the geom's z axis, through its position.
+  const CollisionElement* ground = findCollision(m, "ground");
+  ASSERT_NE(ground, nullptr);
+  EXPECT_TRUE(ground->placement.R.col(2).isApprox(Vector3(0, 1, 1).normalized(), 1e-9));
+  EXPECT_TRUE(ground->placement.t.isApprox(Vector3(0, 0, -0.5)));
+  ASSERT_EQ(m.collision_exclusions.size(), 1u);
+  const int a = m.bodyId("a"), c = m.bodyId("c");
+  EXPECT_EQ(m.collision_exclusions[0], std::make_pair(std::min(a, c), std::max(a, c)));
+}
+
+TEST(MjcfLoader, DigitsSolesCollideWithTheGroundButNotWithEachOther) {
+  for (const char* variant : {"robots/digit/digit.xml", "robots/digit/digit_rigid_springs.xml"}) {
+    const Model m = loadMjcf(asset(variant)).model;
+    ASSERT_EQ(m.collisions.size(), 2u) << variant;
+    for (const std::string side : {"left", "right"}) {
+      const CollisionElement* sole = findCollision(m, side + "-sole");
+      ASSERT_NE(sole, nullptr) << variant << " " << side;
+      EXPECT_EQ(sole->shape, CollisionElement::Shape::Box);
+      EXPECT_EQ(sole->body, m.bodyId(side + "-toe-roll"));
+      EXPECT_DOUBLE_EQ(sole->friction, 0.7);
+      // The reference's masks: 4 & 3 = 0 between the soles; a ground of contype 1 reaches conaffinity 3.
+      EXPECT_EQ(sole->contype & sole->conaffinity, 0u);
+      EXPECT_NE(1u & sole->conaffinity, 0u);
+    }
+  }
 }
 
 }  // namespace

@@ -31,12 +31,13 @@
 #include <loopsim/parsers/urdf_loader.hpp>
 
 #include "mujoco_handles.hpp"
+#include "mujoco_urdf.hpp"
 
 namespace loopsim {
 namespace {
 
 constexpr double kTolerance = 1e-9;
-constexpr const char* kFreeJointName = "mujoco_free_joint";
+constexpr const char* kFreeJointName = test::kMujocoFreeJoint;
 
 std::filesystem::path testData(const std::string& name) { return std::filesystem::path(LOOPSIM_TEST_DATA_DIR) / name; }
 std::filesystem::path asset(const std::string& name) { return std::filesystem::path(LOOPSIM_ASSETS_DIR) / name; }
@@ -49,24 +50,7 @@ std::string readText(const std::filesystem::path& path) {
   return text.str();
 }
 
-/// The URDF as MuJoCo should read it: every <inertial> exactly as written
-/// (no inertia from geometry, no balancing), fixed links fused, visuals
-/// dropped, and for a floating base a URDF `floating` joint from MuJoCo's
-/// world to the root link (MuJoCo's importer turns it into a free joint).
-std::string mujocoUrdf(const std::string& urdf, const std::string& root_link, bool floating) {
-  const auto robot = urdf.find("<robot");
-  const auto open_end = robot == std::string::npos ? robot : urdf.find('>', robot);
-  if (open_end == std::string::npos) throw std::runtime_error("no <robot> element");
-  std::string prefix =
-      "\n<mujoco><compiler inertiafromgeom=\"false\" balanceinertia=\"false\" fusestatic=\"true\" "
-      "discardvisual=\"true\"/></mujoco>\n";
-  if (floating) {
-    prefix += "<link name=\"world\"/>\n<joint name=\"" + std::string(kFreeJointName) +
-              "\" type=\"floating\"><parent link=\"world\"/><child link=\"" + root_link + "\"/></joint>\n";
-  }
-  return std::string(urdf).insert(open_end + 1, prefix);
-}
-
+using test::mujocoUrdf;
 using test::MjDataPtr;
 using test::MjModelPtr;
 

@@ -1,18 +1,25 @@
-// A contact step of loopsim against MuJoCo's mj_step on the same cube (run by
+// A contact step of loopsim against MuJoCo's mj_step on the same model (run by
 // hand; docs/performance.md quotes it): the cube of scenes/box_drop.yaml resting
-// on its four corners, and the cube of scenes/box_incline_slide.yaml sliding.
+// on its four corners, the cube of scenes/box_incline_slide.yaml sliding, and
+// Go1 of scenes/go1_ground.yaml standing on its four foot spheres (MuJoCo reads
+// the same URDF, its <collision> spheres as geoms, with a floor, position
+// actuators for the PD's kp and velocity actuators for its kd).
 // MuJoCo with the elliptic cone, the Euler integrator at the same dt, its default
 // solver (Newton) and a stiff constraint setting. Rounds interleave the two (and
 // loopsim's admm and pgs); the report is the median of the per-round ratios.
 //
-//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide]
+//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide | go1]
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,6 +28,7 @@
 
 #include "mujoco_cube.hpp"
 #include "mujoco_handles.hpp"
+#include "mujoco_urdf.hpp"
 
 namespace {
 
@@ -41,17 +49,103 @@ double median(std::vector<double> x) {
   return x[x.size() / 2];
 }
 
-void compare(const char* label, const char* scene_file, double tilt, double height, double mu, double settle,
-             int rounds, int steps) {
-  Scene scene = loadScene(scenesDir() / scene_file);
+std::string readText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string insertAfter(std::string text, const std::string& anchor, const std::string& what) {
+  const auto at = text.find(anchor);
+  if (at == std::string::npos) throw std::runtime_error("no " + anchor + " in MuJoCo's saved model");
+  return text.insert(at + anchor.size(), what);
+}
+
+// The scene's robot URDF as MuJoCo compiles it, saved as MJCF and given a floor
+// (the scene's ground), the contact settings of the cube and, per actuated
+// joint, the PD: a position actuator (kp) and a velocity actuator (kd).
+std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path& urdf, double kp, double kd) {
+  const Model& model = *scene.model;
+  test::loadMujocoText(test::mujocoUrdf(readText(urdf), model.body_names.at(1), true), "robot.urdf");
+  const std::filesystem::path saved =
+      std::filesystem::temp_directory_path() / ("loopsim_contact_bench_" + std::to_string(::getpid()) + ".xml");
+  char error[1000] = "";
+  if (mj_saveLastXML(saved.string().c_str(), nullptr, error, sizeof error) == 0) {
+    throw std::runtime_error(std::string("MuJoCo cannot save the model: ") + error);
+  }
+  std::string xml = readText(saved);
+  std::filesystem::remove(saved);
+  const double mu = scene.geometry->geometry(scene.geometry->geometryId("ground")).friction;
+  xml = insertAfter(xml, "<worldbody>",
+                    "\n    <geom name=\"floor\" type=\"plane\" size=\"0 0 1\" friction=\"" + std::to_string(mu) +
+                        " 0 0\"/>");
+  std::string actuators = "\n  <actuator>";
+  for (int j = 1; j <= model.njoints(); ++j) {
+    if (model.joint_nv[j] != 1) continue;
+    const std::string& name = model.joint_names[j];
+    actuators += "\n    <position joint=\"" + name + "\" kp=\"" + std::to_string(kp) + "\"/>";
+    actuators += "\n    <velocity joint=\"" + name + "\" kv=\"" + std::to_string(kd) + "\"/>";
+  }
+  actuators += "\n  </actuator>\n";
+  const auto end = xml.rfind("</mujoco>");
+  xml.insert(end, actuators);
+  // As the cube's MJCF: elliptic cone, Euler at the scene's dt, the stiff setting for every contact.
+  char option[400];
+  std::snprintf(option, sizeof option,
+                "\n  <option timestep=\"%.17g\" integrator=\"Euler\" cone=\"elliptic\" o_solref=\"0.002 1\" "
+                "o_solimp=\"0.99 0.999 0.001 0.5 2\"><flag override=\"enable\"/></option>",
+                scene.dt);
+  return insertAfter(xml, ">", option);  // after <mujoco model="...">
+}
+
+// loopsim's state in MuJoCo's coordinates: joints by name, the free joint's
+// quaternion [w x y z], its linear velocity in the world frame.
+void setMujocoState(const Model& model, const VectorX& q, const VectorX& v, const mjModel* m, mjData* d) {
+  for (int j = 1; j <= model.njoints(); ++j) {
+    const bool free = model.joint_types[j] == JointType::Floating;
+    const int id = mj_name2id(m, mjOBJ_JOINT, free ? test::kMujocoFreeJoint : model.joint_names[j].c_str());
+    if (id < 0) throw std::runtime_error("MuJoCo has no joint " + model.joint_names[j]);
+    const int iq = model.idx_q[j], iv = model.idx_v[j];
+    double* qpos = d->qpos + m->jnt_qposadr[id];
+    double* qvel = d->qvel + m->jnt_dofadr[id];
+    if (!free) {
+      qpos[0] = q[iq];
+      qvel[0] = v[iv];
+      continue;
+    }
+    const Quaternion quat(q[iq + 6], q[iq + 3], q[iq + 4], q[iq + 5]);
+    for (int k = 0; k < 3; ++k) qpos[k] = q[iq + k];
+    qpos[3] = quat.w();
+    qpos[4] = quat.x();
+    qpos[5] = quat.y();
+    qpos[6] = quat.z();
+    const Vector3 linear = quat.toRotationMatrix() * v.segment<3>(iv + 3);
+    for (int k = 0; k < 3; ++k) {
+      qvel[k] = linear[k];
+      qvel[3 + k] = v[iv + k];
+    }
+  }
+  // The position actuators hold the scene's initial pose.
+  for (int a = 0; a < m->nu; ++a) {
+    const int id = m->actuator_trnid[2 * a];
+    const int j = model.jointId(mj_id2name(m, mjOBJ_JOINT, id));
+    d->ctrl[a] = m->actuator_gainprm[a * mjNGAIN] != 0.0 && m->actuator_biasprm[a * mjNBIAS + 1] != 0.0
+                     ? q[model.idx_q[j]]
+                     : 0.0;
+  }
+  mj_forward(m, d);
+}
+
+void compare(const char* label, Scene scene, const test::MjModelPtr& model, double settle, int rounds, int steps) {
   Simulation admm(scene);
   scene.contact_solver = ContactSolverKind::pgs;
   Simulation pgs(scene);
-  const test::MjModelPtr model = test::loadMujocoText(test::cubeOnPlaneMjcf(tilt, height, mu, admm.q().head<3>()),
-                                                      "contact_bench.xml");
   const test::MjDataPtr data(mj_makeData(model.get()));
   mjModel* m = model.get();
   mjData* d = data.get();
+  if (scene.model->isFloatingBase() && scene.model->njoints() > 1) setMujocoState(*scene.model, admm.q(), admm.v(), m, d);
   const int settle_steps = static_cast<int>(settle / scene.dt);
   for (int k = 0; k < settle_steps; ++k) {
     admm.step();
@@ -83,6 +177,8 @@ void compare(const char* label, const char* scene_file, double tilt, double heig
   }
   std::printf("%-24s contacts per step (at a round's end): loopsim %.2f, MuJoCo %.2f\n", label,
               static_cast<double>(ls_contacts) / (rounds * steps), static_cast<double>(mj_contacts) / (rounds * steps));
+  // The same state, roughly: the first free joint's height at the end (MuJoCo's contact is soft).
+  std::printf("  height of the floating base at the end: loopsim %.5f m, MuJoCo %.5f m\n", admm.q()[2], d->qpos[2]);
   std::printf("  step median: loopsim admm %.2f us (at most %d iterations), pgs %.2f us (at most %d sweeps), "
               "mj_step %.2f us\n",
               median(admm_us), admm_iterations, median(pgs_us), pgs_iterations, median(mj_us));
@@ -101,11 +197,24 @@ int main(int argc, char** argv) {
   }
   std::printf("%d rounds of %d steps, interleaved (loopsim admm, mj_step, loopsim pgs)\n", rounds, steps);
   const std::string only = argc > 3 ? argv[3] : "";
-  if (only.empty() || only == "rest") compare("cube at rest (box_drop)", "box_drop.yaml", 0.0, 0.0, 0.5, 1.0, rounds, steps);
+  auto cube = [&](const char* label, const char* file, double tilt, double height, double mu, double settle) {
+    const Scene scene = loadScene(scenesDir() / file);
+    const Simulation start(scene);
+    compare(label, scene,
+            test::loadMujocoText(test::cubeOnPlaneMjcf(tilt, height, mu, start.q().head<3>()), "contact_bench.xml"),
+            settle, rounds, steps);
+  };
+  if (only.empty() || only == "rest") cube("cube at rest (box_drop)", "box_drop.yaml", 0.0, 0.0, 0.5, 1.0);
   // MuJoCo's soft contact lets this cube hop: at most steps it starts apart from the plane (the
   // report gives the contact counts), so the two steps do different work.
-  if (only.empty() || only == "slide") {
-    compare("cube sliding (incline)", "box_incline_slide.yaml", 30.0, 1.2, 0.3, 0.0, rounds, steps);
+  if (only.empty() || only == "slide") cube("cube sliding (incline)", "box_incline_slide.yaml", 30.0, 1.2, 0.3, 0.0);
+  if (only.empty() || only == "go1") {
+    const Scene scene = loadScene(scenesDir() / "go1_ground.yaml");
+    const std::filesystem::path urdf = std::filesystem::path(LOOPSIM_ASSETS_DIR) / "robots/go1/go1.urdf";
+    compare("Go1 standing (go1_ground)", scene,
+            test::loadMujocoText(mujocoRobotOnGround(scene, urdf, scene.controller.kp, scene.controller.kd),
+                                 "go1_ground.xml"),
+            1.0, rounds, steps);
   }
   return 0;
 }

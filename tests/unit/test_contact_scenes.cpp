@@ -14,9 +14,12 @@
 #include <loopsim/sim/simulation.hpp>
 
 #include "allocation_counter.hpp"
+#include "quiet_log.hpp"
 
 namespace loopsim {
 namespace {
+
+using test::QuietLog;
 
 std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
 
@@ -169,6 +172,26 @@ TEST(ContactScenes, ContactSolveDoesNotAllocate) {
 }
 
 // A scene without contact geometry (the pendulum with its limit) has no detection.
+// A capsule free body dropped lying down comes to rest on its side: its axis
+// r above the ground, two contacts (the ends of its segment).
+TEST(ContactScenes, CapsuleLiesOnItsSide) {
+  const QuietLog quiet;
+  const Scene scene = loadSceneString(R"(name: capsule
+bodies:
+  - {name: pill, shape: capsule, size: [0.05, 0.3], mass: 0.5, pose: {position: [0, 0, 0.2], rpy: [0, 1.5707963267948966, 0]}}
+ground: {height: 0}
+dt: 0.001
+duration: 1
+)",
+                                      "capsule.yaml");
+  Simulation sim(scene);
+  runFor(sim, 1.0);
+  EXPECT_NEAR(sim.q()[2], 0.05, 2e-3);
+  EXPECT_EQ(sim.contacts().size(), 2u);
+  EXPECT_LT(sim.v().norm(), 1e-3);
+  expectConverged(sim);
+}
+
 TEST(ContactScenes, SceneWithoutGeometryDetectsNothing) {
   const Scene scene = loadScene(scenesDir() / "pendulum_limit.yaml");
   EXPECT_EQ(scene.geometry, nullptr);

@@ -2,12 +2,16 @@
 // prefixes, base poses and base modes; joint properties, frames and visuals kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/generators.hpp>
 #include <loopsim/scene/model_assembly.hpp>
+#include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim {
 namespace {
@@ -141,6 +145,32 @@ TEST(ModelAssembly, FreeBodiesHaveTheirShapeInertiaAndVisual) {
   EXPECT_TRUE(frameInWorld(m, r.q0, "box").isApprox(somePose(), 1e-12));
   ModelAssembly bad("bad");
   EXPECT_THROW(bad.addFreeBody("b", {VisualGeometry::Shape::Box, Vector3(0.1, 0.1, 0.1), 0.0, {}}, SE3()), ModelError);
+}
+
+TEST(ModelAssembly, ACapsulesInertiaIsTheIntegralOverItsVolume) {
+  // Midpoint rule on a grid over the capsule's bounding box (r 0.1, cylinder 0.3, 2 kg).
+  const double r = 0.1, h = 0.3, mass = 2.0;
+  const Inertia capsule = shapeInertia({VisualGeometry::Shape::Capsule, Vector3(r, h, 0), mass, {}}, "capsule");
+  const int n = 160;
+  const Vector3 half(r, r, 0.5 * h + r);
+  const Vector3 cell = 2.0 * half / n;
+  Vector3 second_moment = Vector3::Zero();  // Σ x², y², z² over the cells inside
+  long inside = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        const Vector3 p = -half + cell.cwiseProduct(Vector3(i + 0.5, j + 0.5, k + 0.5));
+        const double axial = std::max(0.0, std::abs(p.z()) - 0.5 * h);  // beyond the cylinder: a cap
+        if (p.x() * p.x() + p.y() * p.y() + axial * axial > r * r) continue;
+        second_moment += p.cwiseAbs2();
+        ++inside;
+      }
+  const Vector3 s = mass * second_moment / static_cast<double>(inside);
+  const Vector3 expected(s.y() + s.z(), s.x() + s.z(), s.x() + s.y());
+  EXPECT_TRUE(capsule.inertia_com.isDiagonal(1e-15));
+  for (int a = 0; a < 3; ++a) EXPECT_NEAR(capsule.inertia_com(a, a), expected[a], 2e-3 * expected[a]) << a;
+  // Without a cylinder part it is a sphere; sizes must be positive.
+  EXPECT_THROW(shapeInertia({VisualGeometry::Shape::Capsule, Vector3(r, 0, 0), mass, {}}, "capsule"), ModelError);
 }
 
 TEST(ModelAssembly, CopiesPerDofJointProperties) {

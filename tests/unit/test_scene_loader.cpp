@@ -366,7 +366,7 @@ TEST(SceneValidation, ModelsAndBodies) {
   EXPECT_ERROR("models:\n  - {generator: four_bar, base: floating}\n", "models[0]", "'base: floating' also needs 'base_body'");
   EXPECT_ERROR("models:\n  - {generator: four_bar, base: floting}\n", "models[0].base", "(did you mean 'floating'?)");
   EXPECT_ERROR("bodies:\n  - {name: b, shape: cube, size: [1, 1, 1], mass: 1}\n", "bodies[0].shape",
-               "shape must be box, sphere or cylinder, got 'cube'");
+               "shape must be box, sphere, cylinder or capsule, got 'cube'");
   EXPECT_ERROR("bodies:\n  - {name: b, shape: box, size: [1, 1, 1], mass: 0}\n", "bodies[0].mass", "must be > 0");
   EXPECT_ERROR("bodies:\n  - {name: b, shape: box, size: [1, 1, 1], mass: 1}\n  - {name: b, shape: sphere, size: 1, mass: 1}\n",
                "bodies[1].name", "duplicate name");
