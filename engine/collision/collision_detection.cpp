@@ -170,8 +170,11 @@ struct CollisionData::Impl {
     raw.push_back({a, b, position, normal, distance});
   }
 
-  // A geometry against a half-space: FCL decides (against the shifted half-space),
-  // the supporting points give the manifold.
+  // A geometry against a half-space, in closed form: the listed points of each
+  // shape include its exact support point along -n (a sphere's or a capsule's
+  // lowest point, a box's or a convex hull's lowest vertex, a cylinder's rim point
+  // straight towards the plane), so they decide the contact and give the manifold.
+  // (FCL's own shape-half-space tests allocate their contact list on every call.)
   void halfspacePair(int h, int s) {
     const Geometry& hs = geometry->geometry(h);
     const Geometry& gs = geometry->geometry(s);
@@ -181,11 +184,6 @@ struct CollisionData::Impl {
     Vector3 lowest;
     for (int k = 0; k < 3; ++k) lowest[k] = hs.normal[k] > 0.0 ? box.min_[k] : box.max_[k];
     if (hs.normal.dot(lowest) - hs.offset >= margin) return;
-
-    collide_result.clear();
-    fcl::collide(objects[static_cast<std::size_t>(s)].get(), objects[static_cast<std::size_t>(h)].get(),
-                 collide_request, collide_result);
-    if (!collide_result.isCollision()) return;
 
     const int a = std::min(h, s), b = std::max(h, s);
     const Vector3 n_out = hs.normal;                  // out of the half-space, towards the shape
@@ -197,7 +195,6 @@ struct CollisionData::Impl {
       if (d < margin) addRaw(a, b, p - n_out * (0.5 * d), normal, d);
     };
     const SE3& M = placements[static_cast<std::size_t>(s)];
-    const std::size_t before = raw.size();
     switch (gs.shape) {
       case GeometryShape::sphere: {
         const Vector3 p = M.t - n_out * gs.size.x();
@@ -242,14 +239,6 @@ struct CollisionData::Impl {
         }
         break;
       case GeometryShape::halfspace: break;  // world-world pairs never collide
-    }
-    if (raw.size() == before) {
-      // FCL found the shape within the margin but no listed point is (a rounding
-      // tie at the margin): take FCL's deepest point.
-      const fcl::Contactd& c = collide_result.getContact(0);
-      const double d = margin - c.penetration_depth;
-      const Vector3 on_plane = c.pos - n_out * signedDistance(c.pos);
-      addRaw(a, b, on_plane + n_out * (0.5 * d), normal, d);
     }
   }
 

@@ -145,8 +145,7 @@ TEST(ContactScenes, AdmmAndPgsGiveTheSameMotion) {
   }
 }
 
-// Once it has seen its contact count, the contact solve of a step allocates nothing
-// (the detection does: FCL's queries allocate, docs/contact.md).
+// Once it has seen its contact count, the contact solve of a step allocates nothing.
 TEST(ContactScenes, ContactSolveDoesNotAllocate) {
   Simulation sim(loadScene(scenesDir() / "box_drop.yaml"));
   runFor(sim, 1.0);  // at rest on its four corners
@@ -168,6 +167,26 @@ TEST(ContactScenes, ContactSolveDoesNotAllocate) {
     });
     EXPECT_EQ(result.contacts, 4);
     EXPECT_EQ(allocations, 0) << contactSolverName(kind);
+  }
+}
+
+// Once the contact set has been seen, a whole step (detection against the ground
+// included) allocates nothing: resting, sliding, and Go1 on its four feet, with
+// either contact solver. (Pairs of two bounded shapes go through FCL, whose
+// queries allocate: docs/contact.md.)
+TEST(ContactScenes, StepDoesNotAllocateOnceTheContactSetWasSeen) {
+  for (const char* file : {"box_drop.yaml", "box_incline_slide.yaml", "puck_push.yaml", "go1_ground.yaml"}) {
+    for (const char* solver : {"admm", "pgs"}) {
+      Simulation sim(sceneWith(file, solver));
+      runFor(sim, 0.5);
+      const std::size_t contacts = sim.contacts().size();
+      ASSERT_GT(contacts, 0u) << file;
+      const long allocations = test::countHeapAllocations([&] {
+        for (int k = 0; k < 20; ++k) sim.step();
+      });
+      EXPECT_EQ(sim.contacts().size(), contacts) << file << ": the same contact set";
+      EXPECT_EQ(allocations, 0) << file << ", " << solver;
+    }
   }
 }
 
