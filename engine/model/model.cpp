@@ -43,4 +43,16 @@ int Model::treeDepth() const {
   return d;
 }
 
+std::optional<CollisionElement::Shape> collisionShapeOf(VisualGeometry::Shape shape) {
+  switch (shape) {
+    case VisualGeometry::Shape::Box: return CollisionElement::Shape::Box;
+    case VisualGeometry::Shape::Sphere: return CollisionElement::Shape::Sphere;
+    case VisualGeometry::Shape::Cylinder: return CollisionElement::Shape::Cylinder;
+    case VisualGeometry::Shape::Capsule: return CollisionElement::Shape::Capsule;
+    case VisualGeometry::Shape::Mesh: return CollisionElement::Shape::Mesh;
+    case VisualGeometry::Shape::Ellipsoid: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace loopsim

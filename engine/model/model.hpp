@@ -8,6 +8,7 @@
 // joint_placement[i] in the parent body's frame.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -134,5 +135,9 @@ struct Model {
   double totalMass() const;
   int treeDepth() const;
 };
+
+/// The collision shape of a primitive the loaders read (sizes alike); nullopt
+/// for an ellipsoid, which has none.
+std::optional<CollisionElement::Shape> collisionShapeOf(VisualGeometry::Shape shape);
 
 }  // namespace loopsim

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -124,6 +125,32 @@ struct BodyPlacement {
   SE3 offset;
   int frame = 0;  // loopsim frame at the MuJoCo body frame
 };
+
+// A MuJoCo box, sphere, ellipsoid, cylinder or capsule as a shape and its size
+// (VisualGeometry's convention: full box extents, full cylinder length; MuJoCo
+// gives halves); false for other types.
+bool mjPrimitive(int type, const mjtNum* size, VisualGeometry::Shape& shape, Vector3& out) {
+  switch (type) {
+    case mjGEOM_BOX:
+      shape = VisualGeometry::Shape::Box;
+      out = 2.0 * mjVector(size);
+      return true;
+    case mjGEOM_SPHERE:
+      shape = VisualGeometry::Shape::Sphere;
+      out = Vector3(size[0], 0.0, 0.0);
+      return true;
+    case mjGEOM_ELLIPSOID:
+      shape = VisualGeometry::Shape::Ellipsoid;
+      out = mjVector(size);  // radii
+      return true;
+    case mjGEOM_CYLINDER:
+    case mjGEOM_CAPSULE:
+      shape = type == mjGEOM_CYLINDER ? VisualGeometry::Shape::Cylinder : VisualGeometry::Shape::Capsule;
+      out = Vector3(size[0], 2.0 * size[1], 0.0);
+      return true;
+    default: return false;
+  }
+}
 
 bool isSimpleJointMotor(const mjModel* m, int a) {
   const int trn = m->actuator_trntype[a];
@@ -358,40 +385,20 @@ class MjcfAssembler {
     v.body = where.body;
     const mjtNum* size = m_->geom_size + 3 * g;
     const mjModel* pose_model = m_;
-    switch (type) {
-      case mjGEOM_BOX:
-        v.shape = VisualGeometry::Shape::Box;
-        v.size = 2.0 * mjVector(size);
-        break;
-      case mjGEOM_SPHERE:
-        v.shape = VisualGeometry::Shape::Sphere;
-        v.size = Vector3(size[0], 0.0, 0.0);
-        break;
-      case mjGEOM_ELLIPSOID:
-        v.shape = VisualGeometry::Shape::Ellipsoid;
-        v.size = mjVector(size);  // radii
-        break;
-      case mjGEOM_CYLINDER:
-      case mjGEOM_CAPSULE:
-        v.shape = type == mjGEOM_CYLINDER ? VisualGeometry::Shape::Cylinder : VisualGeometry::Shape::Capsule;
-        v.size = Vector3(size[0], 2.0 * size[1], 0.0);
-        break;
-      case mjGEOM_MESH: {
-        v.shape = VisualGeometry::Shape::Mesh;
-        const std::string mesh_name = mjName(m_, m_->name_meshadr, m_->geom_dataid[g]);
-        const MjcfAssetFile* mesh = scan_.mesh(mesh_name);
-        if (mesh != nullptr) {
-          v.mesh_file = mesh->path.string();
-          v.mesh_scale = mesh->scale;
-        } else {
-          v.mesh_file = mesh_name;  // inline mesh (vertex data in the XML): no file to draw
-        }
-        // MuJoCo 2.2 moves a mesh geom to the mesh's inertial frame; the
-        // placeholder compile keeps the pose as written in the file.
-        if (mesh_pose_model_ != nullptr) pose_model = mesh_pose_model_;
-        break;
+    if (!mjPrimitive(type, size, v.shape, v.size)) {
+      if (type != mjGEOM_MESH) return;  // planes and height fields are contact geometry, not drawn
+      v.shape = VisualGeometry::Shape::Mesh;
+      const std::string mesh_name = mjName(m_, m_->name_meshadr, m_->geom_dataid[g]);
+      const MjcfAssetFile* mesh = scan_.mesh(mesh_name);
+      if (mesh != nullptr) {
+        v.mesh_file = mesh->path.string();
+        v.mesh_scale = mesh->scale;
+      } else {
+        v.mesh_file = mesh_name;  // inline mesh (vertex data in the XML): no file to draw
       }
-      default: return;  // planes and height fields are contact geometry, not drawn
+      // MuJoCo 2.2 moves a mesh geom to the mesh's inertial frame; the
+      // placeholder compile keeps the pose as written in the file.
+      if (mesh_pose_model_ != nullptr) pose_model = mesh_pose_model_;
     }
     const int mat = m_->geom_matid[g];
     const float* rgba = m_->geom_rgba + 4 * g;
@@ -417,45 +424,33 @@ class MjcfAssembler {
     c.element = "geom " + inQuotes(c.name);
     c.body = where.body;
     c.placement = where.offset * mjPose(m_->geom_pos + 3 * g, m_->geom_quat + 4 * g);
-    const mjtNum* size = m_->geom_size + 3 * g;
-    switch (m_->geom_type[g]) {
-      case mjGEOM_PLANE: c.shape = CollisionElement::Shape::Plane; break;
-      case mjGEOM_BOX:
-        c.shape = CollisionElement::Shape::Box;
-        c.size = 2.0 * mjVector(size);
-        break;
-      case mjGEOM_SPHERE:
-        c.shape = CollisionElement::Shape::Sphere;
-        c.size = Vector3(size[0], 0.0, 0.0);
-        break;
-      case mjGEOM_CYLINDER:
-      case mjGEOM_CAPSULE:
-        c.shape = m_->geom_type[g] == mjGEOM_CYLINDER ? CollisionElement::Shape::Cylinder
-                                                      : CollisionElement::Shape::Capsule;
-        c.size = Vector3(size[0], 2.0 * size[1], 0.0);
-        break;
-      case mjGEOM_MESH: {
-        // MuJoCo's compiled vertices, in the frame its compiled geom pose
-        // refers to; a placeholder (missing file) has none of the real ones.
-        c.shape = CollisionElement::Shape::Mesh;
-        const int mesh = m_->geom_dataid[g];
-        const std::string mesh_name = mjName(m_, m_->name_meshadr, mesh);
-        const MjcfAssetFile* file = scan_.mesh(mesh_name);
-        c.mesh_file = file != nullptr ? file->path.string() : mesh_name;
-        if (placeholder_meshes_.count(mesh_name) != 0) {
-          c.mesh_problem = "file not found";
-          break;
-        }
+    const int type = m_->geom_type[g];
+    VisualGeometry::Shape primitive{};
+    std::optional<CollisionElement::Shape> shape;
+    if (mjPrimitive(type, m_->geom_size + 3 * g, primitive, c.size)) shape = collisionShapeOf(primitive);
+    else if (type == mjGEOM_PLANE) shape = CollisionElement::Shape::Plane;
+    else if (type == mjGEOM_MESH) shape = CollisionElement::Shape::Mesh;
+    if (!shape) {
+      warn(c.element, std::string("collision shape ") + (type == mjGEOM_ELLIPSOID ? "ellipsoid" : "height field") +
+                          " is not modelled; the geom does not collide");
+      return;
+    }
+    c.shape = *shape;
+    if (type == mjGEOM_MESH) {
+      // MuJoCo's compiled vertices, in the frame its compiled geom pose refers
+      // to; a placeholder (missing file) has none of the real ones.
+      const int mesh = m_->geom_dataid[g];
+      const std::string mesh_name = mjName(m_, m_->name_meshadr, mesh);
+      const MjcfAssetFile* file = scan_.mesh(mesh_name);
+      c.mesh_file = file != nullptr ? file->path.string() : mesh_name;
+      if (placeholder_meshes_.count(mesh_name) != 0) {
+        c.mesh_problem = "file not found";
+      } else {
         const float* vert = m_->mesh_vert + 3 * m_->mesh_vertadr[mesh];
         for (int v = 0; v < m_->mesh_vertnum[mesh]; ++v) {
           c.vertices.emplace_back(vert[3 * v], vert[3 * v + 1], vert[3 * v + 2]);
         }
-        break;
       }
-      default:
-        warn(c.element, std::string("collision shape ") + (m_->geom_type[g] == mjGEOM_ELLIPSOID ? "ellipsoid" : "height field") +
-                            " is not modelled; the geom does not collide");
-        return;
     }
     // condim 1: frictionless (MuJoCo takes the larger condim of a pair, as
     // loopsim takes the larger friction). 4 and 6 add torsional and rolling

@@ -58,6 +58,29 @@ SE3 toSE3(const urdf::Pose& pose) {
 
 Vector3 toVector(const urdf::Vector3& v) { return {v.x, v.y, v.z}; }
 
+/// A URDF box, sphere or cylinder as a shape and its size (VisualGeometry's
+/// convention: box full extents, sphere (r), cylinder (r, length)); false for a mesh.
+bool urdfPrimitive(const urdf::Geometry& g, VisualGeometry::Shape& shape, Vector3& size) {
+  switch (g.type) {
+    case urdf::Geometry::BOX:
+      shape = VisualGeometry::Shape::Box;
+      size = toVector(static_cast<const urdf::Box&>(g).dim);
+      return true;
+    case urdf::Geometry::SPHERE:
+      shape = VisualGeometry::Shape::Sphere;
+      size = Vector3(static_cast<const urdf::Sphere&>(g).radius, 0.0, 0.0);
+      return true;
+    case urdf::Geometry::CYLINDER: {
+      const auto& c = static_cast<const urdf::Cylinder&>(g);
+      shape = VisualGeometry::Shape::Cylinder;
+      size = Vector3(c.radius, c.length, 0.0);
+      return true;
+    }
+    case urdf::Geometry::MESH: return false;
+  }
+  return false;
+}
+
 /// URDF gives the rotational inertia about the com in the <inertial> frame.
 Inertia linkInertia(const urdf::Link& link) {
   if (!link.inertial) return Inertia::Zero();
@@ -273,33 +296,19 @@ class UrdfModelAssembler {
       c.body = where.body;
       c.placement = where.in_body * toSE3(collision->origin);
       const urdf::Geometry& g = *collision->geometry;
-      switch (g.type) {
-        case urdf::Geometry::BOX:
-          c.shape = CollisionElement::Shape::Box;
-          c.size = toVector(static_cast<const urdf::Box&>(g).dim);
-          break;
-        case urdf::Geometry::SPHERE:
-          c.shape = CollisionElement::Shape::Sphere;
-          c.size = Vector3(static_cast<const urdf::Sphere&>(g).radius, 0.0, 0.0);
-          break;
-        case urdf::Geometry::CYLINDER: {
-          const auto& cylinder = static_cast<const urdf::Cylinder&>(g);
-          c.shape = CollisionElement::Shape::Cylinder;
-          c.size = Vector3(cylinder.radius, cylinder.length, 0.0);
-          break;
-        }
-        case urdf::Geometry::MESH: {
-          const auto& m = static_cast<const urdf::Mesh&>(g);
-          c.shape = CollisionElement::Shape::Mesh;
-          const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
-          c.mesh_file = resolved.path;
-          MeshVertices mesh = readMeshVertices(resolved.path, toVector(m.scale));
-          c.vertices = std::move(mesh.points);
-          c.mesh_problem = std::move(mesh.problem);
-          if (!c.mesh_problem.empty() && missing_meshes_.insert(m.filename).second) {
-            warn(c.element, "collision mesh " + inQuotes(m.filename) + ": " + c.mesh_problem);
-          }
-          break;
+      VisualGeometry::Shape primitive{};
+      if (urdfPrimitive(g, primitive, c.size)) {
+        c.shape = *collisionShapeOf(primitive);
+      } else {
+        const auto& m = static_cast<const urdf::Mesh&>(g);
+        c.shape = CollisionElement::Shape::Mesh;
+        const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
+        c.mesh_file = resolved.path;
+        MeshVertices mesh = readMeshVertices(resolved.path, toVector(m.scale));
+        c.vertices = std::move(mesh.points);
+        c.mesh_problem = std::move(mesh.problem);
+        if (!c.mesh_problem.empty() && missing_meshes_.insert(m.filename).second) {
+          warn(c.element, "collision mesh " + inQuotes(m.filename) + ": " + c.mesh_problem);
         }
       }
       builder_.addCollision(std::move(c));
@@ -315,31 +324,14 @@ class UrdfModelAssembler {
       geometry.body = where.body;
       geometry.placement = where.in_body * toSE3(visual->origin);
       const urdf::Geometry& g = *visual->geometry;
-      switch (g.type) {
-        case urdf::Geometry::BOX:
-          geometry.shape = VisualGeometry::Shape::Box;
-          geometry.size = toVector(static_cast<const urdf::Box&>(g).dim);
-          break;
-        case urdf::Geometry::SPHERE:
-          geometry.shape = VisualGeometry::Shape::Sphere;
-          geometry.size = Vector3(static_cast<const urdf::Sphere&>(g).radius, 0.0, 0.0);
-          break;
-        case urdf::Geometry::CYLINDER: {
-          const auto& c = static_cast<const urdf::Cylinder&>(g);
-          geometry.shape = VisualGeometry::Shape::Cylinder;
-          geometry.size = Vector3(c.radius, c.length, 0.0);
-          break;
-        }
-        case urdf::Geometry::MESH: {
-          const auto& m = static_cast<const urdf::Mesh&>(g);
-          geometry.shape = VisualGeometry::Shape::Mesh;
-          geometry.mesh_scale = toVector(m.scale);
-          const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
-          geometry.mesh_file = resolved.path;
-          if (!resolved.found && missing_meshes_.insert(m.filename).second) {
-            warn("link " + inQuotes(link.name), "mesh file " + inQuotes(m.filename) + " not found");
-          }
-          break;
+      if (!urdfPrimitive(g, geometry.shape, geometry.size)) {
+        const auto& m = static_cast<const urdf::Mesh&>(g);
+        geometry.shape = VisualGeometry::Shape::Mesh;
+        geometry.mesh_scale = toVector(m.scale);
+        const ResolvedMeshPath resolved = resolveMeshPath(m.filename, base_dir_);
+        geometry.mesh_file = resolved.path;
+        if (!resolved.found && missing_meshes_.insert(m.filename).second) {
+          warn("link " + inQuotes(link.name), "mesh file " + inQuotes(m.filename) + " not found");
         }
       }
       if (visual->material) {

@@ -123,22 +123,16 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
     const Frame::Kind kind = frame.kind == Frame::Kind::Body ? Frame::Kind::MergedLink : frame.kind;
     builder_.addFrame(prefix + frame.name, m.body, m.placement * frame.placement, kind);
   }
-  for (const VisualGeometry& visual : src.visuals) {
-    VisualGeometry g = visual;
-    const BodyMapping& m = out.bodies[visual.body];
-    g.name = prefix + visual.name;
-    g.body = m.body;
-    g.placement = m.placement * visual.placement;
-    builder_.addVisual(std::move(g));
-  }
-  for (const CollisionElement& element : src.collisions) {
-    CollisionElement c = element;
+  // Visuals and collision elements move with their body and take the prefix.
+  auto moved = [&](auto element) {
     const BodyMapping& m = out.bodies[element.body];
-    c.name = prefix + element.name;
-    c.body = m.body;
-    c.placement = m.placement * element.placement;
-    builder_.addCollision(std::move(c));
-  }
+    element.name = prefix + element.name;
+    element.body = m.body;
+    element.placement = m.placement * element.placement;
+    return element;
+  };
+  for (const VisualGeometry& visual : src.visuals) builder_.addVisual(moved(visual));
+  for (const CollisionElement& element : src.collisions) builder_.addCollision(moved(element));
   for (const auto& [a, b] : src.collision_exclusions) {
     builder_.excludeCollision(out.bodies[a].body, out.bodies[b].body);
   }

@@ -30,6 +30,7 @@
 #include <loopsim/parsers/mjcf_assets.hpp>
 #include <loopsim/parsers/mjcf_loader.hpp>
 
+#include "collision_elements.hpp"
 #include "mujoco_handles.hpp"
 
 namespace loopsim {
@@ -197,11 +198,7 @@ double closureErrorAtReference(const MjcfLoad& load) {
   return cdata.phi.cwiseAbs().maxCoeff();
 }
 
-const CollisionElement* findCollision(const Model& m, const std::string& name) {
-  for (const CollisionElement& c : m.collisions)
-    if (c.name == name) return &c;
-  return nullptr;
-}
+using test::findCollision;
 
 bool hasWarningWith(const Model& model, const std::string& a, const std::string& b = "") {
   for (const std::string& w : model.warnings) {

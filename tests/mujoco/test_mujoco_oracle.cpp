@@ -32,6 +32,7 @@
 
 #include "mujoco_handles.hpp"
 #include "mujoco_urdf.hpp"
+#include "text_file.hpp"
 
 namespace loopsim {
 namespace {
@@ -41,14 +42,6 @@ constexpr const char* kFreeJointName = test::kMujocoFreeJoint;
 
 std::filesystem::path testData(const std::string& name) { return std::filesystem::path(LOOPSIM_TEST_DATA_DIR) / name; }
 std::filesystem::path asset(const std::string& name) { return std::filesystem::path(LOOPSIM_ASSETS_DIR) / name; }
-
-std::string readText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 using test::mujocoUrdf;
 using test::MjDataPtr;
@@ -62,7 +55,7 @@ class Oracle {
   Oracle(const std::filesystem::path& file, bool floating)
       : model_(loadUrdf(file, UrdfOptions{.floating_base = floating})),
         data_(model_),
-        mj_(loadMujoco(mujocoUrdf(readText(file), model_.body_names.at(1), floating))),
+        mj_(loadMujoco(mujocoUrdf(test::readTextFile(file), model_.body_names.at(1), floating))),
         d_(mj_makeData(mj_.get())),
         mj_dof_(static_cast<std::size_t>(model_.nv), -1) {
     if (mj_->nq != model_.nq || mj_->nv != model_.nv) {
@@ -80,13 +73,11 @@ class Oracle {
                                                                             : mjJNT_HINGE;
       if (mj_->jnt_type[id] != expected) throw std::runtime_error("joint type differs for " + name);
       if (free) {
-        mj_free_qpos_ = mj_->jnt_qposadr[id];
         mj_free_dof_ = mj_->jnt_dofadr[id];
         ls_free_q_ = model_.idx_q[j];
         ls_free_v_ = model_.idx_v[j];
       } else {
         mj_dof_[model_.idx_v[j]] = mj_->jnt_dofadr[id];
-        mj_qpos_.push_back({model_.idx_q[j], mj_->jnt_qposadr[id]});
       }
     }
     adoptMujocoInertias();
@@ -103,21 +94,7 @@ class Oracle {
 
   /// Writes the loopsim state into MuJoCo's qpos / qvel and runs mj_forward.
   void setMujocoState(const VectorX& q, const VectorX& v) {
-    for (const auto& [ls, mj] : mj_qpos_) d_->qpos[mj] = q[ls];
-    for (int i = 0; i < model_.nv; ++i)
-      if (mj_dof_[i] >= 0) d_->qvel[mj_dof_[i]] = v[i];
-    if (mj_free_dof_ >= 0) {
-      const Vector3 p = q.segment<3>(ls_free_q_);
-      const Vector4 xyzw = q.segment<4>(ls_free_q_ + 3);
-      const double wxyz[4] = {xyzw[3], xyzw[0], xyzw[1], xyzw[2]};
-      for (int k = 0; k < 3; ++k) d_->qpos[mj_free_qpos_ + k] = p[k];
-      for (int k = 0; k < 4; ++k) d_->qpos[mj_free_qpos_ + 3 + k] = wxyz[k];
-      const Vector3 linear_world = baseRotation(q) * v.segment<3>(ls_free_v_ + 3);
-      for (int k = 0; k < 3; ++k) {
-        d_->qvel[mj_free_dof_ + k] = linear_world[k];
-        d_->qvel[mj_free_dof_ + 3 + k] = v[ls_free_v_ + k];
-      }
-    }
+    test::writeMujocoState(model_, q, v, mj_.get(), d_.get());
     mj_forward(mj_.get(), d_.get());
   }
 
@@ -198,8 +175,7 @@ class Oracle {
   MjModelPtr mj_;
   MjDataPtr d_;
   std::vector<int> mj_dof_;                 // per loopsim dof outside the free joint
-  std::vector<std::pair<int, int>> mj_qpos_;  // (loopsim q index, MuJoCo qpos index), 1-dof joints
-  int mj_free_qpos_ = -1, mj_free_dof_ = -1, ls_free_q_ = -1, ls_free_v_ = -1;
+  int mj_free_dof_ = -1, ls_free_q_ = -1, ls_free_v_ = -1;
   double inertia_difference_ = 0.0;
 };
 

@@ -4,8 +4,12 @@
 // fixed links fused, visuals dropped (the <collision> elements stay, as geoms),
 // and for a floating base a URDF `floating` joint from MuJoCo's world to the
 // root link (MuJoCo's importer turns it into a free joint, kMujocoFreeJoint).
+#include <mujoco/mujoco.h>
+
 #include <stdexcept>
 #include <string>
+
+#include <loopsim/model/model.hpp>
 
 namespace loopsim::test {
 
@@ -23,6 +27,36 @@ inline std::string mujocoUrdf(const std::string& urdf, const std::string& root_l
               "\" type=\"floating\"><parent link=\"world\"/><child link=\"" + root_link + "\"/></joint>\n";
   }
   return std::string(urdf).insert(open_end + 1, prefix);
+}
+
+/// Writes loopsim's (q, v) into MuJoCo's qpos / qvel of the model mujocoUrdf
+/// made: joints by name; the free joint's quaternion as [w x y z] (loopsim:
+/// [x y z w]) and its linear velocity in the world frame (loopsim: base frame).
+inline void writeMujocoState(const Model& model, const VectorX& q, const VectorX& v, const mjModel* m, mjData* d) {
+  for (int j = 1; j <= model.njoints(); ++j) {
+    const bool free = model.joint_types[j] == JointType::Floating;
+    const int id = mj_name2id(m, mjOBJ_JOINT, free ? kMujocoFreeJoint : model.joint_names[j].c_str());
+    if (id < 0) throw std::runtime_error("MuJoCo has no joint " + model.joint_names[j]);
+    const int iq = model.idx_q[j], iv = model.idx_v[j];
+    double* qpos = d->qpos + m->jnt_qposadr[id];
+    double* qvel = d->qvel + m->jnt_dofadr[id];
+    if (!free) {
+      qpos[0] = q[iq];
+      qvel[0] = v[iv];
+      continue;
+    }
+    const Quaternion quat(q[iq + 6], q[iq + 3], q[iq + 4], q[iq + 5]);
+    for (int k = 0; k < 3; ++k) qpos[k] = q[iq + k];
+    qpos[3] = quat.w();
+    qpos[4] = quat.x();
+    qpos[5] = quat.y();
+    qpos[6] = quat.z();
+    const Vector3 linear = quat.normalized().toRotationMatrix() * v.segment<3>(iv + 3);
+    for (int k = 0; k < 3; ++k) {
+      qvel[k] = linear[k];
+      qvel[3 + k] = v[iv + k];
+    }
+  }
 }
 
 }  // namespace loopsim::test
