@@ -39,6 +39,16 @@ class InflatedObject : public fcl::CollisionObjectd {
     setTransform(oMg.R, oMg.t);
     computeAABB();
     auto& box = const_cast<fcl::AABBd&>(getAABB());  // a mutable member of a non-const object
+    // FCL bounds a rotated shape by the cube around its bounding sphere (a thigh's
+    // box 0.21 m long gets a 0.24 m cube, and the broadphase then pairs it with the
+    // trunk on every step); the rotated local box, |R| times its half extents, is tight.
+    const fcl::AABBd& local = collisionGeometry()->aabb_local;
+    if (local.min_.allFinite() && local.max_.allFinite()) {
+      const Vector3 centre = oMg.actPoint(0.5 * (local.min_ + local.max_));
+      const Vector3 half = oMg.R.cwiseAbs() * (0.5 * (local.max_ - local.min_));
+      box.min_ = centre - half;
+      box.max_ = centre + half;
+    }
     box.min_.array() -= inflate;
     box.max_.array() += inflate;
   }

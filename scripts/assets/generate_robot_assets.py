@@ -157,8 +157,15 @@ def go1_visuals() -> dict[str, list[Visual]]:
 
 
 def go1_collisions() -> dict[str, list[Visual]]:
-    """The feet: the reference's collision spheres (radius 0.02) at the foot frames."""
-    return {f"{leg}_foot": [sphere([0.0, 0.0, 0.0], 0.02, "")] for leg in ("FR", "FL", "RR", "RL")}
+    """The reference's collision primitives of the trunk (a box), the thighs (boxes) and the feet
+    (spheres, radius 0.02, at the foot frames), so a Go1 that falls lies on its trunk and thighs.
+    The hips' and calves' primitives are left out: standing, each calf's box passes under its hip
+    within the detection's margin, a distance query every step for a pair that never touches."""
+    collisions: dict[str, list[Visual]] = {"base": [box([0.0, 0.0, 0.0], [0.3762, 0.0935, 0.114], "")]}
+    for leg in ("FR", "FL", "RR", "RL"):
+        collisions[f"{leg}_thigh"] = [box([0.0, 0.0, -0.1065], [0.213, 0.0245, 0.034], "", [0, HALF_PI, 0])]
+        collisions[f"{leg}_foot"] = [sphere([0.0, 0.0, 0.0], 0.02, "")]
+    return collisions
 
 
 def make_go1(models: str, out: str) -> None:
@@ -174,7 +181,7 @@ Kinematics and mass properties: Gepetto/example-robot-data robots/go1_descriptio
 (repository BSD-3-Clause; upstream unitreerobotics/unitree_ros go1_description, MPL-2.0);
 fixed links lumped into their moving parents:
   {lumped_summary(reduced)}.
-Geometry: loopsim's own primitives; collision: the foot spheres. 12 revolute joints; root 'base' (floating by convention)."""
+Geometry: loopsim's own primitives; collision: the trunk, thighs and foot spheres. 12 revolute joints; root 'base' (floating by convention)."""
     text, mass = write_urdf(reduced, go1_visuals(), GO1_MATERIALS, header, keep_dynamics=("damping", "friction"),
                             collisions=go1_collisions())
     check_total_mass(reduced, ref.total_mass(), mass)

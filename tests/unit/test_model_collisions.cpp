@@ -24,23 +24,19 @@
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
 
+#include "collision_elements.hpp"
 #include "quiet_log.hpp"
 
 namespace loopsim {
 namespace {
 
+using test::findCollision;
 using test::QuietLog;
 
 namespace fs = std::filesystem;
 
 fs::path asset(const std::string& relative) { return fs::path(LOOPSIM_ASSETS_DIR) / relative; }
 fs::path wedgeMesh() { return fs::path(LOOPSIM_TEST_DATA_DIR) / "mjcf" / "meshes" / "wedge.obj"; }
-
-const CollisionElement* findCollision(const Model& m, const std::string& name) {
-  const auto it = std::find_if(m.collisions.begin(), m.collisions.end(),
-                               [&](const CollisionElement& c) { return c.name == name; });
-  return it == m.collisions.end() ? nullptr : &*it;
-}
 
 bool hasWarning(const Model& model, const std::string& needle) {
   return std::any_of(model.warnings.begin(), model.warnings.end(),
@@ -115,7 +111,11 @@ TEST(UrdfCollisions, AMeshKeepsItsScaledVerticesAndAMissingOneIsWarnedAbout) {
 
 TEST(UrdfCollisions, Go1HasItsFourFootSpheresAtTheFootFrames) {
   const Model m = loadUrdf(asset("robots/go1/go1.urdf"), {.floating_base = true});
-  ASSERT_EQ(m.collisions.size(), 4u);
+  // The trunk's box, and per leg the thigh's box and the foot's sphere.
+  ASSERT_EQ(m.collisions.size(), 9u);
+  const CollisionElement* trunk = findCollision(m, "base");
+  ASSERT_NE(trunk, nullptr);
+  EXPECT_EQ(trunk->shape, CollisionElement::Shape::Box);
   for (const std::string leg : {"FR", "FL", "RR", "RL"}) {
     const CollisionElement* foot = findCollision(m, leg + "_foot");
     ASSERT_NE(foot, nullptr) << leg;
