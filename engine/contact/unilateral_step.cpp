@@ -35,7 +35,8 @@ bool parseContactSolver(std::string_view name, ContactSolverKind& kind) {
 
 UnilateralStep::UnilateralStep(const ConstraintSet& equality, std::vector<LimitedDof> dofs,
                                const JointLimitSettings& settings, ContactSolverKind solver,
-                               const ContactSolverSettings& solver_settings)
+                               const ContactSolverSettings& solver_settings,
+                               std::optional<StepFactorization> factorization)
     : equality_(&equality),
       dofs_(std::move(dofs)),
       settings_(settings),
@@ -43,7 +44,7 @@ UnilateralStep::UnilateralStep(const ConstraintSet& equality, std::vector<Limite
       solver_settings_(solver_settings),
       data_(equality.model()),
       cdata_(equality),
-      cholesky_(equality.model().nv),
+      factor_(equality.model(), factorization.value_or(chooseFactorization(equality.model()))),
       equality_basis_(equality.model().nv, equality.dimension()) {
   checkContactSolverSettings(solver_settings, contactSolverName(solver));
   const int nv = equality.model().nv;
@@ -179,14 +180,14 @@ UnilateralStepResult UnilateralStep::apply(const Eigen::Ref<const VectorX>& q, c
   v_eq_ = v_next;
   M_ = crba(model, data_, q);  // M̃ = M + dt·D
   M_.diagonal() += added_inertia;
-  cholesky_.factorize(M_);
+  factor_.factorize(M_);
   const int m_eq = equality_->dimension();
   if (m_eq > 0) {
-    // X_e = J_e L⁻ᵀ and the QR of X_eᵀ.
+    // X_e = J_e F⁻ᵀ and the QR of X_eᵀ.
     computeConstraintTerms(*equality_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     J_.topRows(m_eq) = cdata_.J;
     X_.topRows(m_eq) = cdata_.J;
-    cholesky_.solveLowerTransposedRows(X_.topRows(m_eq));
+    factor_.whitenRows(X_.topRows(m_eq));
     Xe_t_ = X_.topRows(m_eq).transpose();
     equality_basis_.compute(Xe_t_);
   }
@@ -254,7 +255,7 @@ void UnilateralStep::solveActive(const Eigen::Ref<const VectorX>& q, double dt, 
   ContactProblem& problem = slot.problem;
   for (int c = 0; c < ncontacts; ++c) problem.setFriction(c, contacts[static_cast<std::size_t>(c)].friction);
 
-  // J_l = s e_iv per limit row, below the contact rows; X_u = J_u L⁻ᵀ.
+  // J_l = s e_iv per limit row, below the contact rows; X_u = J_u F⁻ᵀ.
   const int first_limit = m_eq + 3 * ncontacts;
   auto J_l = J_.middleRows(first_limit, nlimits);
   J_l.setZero();
@@ -264,7 +265,7 @@ void UnilateralStep::solveActive(const Eigen::Ref<const VectorX>& q, double dt, 
   }
   auto X_u = X_.middleRows(m_eq, rows);
   X_u = J_.middleRows(m_eq, rows);
-  cholesky_.solveLowerTransposedRows(X_u);
+  factor_.whitenRows(X_u);
   // G_red = X_⊥ᵀ X_⊥ (the equality rows eliminated), X_⊥ = X_uᵀ − X_eᵀ C.
   auto X_perp = X_perp_.leftCols(rows);
   X_perp = X_u.transpose();
@@ -298,9 +299,9 @@ void UnilateralStep::solveActive(const Eigen::Ref<const VectorX>& q, double dt, 
                                                          : slot.pgs.solve(problem, lambda);
   result.contacts = ncontacts;
   result.active_rows = nlimits;
-  // v⁺ − v_eq = M̃⁻¹ (J_eᵀ λ_e + J_uᵀ λ_u) = L⁻ᵀ X_⊥ λ_u, with λ_e = −C λ_u.
+  // v⁺ − v_eq = M̃⁻¹ (J_eᵀ λ_e + J_uᵀ λ_u) = F⁻ᵀ X_⊥ λ_u, with λ_e = −C λ_u.
   impulse_.noalias() = X_perp * lambda;
-  cholesky_.solveUpper(impulse_);
+  factor_.unwhiten(impulse_);
   if (m_eq > 0) lambda_e_.noalias() = -C_.leftCols(rows) * lambda;
 }
 

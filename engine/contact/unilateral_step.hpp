@@ -27,17 +27,17 @@
 // unilateral rows see the Delassus matrix with the loops closed,
 //     G_red = G_uu − G_ue G_ee⁻¹ G_eu      (paper 004 §II-E; delassus/ dense-closed),
 // formed without G_ee⁻¹, whose condition is the square of the rows': with
-// X = J L⁻ᵀ (M̃ = L Lᵀ) and Q an orthonormal basis of X_eᵀ's columns
+// X = J F⁻ᵀ (M̃ = F Fᵀ) and Q an orthonormal basis of X_eᵀ's columns
 // (linalg/orthonormal_basis.hpp), X_⊥ = (I − Q Qᵀ) X_uᵀ, G_red = X_⊥ᵀ X_⊥, and
 // λ_e = −C λ_u with X_eᵀ C = Q Qᵀ X_uᵀ.
 //
-// Which Delassus algorithm: the dense one, by Cholesky of M̃ (CRBA). The scenes'
+// Which Delassus algorithm: J M̃⁻¹ Jᵀ through a factor F of M̃ (X = J F⁻ᵀ),
+// chosen by the tree (step_inertia_factor.hpp): LTL-OSIM's sparse LTDL on a
+// branched robot, the dense Cholesky on a chain or a free body. The scenes'
 // contact sets are small (a box: 4 points, a quadruped: 4 feet, a humanoid: 8
-// corners) next to the equality rows they are solved with, and paper 002's
-// complexity discussion puts the dense O(n³ + m n²) below the recursive
-// O(n + m² d) ones (PV-OSIMr, EFPA, LTL-OSIM) only while m stays small next to n;
-// G_red also needs the equality rows eliminated, which the recursive algorithms
-// do not give for closed loops.
+// corners) next to the rows of the recursive algorithms' crossover, and G_red
+// needs the equality rows eliminated, which a factor of M̃ gives for closed
+// loops too.
 //
 // Active set of the limits: the bounds v_eq would cross (end-of-step distance
 // below zero) or is already past; when the corrected v⁺ crosses another bound
@@ -54,6 +54,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -63,7 +64,7 @@
 #include <loopsim/contact/contact_problem.hpp>
 #include <loopsim/contact/joint_limits.hpp>
 #include <loopsim/contact/pgs_contact_solver.hpp>
-#include <loopsim/linalg/dense_cholesky.hpp>
+#include <loopsim/contact/step_inertia_factor.hpp>
 #include <loopsim/linalg/orthonormal_basis.hpp>
 #include <loopsim/model/data.hpp>
 
@@ -122,9 +123,11 @@ struct ContactTotals {
 class UnilateralStep {
  public:
   /// `equality`: the scene's constraint set (its rows become the bilateral block).
-  /// `dofs`: the limited dofs (none when the limits are off).
+  /// `dofs`: the limited dofs (none when the limits are off). `factorization`:
+  /// of M̃, chosen by the tree when not given (chooseFactorization).
   UnilateralStep(const ConstraintSet& equality, std::vector<LimitedDof> dofs, const JointLimitSettings& settings,
-                 ContactSolverKind solver = ContactSolverKind::admm, const ContactSolverSettings& solver_settings = {});
+                 ContactSolverKind solver = ContactSolverKind::admm, const ContactSolverSettings& solver_settings = {},
+                 std::optional<StepFactorization> factorization = std::nullopt);
 
   /// v_next: in v_eq, out v⁺. lambda_eq: in the equality solver's constraint
   /// forces, out plus the bilateral correction impulses / dt. added_inertia:
@@ -139,6 +142,7 @@ class UnilateralStep {
   const std::vector<LimitedDof>& dofs() const { return dofs_; }
   const JointLimitSettings& settings() const { return settings_; }
   ContactSolverKind solverKind() const { return solver_kind_; }
+  StepFactorization factorization() const { return factor_.kind(); }
   const ContactSolverSettings& solverSettings() const { return solver_settings_; }
   /// The impulse of each limit in the last step (+ at the lower bound, − at the upper; 0 when inactive).
   const VectorX& limitImpulses() const { return limit_impulse_; }
@@ -172,7 +176,7 @@ class UnilateralStep {
   ContactSolverSettings solver_settings_;
   Data data_;
   ConstraintData cdata_;
-  DenseCholesky cholesky_;  // M̃ = L Lᵀ
+  StepInertiaFactor factor_;  // M̃ = F Fᵀ
   OrthonormalBasis equality_basis_;  // of X_eᵀ's columns
   std::map<std::pair<int, int>, std::unique_ptr<Unilateral>> problems_;  // by (contacts, limits), made on first use
   std::vector<ActiveRow> active_;

@@ -4,6 +4,7 @@
 // state, controller and simulation settings. Produced by loadScene
 // (scene_loader.hpp); consumed by Simulation (sim/simulation.hpp).
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ struct Scene {
   std::shared_ptr<const GeometryModel> geometry;
   ContactSolverKind contact_solver = ContactSolverKind::admm;  // scene key contact.solver
   ContactSolverSettings contact_settings;
+  /// Scene key contact.factorization: of M̃ in the contact step; unset = chosen by the tree.
+  std::optional<StepFactorization> contact_factorization;
   std::string solver = "kkt";
   SolverSettings solver_settings;
 

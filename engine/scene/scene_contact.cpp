@@ -115,13 +115,24 @@ void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
   bool model_collisions = true;  // the model files' collision elements
   if (doc.has("contact")) {
     const YamlValue c = doc["contact"];
-    c.requireMap({"solver", "tolerance", "max_iterations", "margin", "model_collisions"});
+    c.requireMap({"solver", "tolerance", "max_iterations", "margin", "model_collisions", "factorization"});
     if (c.has("model_collisions")) model_collisions = c["model_collisions"].boolean();
     if (c.has("solver")) {
       const std::string name = c["solver"].string();
       if (!parseContactSolver(name, scene.contact_solver)) {
         c["solver"].fail("unknown contact solver '" + name + "'" + didYouMean(name, {"admm", "pgs"}) +
                          "; expected admm or pgs");
+      }
+    }
+    if (c.has("factorization")) {
+      const std::string name = c["factorization"].string();
+      if (name == "dense") {
+        scene.contact_factorization = StepFactorization::dense;
+      } else if (name == "ltl") {
+        scene.contact_factorization = StepFactorization::ltl;
+      } else if (name != "auto") {
+        c["factorization"].fail("unknown factorization '" + name + "'" + didYouMean(name, {"auto", "dense", "ltl"}) +
+                                "; expected auto, dense or ltl");
       }
     }
     if (c.has("tolerance")) scene.contact_settings.tolerance = c["tolerance"].positiveNumber();
