@@ -167,7 +167,18 @@ int checkScene(const std::filesystem::path& file) {
               << ", |dv| = " << number(start.velocity_correction) << ", |phi|inf = " << number(start.position_residual)
               << " after " << start.iterations << " iterations\n";
   }
-  if (scene.controller.feedforward == ControllerSpec::Feedforward::Hold) describeHoldingForces(scene, set, q, std::cout);
+  if (scene.controller.feedforward == ControllerSpec::Feedforward::Hold) {
+    // On contacts the hold balances against the contacts the pose stands on (as the simulation does).
+    const std::vector<Support> supports = supportsAt(scene, q);
+    if (supports.empty()) {
+      describeHoldingForces(scene, set, q, std::cout);
+    } else {
+      std::cout << "\nsupports:     " << supports.size() << " contact points the pose stands on (within "
+                << kSupportReach << " m of the ground or an obstacle), as connect rows for the hold\n";
+      const ConstraintSet holding(model, holdingConstraints(scene, supports), scene.time_constant);
+      describeHoldingForces(scene, holding, q, std::cout);
+    }
+  }
 
   std::cout << "\nsolver:       " << scene.solver << " (supports this scene)\n";
   const SolverInfo* chosen = findSolver(scene.solver);

@@ -1,5 +1,6 @@
 #include <loopsim/sim/controller.hpp>
 
+#include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -81,12 +82,15 @@ void Controller::hold(const ConstraintSet& constraints, const Eigen::Ref<const V
   }
   if (spec_.feedforward == ControllerSpec::Feedforward::Hold) {
     HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_);  // throws before any change
+    hold_warnings_.clear();
     for (int i = 0; i < model_.nv; ++i) {
       const double limit = model_.effort_limit[i];
       if (limit > 0.0 && std::isfinite(limit) && std::abs(holding.tau[i]) > limit) {
-        spdlog::warn("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}; the holding "
-                     "feed-forward is applied in full there (only the PD correction saturates at the limit)",
-                     holding.tau[i], dofName(model_, i), limit);
+        hold_warnings_.push_back(
+            fmt::format("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}; the holding "
+                        "feed-forward is applied in full there (only the PD correction saturates at the limit)",
+                        holding.tau[i], dofName(model_, i), limit));
+        spdlog::warn("{}", hold_warnings_.back());
       }
     }
     feedforward_ = holding.tau;

@@ -17,6 +17,7 @@
 // effort limit (finite and > 0) on every actuated dof; the feed-forward itself
 // is applied in full (hold() warns where it exceeds a limit). Saturated dofs
 // are counted for the run summary.
+#include <string>
 #include <vector>
 
 #include <loopsim/constraints/constraint_set.hpp>
@@ -45,6 +46,8 @@ class Controller {
   /// τ_hold (size nv, zero unless feedforward: hold) and the forces it was computed with.
   const VectorX& feedforward() const { return feedforward_; }
   const HoldingForces& holding() const { return holding_; }
+  /// What the last hold() warned about (a holding torque beyond an effort limit), for the window.
+  const std::vector<std::string>& holdWarnings() const { return hold_warnings_; }
   const VectorX& heldPose() const { return q0_; }
 
   const ControllerSpec& spec() const { return spec_; }
@@ -75,6 +78,7 @@ class Controller {
   std::vector<int> drive_of_joint_;  // per joint: index into spec_.drives or -1
   VectorX feedforward_;              // τ_hold, size nv
   HoldingForces holding_;
+  std::vector<std::string> hold_warnings_;
   Data data_;                        // RNEA workspace (gravity compensation)
   VectorX position_error_;           // q0 ⊖ q, size nv
   VectorX zero_nv_;

@@ -1,5 +1,7 @@
 #include <loopsim/sim/simulation.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -86,7 +88,21 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
     initial_projection_ = makeConsistent(*constraints_, q_, v_, scene_.held_joints);
   }
   // The holding torques belong to the pose actually simulated: the consistent start.
-  if (scene_.controller.feedforward == ControllerSpec::Feedforward::Hold) controller_->hold(*constraints_, q_);
+  if (scene_.controller.feedforward == ControllerSpec::Feedforward::Hold) {
+    // On contacts, the hold balances against the contacts the pose stands on.
+    supports_ = supportsAt(scene_, q_);
+    if (supports_.empty()) {
+      controller_->hold(*constraints_, q_);
+    } else {
+      const ConstraintSet holding(*scene_.model, holdingConstraints(scene_, supports_), scene_.time_constant);
+      controller_->hold(holding, q_);
+    }
+    start_warnings_ = controller_->holdWarnings();
+    for (const std::string& w : supportWarnings(scene_, supports_, controller_->holding())) {
+      spdlog::warn("{}", w);
+      start_warnings_.push_back(w);
+    }
+  }
   if (scene_.projection && constraints_->dimension() > 0) {
     projector_ = std::make_unique<ConstraintProjector>(*constraints_);
   }
@@ -95,7 +111,8 @@ Simulation::Simulation(const Scene& scene, const SimulationOptions& options)
   if (scene_.geometry) collision_ = std::make_unique<CollisionData>(*scene_.geometry);
   if (!limited.empty() || collision_) {
     unilateral_step_ = std::make_unique<UnilateralStep>(*constraints_, std::move(limited), scene_.joint_limits,
-                                                        scene_.contact_solver, scene_.contact_settings);
+                                                        scene_.contact_solver, scene_.contact_settings,
+                                                        scene_.contact_factorization);
   }
   // Bound at the consistent start, the state `auto` choices are made for.
   bindAt(scene_.solver, scene_.solver_settings, scene_.dt * damping_diagonal_);  // implicit damping: M + dt·D

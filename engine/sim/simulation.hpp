@@ -22,6 +22,7 @@
 
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/collision/collision_detection.hpp>
+#include <loopsim/sim/contact_support.hpp>
 #include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/scene/scene.hpp>
@@ -140,6 +141,12 @@ class Simulation {
   bool jointLimitsOn() const { return unilateral_step_ && !unilateral_step_->dofs().empty(); }
   /// The contacts the last step detected (empty without contact geometry).
   const std::vector<ContactPoint>& contacts() const;
+  /// The contacts the holding feed-forward balanced against at the start
+  /// (contact_support.hpp; empty without feedforward: hold or contact geometry).
+  const std::vector<Support>& supports() const { return supports_; }
+  /// What the start warned about (holding torques beyond effort limits, supports
+  /// that would pull or slide), for the window as well as the log.
+  const std::vector<std::string>& startWarnings() const { return start_warnings_; }
   /// Over every step computed (as the statistics: a restore keeps counting).
   const JointLimitTotals& jointLimitTotals() const { return limit_totals_; }
   const ContactTotals& contactTotals() const { return contact_totals_; }
@@ -173,6 +180,8 @@ class Simulation {
   std::unique_ptr<ConstraintProjector> projector_;  // post-step projection (null when off)
   std::unique_ptr<UnilateralStep> unilateral_step_;  // null without contact geometry and limited dofs
   UnilateralStepResult last_unilateral_;
+  std::vector<Support> supports_;
+  std::vector<std::string> start_warnings_;
   JointLimitTotals limit_totals_;
   ContactTotals contact_totals_;
   std::unique_ptr<CollisionData> collision_;  // null without contact geometry

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numbers>
 
@@ -59,6 +60,9 @@ TEST(ContactScenes, BoxOnInclineSlidesWithTheCoulombAcceleration) {
     const Vector3 moved = position(sim) - start;
     const double expected = 0.5 * a * 1.0 * 1.0;
     EXPECT_NEAR(moved.norm() / expected, 1.0, 0.005) << "travelled " << moved.norm() << " m, expected " << expected;
+    std::printf("[ incline slide, %s ] travelled %.6f m in 1 s, 1/2 a t^2 = %.6f m (%.3g %%), worst residual %.2e\n",
+                solver, moved.norm(), expected, 100.0 * (moved.norm() / expected - 1.0),
+                sim.contactTotals().worst_residual);
     const Vector3 down_slope(std::cos(std::numbers::pi / 6), 0.0, -std::sin(std::numbers::pi / 6));
     EXPECT_GT(moved.normalized().dot(down_slope), 1.0 - 1e-6) << moved.transpose();
     EXPECT_EQ(sim.contactTotals().steps_in_contact, sim.stepCount());
@@ -75,6 +79,7 @@ TEST(ContactScenes, BoxOnInclineSticks) {
     const Vector3 start = position(sim);
     runFor(sim, 1.0);
     EXPECT_LT((position(sim) - start).norm(), 1e-4);
+    std::printf("[ incline stick, %s ] moved %.3g m in 1 s\n", solver, (position(sim) - start).norm());
     expectConverged(sim);
   }
 }
@@ -103,6 +108,9 @@ TEST(ContactScenes, DroppedBoxComesToRestOnItsFace) {
     EXPECT_NEAR(position(sim).z(), 0.1, 2e-3);
     EXPECT_LT(sim.v().norm(), 1e-3);
     EXPECT_LE(worst_rise, 1e-8) << "the total energy rose by " << worst_rise << " J in a step";
+    std::printf("[ box drop, %s ] centre %.6f m after 2 s, |v| %.2e, largest energy rise in a step %.2e J, "
+                "worst residual %.2e\n", solver, position(sim).z(), sim.v().norm(), worst_rise,
+                sim.contactTotals().worst_residual);
     // Flat on its face: the body z axis still vertical.
     const Quaternion orientation(sim.q()[6], sim.q()[3], sim.q()[4], sim.q()[5]);
     EXPECT_GT((orientation * Vector3::UnitZ()).z(), 1.0 - 1e-9);
@@ -122,6 +130,8 @@ TEST(ContactScenes, PushedPuckSlidesAlongThePush) {
     EXPECT_NEAR(std::atan2(moved.y(), moved.x()), std::numbers::pi / 6, 1e-6);
     const double stop = 2.0 * 2.0 / (2.0 * 0.3 * kG);
     EXPECT_NEAR(moved.head<2>().norm() / stop, 1.0, 0.005) << "slid " << moved.head<2>().norm() << " m";
+    std::printf("[ puck push, %s ] direction off the push by %.2e rad, slid %.6f m of v^2/(2 mu g) = %.6f m\n", solver,
+                std::atan2(moved.y(), moved.x()) - std::numbers::pi / 6, moved.head<2>().norm(), stop);
     EXPECT_LT(sim.v().norm(), 1e-6);
     expectConverged(sim);
   }
@@ -142,6 +152,7 @@ TEST(ContactScenes, AdmmAndPgsGiveTheSameMotion) {
       worst = std::max(worst, (admm.v() - pgs.v()).lpNorm<Eigen::Infinity>());
     }
     EXPECT_LT(worst, 1e-6);
+    std::printf("[ admm vs pgs, %s ] largest |v_admm - v_pgs| over 1000 steps %.2e\n", file, worst);
   }
 }
 
