@@ -68,10 +68,4 @@ Model loadAnyModel(const fs::path& file, bool floating, bool strict) {
   return loadUrdf(file);
 }
 
-std::string oneModelSceneText(const fs::path& model_file, InputKind kind) {
-  const std::string key = kind == InputKind::Mjcf ? "mjcf" : "urdf";
-  return "name: " + model_file.stem().string() + "\nmodels:\n  - " + key + ": " + fs::absolute(model_file).string() +
-         "\n";
-}
-
 }  // namespace loopsim::app

@@ -1,6 +1,6 @@
 #pragma once
 // What kind of file the user gave: `info` and `check` take URDF, MJCF and
-// scenes alike, and `run` says what to do with a model file.
+// scenes alike, and `run` simulates a model file as a one-model scene.
 #include <filesystem>
 #include <string>
 
@@ -18,8 +18,5 @@ InputKind inputKindOf(const std::filesystem::path& file);
 /// The model of any input: a URDF (with `floating` / `strict`), an MJCF, or a
 /// scene's assembled forest. `floating` and `strict` apply to URDF only.
 Model loadAnyModel(const std::filesystem::path& file, bool floating = false, bool strict = false);
-
-/// A minimal scene text for one model file (what `run MODEL` simulates).
-std::string oneModelSceneText(const std::filesystem::path& model_file, InputKind kind);
 
 }  // namespace loopsim::app

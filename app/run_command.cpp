@@ -19,6 +19,7 @@
 #include "list_values.hpp"
 #include "progress_bar.hpp"
 #include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/model_scene.hpp>
 #include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/energy_watch.hpp>
@@ -41,6 +42,8 @@ struct RunOptions {
   bool overwrite = false;
   long record_every = 1;
   std::vector<std::string> record_columns;
+  bool floating = false;   // a URDF's root joint free
+  bool no_ground = false;  // no ground plane under a floating-base model file
 };
 
 // The limits watched over the run: position ranges (simulated unless the
@@ -185,6 +188,8 @@ std::string commandLine(const RunOptions& o) {
   os.precision(17);
   os << "loopsim run " << o.scene_file;
   if (!o.solver.empty()) os << " --solver " << o.solver;
+  if (o.floating) os << " --floating";
+  if (o.no_ground) os << " --no-ground";
   if (!o.mu.empty()) os << " --mu " << o.mu;
   if (o.duration) os << " --duration " << *o.duration;
   if (o.dt) os << " --dt " << *o.dt;
@@ -199,16 +204,29 @@ std::string commandLine(const RunOptions& o) {
 }
 
 // A scene file, or a model file run as a one-model scene (said on stderr, with
-// how to get a scene file to change the defaults).
-Scene loadRunScene(const std::string& file) {
-  const InputKind kind = inputKindOf(file);
-  if (kind == InputKind::Scene) return loadScene(file);
-  const std::string text = oneModelSceneText(file, kind);
+// how to get a scene file to change the defaults, and where a ground was put).
+Scene loadRunScene(const RunOptions& o) {
+  const InputKind kind = inputKindOf(o.scene_file);
+  if (kind == InputKind::Scene) {
+    if (o.floating || o.no_ground) {
+      throw ModelError(o.scene_file, o.floating ? "--floating" : "--no-ground",
+                       "applies to a model file run as a one-model scene; a scene file says it with its keys");
+    }
+    return loadScene(o.scene_file);
+  }
+  ModelScene one = loadModelScene(o.scene_file, kind == InputKind::Mjcf ? ModelFormat::mjcf : ModelFormat::urdf,
+                                  {.floating_base = o.floating, .ground = !o.no_ground});
   spdlog::info("{} is a model, not a scene: running it as a one-model scene (no controller, dt 1 ms, 10 s); to "
                "change that, save this as a .yaml scene and edit it:\n{}",
-               file, text);
-  Scene scene = loadSceneString(text, file, std::filesystem::path(file).parent_path());
-  return scene;
+               o.scene_file, one.text);
+  if (one.ground_height) {
+    std::printf("loopsim: %s floats: put on a ground plane at z = %.4g m, %.0f mm under its lowest collision "
+                "geometry (--no-ground leaves it out)\n",
+                o.scene_file.c_str(), *one.ground_height, kGroundGap * 1e3);
+  } else if (!one.ground_note.empty()) {
+    std::printf("loopsim: %s floats; no ground plane added: %s\n", o.scene_file.c_str(), one.ground_note.c_str());
+  }
+  return std::move(one.scene);
 }
 
 // `--mu auto` or `--mu 1e6`, checked like the scene's `mu` key.
@@ -246,7 +264,7 @@ int runScene(RunOptions o) {
     throw ModelError("", option, "applies to --record, which is not given");
   }
   if (o.quiet) spdlog::set_level(spdlog::level::warn);
-  Scene scene = loadRunScene(o.scene_file);
+  Scene scene = loadRunScene(o);
   for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
   if (!o.solver.empty() && o.solver != scene.solver) {
     requireSolver(scene.solverProblem(), o.solver);
@@ -363,6 +381,9 @@ Command registerRunCommand(CLI::App& parent) {
   run->add_option("--record-columns", options->record_columns,
                   "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, perturbation, stats, timing "
                   "(t always; default: all, as the GUI's records; perturbation holds the GUI's mouse forces, 0 in a run)");
+  run->add_flag("--floating", options->floating, "A URDF model file: give its root link a free joint (it then lands on a ground)");
+  run->add_flag("--no-ground", options->no_ground,
+                "A floating-base model file: no ground plane under it (by default one is put 5 mm under its feet)");
   return {run, [options] { return runScene(*options); }};
 }
 

@@ -2,6 +2,8 @@
 
 #include "gui/history_view.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -11,6 +13,7 @@
 #include <loopsim/model/errors.hpp>
 #include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"
+#include <loopsim/scene/model_scene.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/registry.hpp>
 
@@ -19,12 +22,6 @@ namespace loopsim::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string yamlQuoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
 
 std::size_t stepsPerSecond(const Scene& scene) {
   return static_cast<std::size_t>(std::clamp(std::llround(1.0 / scene.dt), 1LL, 100000LL));
@@ -38,10 +35,13 @@ Scene loadSceneOrModel(const fs::path& file) {
   if (extension == ".urdf" || extension == ".xml" || extension == ".mjcf") {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw ModelError(file.string(), "file", "not found (or not a regular file)");
-    const std::string kind = extension == ".urdf" ? "urdf" : "mjcf";
-    const std::string text = "name: " + yamlQuoted(file.stem().string()) + "\nmodels:\n  - " + kind + ": " +
-                             yamlQuoted(fs::absolute(file).string()) + "\n";
-    return loadSceneString(text, file.string(), file.parent_path());
+    // A floating-base model lands on a ground plane put under its feet (as `run MODEL`).
+    ModelScene one = loadModelScene(file, extension == ".urdf" ? ModelFormat::urdf : ModelFormat::mjcf);
+    if (one.ground_height) {
+      spdlog::info("{} floats: put on a ground plane at z = {:.4g} m, under its lowest collision geometry", file.string(),
+                   *one.ground_height);
+    }
+    return std::move(one.scene);
   }
   return loadScene(file);
 }

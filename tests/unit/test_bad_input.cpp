@@ -296,6 +296,24 @@ TEST_F(BadInput, RunOnAModelRunsItAsAOneModelScene) {
   EXPECT_NE(r.out.find("Steps              : 10\n"), std::string::npos) << r.out;
 }
 
+TEST_F(BadInput, RunOnAFloatingModelPutsItOnAGroundAndSaysSo) {
+  const std::string go1 = std::string(LOOPSIM_ASSETS_DIR) + "/robots/go1/go1.urdf";
+  const ProcessResult r = loopsim("run " + go1 + " --floating --duration 0.01 --quiet");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("floats: put on a ground plane at z = "), std::string::npos) << r.out;
+  const ProcessResult off = loopsim("run " + go1 + " --floating --no-ground --duration 0.01 --quiet");
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.out.find("ground plane"), std::string::npos) << off.out;
+}
+
+TEST_F(BadInput, ModelOnlyRunFlagsOnASceneAreRefused) {
+  const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --no-ground --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: " + file("s.yaml") +
+                                    ": --no-ground: applies to a model file run as a one-model scene; a scene file "
+                                    "says it with its keys");
+}
+
 TEST_F(BadInput, ReplayOfAMissingCsvNamesTheCsv) {
   const ProcessResult r = loopsim("replay " + file("nope.csv"));
   EXPECT_EQ(r.exit_code, 1);

@@ -1,0 +1,78 @@
+#include <loopsim/scene/model_scene.hpp>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/collision/shape_extent.hpp>
+#include <loopsim/model/errors.hpp>
+#include <loopsim/scene/scene_loader.hpp>
+
+namespace loopsim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string yamlQuoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+bool hasFloatingRoot(const Model& model) {
+  for (int i = 1; i <= model.njoints(); ++i) {
+    if (model.parent[static_cast<std::size_t>(i)] == 0 &&
+        model.joint_types[static_cast<std::size_t>(i)] == JointType::Floating) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool hasHalfspace(const GeometryModel& geometry) {
+  for (const Geometry& g : geometry.geometries()) {
+    if (g.shape == GeometryShape::halfspace) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ModelScene loadModelScene(const fs::path& model_file, ModelFormat format, const ModelSceneOptions& options) {
+  if (options.floating_base && format == ModelFormat::mjcf) {
+    throw ModelError(model_file.string(), "--floating", "applies to URDF files only (an MJCF's joints say whether it floats)");
+  }
+  ModelScene out;
+  out.text = "name: " + yamlQuoted(model_file.stem().string()) + "\nmodels:\n  - " +
+             (format == ModelFormat::urdf ? "urdf: " : "mjcf: ") + yamlQuoted(fs::absolute(model_file).string()) + "\n";
+  if (options.floating_base) out.text += "    base: floating\n";
+  const fs::path base_dir = model_file.parent_path();
+  out.scene = loadSceneString(out.text, model_file.string(), base_dir);
+  if (!options.ground || !hasFloatingRoot(*out.scene.model)) return out;
+
+  if (out.scene.geometry && hasHalfspace(*out.scene.geometry)) {
+    out.ground_note = "the model has its own ground plane";
+    return out;
+  }
+  double lowest = std::numeric_limits<double>::infinity();
+  if (out.scene.geometry) {
+    Data data(*out.scene.model);
+    forwardKinematics(*out.scene.model, data, out.scene.q0);
+    lowest = lowestBodyGeometryHeight(*out.scene.geometry, data.oMi);
+  }
+  if (!std::isfinite(lowest)) {
+    out.ground_note = "the model has no collision geometry to stand on a ground";
+    return out;
+  }
+  std::ostringstream ground;
+  ground.precision(17);
+  ground << "ground: {height: " << lowest - kGroundGap << "}\n";
+  out.text += ground.str();
+  out.scene = loadSceneString(out.text, model_file.string(), base_dir);
+  out.ground_height = lowest - kGroundGap;
+  return out;
+}
+
+}  // namespace loopsim

@@ -1,0 +1,37 @@
+#pragma once
+// A model file (URDF or MJCF) simulated on its own: the one-model scene that
+// `loopsim run MODEL` and `loopsim gui MODEL` build, with a ground plane under
+// a floating-base model so that it lands on the floor instead of falling
+// forever (as a user of MuJoCo's simulate expects of a free body).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <loopsim/scene/scene.hpp>
+
+namespace loopsim {
+
+struct ModelSceneOptions {
+  bool floating_base = false;  // URDF only: a free root joint instead of the fixed one
+  bool ground = true;          // a ground plane under a floating-base model
+};
+
+/// The ground is put this far under the lowest collision geometry of the
+/// model's start pose, so that the model starts just above it and lands.
+inline constexpr double kGroundGap = 0.005;
+
+struct ModelScene {
+  Scene scene;
+  std::string text;                     // the scene file that gives the same scene
+  std::optional<double> ground_height;  // where a ground was put, when one was
+  std::string ground_note;              // why none was, when the model floats and none was put
+};
+
+enum class ModelFormat { urdf, mjcf };
+
+/// Throws ModelError naming the file when it cannot be loaded, and naming the
+/// option when floating_base is asked of an MJCF (its joints say it).
+ModelScene loadModelScene(const std::filesystem::path& model_file, ModelFormat format,
+                          const ModelSceneOptions& options = {});
+
+}  // namespace loopsim
