@@ -94,6 +94,10 @@ void GuiModes::open(const std::string& path, bool from_command_line, bool keep_c
     state.history_seconds = live_->session().historySeconds();
     state.open_path = path;
     state.error.clear();
+    state.warning.clear();
+    for (const std::string& warning : sim.startWarnings()) {
+      state.warning += (state.warning.empty() ? "The start of this scene warns:\n- " : "\n- ") + warning;
+    }
     state.divergence.clear();
     state.selected_body = -1;
     state.follow = false;

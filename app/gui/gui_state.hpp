@@ -48,6 +48,8 @@ struct GuiState {
   bool follow = false;
 
   std::string error;      // a failed load or switch: shown until dismissed
+  std::string warning;    // what the opened scene's start warned about (a pose beyond the
+                          // effort limits, supports that would pull or slide): shown until dismissed
   std::string status;     // the last action's outcome, shown for a few seconds
   double status_time = 0.0;  // ImGui time when it was said
   std::string divergence; // why and when the simulation stopped

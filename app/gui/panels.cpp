@@ -633,6 +633,18 @@ void drawMessages(GuiState& state) {
     ImGui::End();
     ImGui::PopStyleColor();
   }
+  if (!state.warning.empty() && state.error.empty() && state.show_ui) {
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 8), ImGuiCond_Always, ImVec2(0.5f, 0));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 40), 400));
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.33f, 0.24f, 0.02f, 0.92f));
+    ImGui::Begin("Warning", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
+    ImGui::PushTextWrapPos(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 60));
+    ImGui::TextColored(ImVec4(1, 0.93f, 0.7f, 1), "%s", state.warning.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("Dismiss##warning")) state.warning.clear();
+    ImGui::End();
+    ImGui::PopStyleColor();
+  }
   if (!state.status.empty() && ImGui::GetTime() - state.status_time < 6.0) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
     ImGui::SetNextWindowBgAlpha(0.6f);
