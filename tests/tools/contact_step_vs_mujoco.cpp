@@ -1,14 +1,17 @@
 // A contact step of loopsim against MuJoCo's mj_step on the same model (run by
 // hand; docs/performance.md quotes it): the cube of scenes/box_drop.yaml resting
 // on its four corners, the cube of scenes/box_incline_slide.yaml sliding, and
-// Go1 of scenes/go1_ground.yaml standing on its four foot spheres (MuJoCo reads
-// the same URDF, its <collision> spheres as geoms, with a floor, position
-// actuators for the PD's kp and velocity actuators for its kd).
+// Go1 of scenes/go1_ground.yaml standing on its four foot spheres and Atlas of
+// scenes/atlas_ground.yaml on its soles (MuJoCo reads
+// the same URDF, its <collision> elements as geoms, with a floor, position
+// actuators for the PD's kp, joint damping for its kd and the holding
+// feed-forward as applied joint forces).
 // MuJoCo with the elliptic cone, the Euler integrator at the same dt, its default
 // solver (Newton) and a stiff constraint setting. Rounds interleave the two (and
-// loopsim's admm and pgs); the report is the median of the per-round ratios.
+// loopsim's admm and pgs, and admm with the dense factor of M̃ forced); the
+// report is the median of the per-round ratios.
 //
-//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide | go1]
+//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide | go1 | atlas]
 #include <mujoco/mujoco.h>
 #include <unistd.h>
 
@@ -29,6 +32,7 @@
 #include "mujoco_cube.hpp"
 #include "mujoco_handles.hpp"
 #include "mujoco_urdf.hpp"
+#include "text_file.hpp"
 
 namespace {
 
@@ -49,14 +53,6 @@ double median(std::vector<double> x) {
   return x[x.size() / 2];
 }
 
-std::string readText(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string insertAfter(std::string text, const std::string& anchor, const std::string& what) {
   const auto at = text.find(anchor);
   if (at == std::string::npos) throw std::runtime_error("no " + anchor + " in MuJoCo's saved model");
@@ -65,17 +61,18 @@ std::string insertAfter(std::string text, const std::string& anchor, const std::
 
 // The scene's robot URDF as MuJoCo compiles it, saved as MJCF and given a floor
 // (the scene's ground), the contact settings of the cube and, per actuated
-// joint, the PD: a position actuator (kp) and a velocity actuator (kd).
-std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path& urdf, double kp, double kd) {
+// joint, the PD's kp as a position actuator (its kd is the joints' damping:
+// withDamping).
+std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path& urdf, double kp) {
   const Model& model = *scene.model;
-  test::loadMujocoText(test::mujocoUrdf(readText(urdf), model.body_names.at(1), true), "robot.urdf");
+  test::loadMujocoText(test::mujocoUrdf(test::readTextFile(urdf), model.body_names.at(1), true), "robot.urdf");
   const std::filesystem::path saved =
       std::filesystem::temp_directory_path() / ("loopsim_contact_bench_" + std::to_string(::getpid()) + ".xml");
   char error[1000] = "";
   if (mj_saveLastXML(saved.string().c_str(), nullptr, error, sizeof error) == 0) {
     throw std::runtime_error(std::string("MuJoCo cannot save the model: ") + error);
   }
-  std::string xml = readText(saved);
+  std::string xml = test::readTextFile(saved);
   std::filesystem::remove(saved);
   const double mu = scene.geometry->geometry(scene.geometry->geometryId("ground")).friction;
   xml = insertAfter(xml, "<worldbody>",
@@ -86,7 +83,6 @@ std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path&
     if (model.joint_nv[j] != 1) continue;
     const std::string& name = model.joint_names[j];
     actuators += "\n    <position joint=\"" + name + "\" kp=\"" + std::to_string(kp) + "\"/>";
-    actuators += "\n    <velocity joint=\"" + name + "\" kv=\"" + std::to_string(kd) + "\"/>";
   }
   actuators += "\n  </actuator>\n";
   const auto end = xml.rfind("</mujoco>");
@@ -100,32 +96,27 @@ std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path&
   return insertAfter(xml, ">", option);  // after <mujoco model="...">
 }
 
-// loopsim's state in MuJoCo's coordinates: joints by name, the free joint's
-// quaternion [w x y z], its linear velocity in the world frame.
-void setMujocoState(const Model& model, const VectorX& q, const VectorX& v, const mjModel* m, mjData* d) {
+// The PD's kd as joint damping, which MuJoCo's Euler integrator takes implicitly
+// (a velocity actuator's is explicit: with Atlas's kd 30 on its light wrists the
+// explicit step diverges within 10 ms).
+test::MjModelPtr withDamping(test::MjModelPtr model, const Model& ours, double kd) {
+  for (int j = 1; j <= ours.njoints(); ++j) {
+    if (ours.joint_nv[j] != 1) continue;
+    const int id = mj_name2id(model.get(), mjOBJ_JOINT, ours.joint_names[j].c_str());
+    if (id >= 0) model->dof_damping[model->jnt_dofadr[id]] = kd;
+  }
+  return model;
+}
+
+// loopsim's state in MuJoCo's coordinates, the position actuators holding it and
+// the holding feed-forward (feedforward: hold) as applied joint forces.
+void setMujocoState(const Model& model, const VectorX& q, const VectorX& v, const VectorX& feedforward,
+                    const mjModel* m, mjData* d) {
+  test::writeMujocoState(model, q, v, m, d);
   for (int j = 1; j <= model.njoints(); ++j) {
-    const bool free = model.joint_types[j] == JointType::Floating;
-    const int id = mj_name2id(m, mjOBJ_JOINT, free ? test::kMujocoFreeJoint : model.joint_names[j].c_str());
-    if (id < 0) throw std::runtime_error("MuJoCo has no joint " + model.joint_names[j]);
-    const int iq = model.idx_q[j], iv = model.idx_v[j];
-    double* qpos = d->qpos + m->jnt_qposadr[id];
-    double* qvel = d->qvel + m->jnt_dofadr[id];
-    if (!free) {
-      qpos[0] = q[iq];
-      qvel[0] = v[iv];
-      continue;
-    }
-    const Quaternion quat(q[iq + 6], q[iq + 3], q[iq + 4], q[iq + 5]);
-    for (int k = 0; k < 3; ++k) qpos[k] = q[iq + k];
-    qpos[3] = quat.w();
-    qpos[4] = quat.x();
-    qpos[5] = quat.y();
-    qpos[6] = quat.z();
-    const Vector3 linear = quat.toRotationMatrix() * v.segment<3>(iv + 3);
-    for (int k = 0; k < 3; ++k) {
-      qvel[k] = linear[k];
-      qvel[3 + k] = v[iv + k];
-    }
+    if (model.joint_nv[j] != 1) continue;
+    const int id = mj_name2id(m, mjOBJ_JOINT, model.joint_names[j].c_str());
+    if (id >= 0) d->qfrc_applied[m->jnt_dofadr[id]] = feedforward[model.idx_v[j]];
   }
   // The position actuators hold the scene's initial pose.
   for (int a = 0; a < m->nu; ++a) {
@@ -140,19 +131,26 @@ void setMujocoState(const Model& model, const VectorX& q, const VectorX& v, cons
 
 void compare(const char* label, Scene scene, const test::MjModelPtr& model, double settle, int rounds, int steps) {
   Simulation admm(scene);
+  // admm again with the dense Cholesky of M̃ forced: the factor the step chose against it.
+  Scene dense_scene = scene;
+  dense_scene.contact_factorization = StepFactorization::dense;
+  Simulation admm_dense(dense_scene);
   scene.contact_solver = ContactSolverKind::pgs;
   Simulation pgs(scene);
   const test::MjDataPtr data(mj_makeData(model.get()));
   mjModel* m = model.get();
   mjData* d = data.get();
-  if (scene.model->isFloatingBase() && scene.model->njoints() > 1) setMujocoState(*scene.model, admm.q(), admm.v(), m, d);
+  if (scene.model->isFloatingBase() && scene.model->njoints() > 1) {
+    setMujocoState(*scene.model, admm.q(), admm.v(), admm.controller().feedforward(), m, d);
+  }
   const int settle_steps = static_cast<int>(settle / scene.dt);
   for (int k = 0; k < settle_steps; ++k) {
     admm.step();
+    admm_dense.step();
     pgs.step();
     mj_step(m, d);
   }
-  std::vector<double> admm_us, pgs_us, mj_us, ratio_admm, ratio_pgs;
+  std::vector<double> admm_us, pgs_us, mj_us, ratio_admm, ratio_pgs, ratio_factor;
   int admm_iterations = 0, pgs_iterations = 0;
   long mj_contacts = 0, ls_contacts = 0;
   for (int r = 0; r < rounds; ++r) {
@@ -169,6 +167,8 @@ void compare(const char* label, Scene scene, const test::MjModelPtr& model, doub
       pgs.step();
       pgs_iterations = std::max(pgs_iterations, pgs.lastUnilateralStep().solve.iterations);
     });
+    const double t_dense = seconds(steps, [&] { admm_dense.step(); });
+    ratio_factor.push_back(t_admm / t_dense);
     admm_us.push_back(1e6 * t_admm / steps);
     pgs_us.push_back(1e6 * t_pgs / steps);
     mj_us.push_back(1e6 * t_mj / steps);
@@ -184,6 +184,8 @@ void compare(const char* label, Scene scene, const test::MjModelPtr& model, doub
               median(admm_us), admm_iterations, median(pgs_us), pgs_iterations, median(mj_us));
   std::printf("  median of per-round ratios: admm / mj_step %.2f, pgs / mj_step %.2f\n", median(ratio_admm),
               median(ratio_pgs));
+  std::printf("  admm with the factor chosen (%s) / with the dense Cholesky: %.2f\n",
+              std::string(stepFactorizationName(chooseFactorization(*scene.model))).c_str(), median(ratio_factor));
 }
 
 }  // namespace
@@ -195,7 +197,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [rounds >= 1] [steps per round >= 1]\n", argv[0]);
     return 2;
   }
-  std::printf("%d rounds of %d steps, interleaved (loopsim admm, mj_step, loopsim pgs)\n", rounds, steps);
+  std::printf("%d rounds of %d steps, interleaved (loopsim admm, mj_step, loopsim pgs, admm with the dense factor)\n",
+              rounds, steps);
   const std::string only = argc > 3 ? argv[3] : "";
   auto cube = [&](const char* label, const char* file, double tilt, double height, double mu, double settle) {
     const Scene scene = loadScene(scenesDir() / file);
@@ -208,13 +211,18 @@ int main(int argc, char** argv) {
   // MuJoCo's soft contact lets this cube hop: at most steps it starts apart from the plane (the
   // report gives the contact counts), so the two steps do different work.
   if (only.empty() || only == "slide") cube("cube sliding (incline)", "box_incline_slide.yaml", 30.0, 1.2, 0.3, 0.0);
-  if (only.empty() || only == "go1") {
-    const Scene scene = loadScene(scenesDir() / "go1_ground.yaml");
-    const std::filesystem::path urdf = std::filesystem::path(LOOPSIM_ASSETS_DIR) / "robots/go1/go1.urdf";
-    compare("Go1 standing (go1_ground)", scene,
-            test::loadMujocoText(mujocoRobotOnGround(scene, urdf, scene.controller.kp, scene.controller.kd),
-                                 "go1_ground.xml"),
+  auto robot = [&](const char* label, const char* file, const char* urdf_file) {
+    const Scene scene = loadScene(scenesDir() / file);
+    const std::filesystem::path urdf = std::filesystem::path(LOOPSIM_ASSETS_DIR) / urdf_file;
+    compare(label, scene,
+            withDamping(test::loadMujocoText(mujocoRobotOnGround(scene, urdf, scene.controller.kp),
+                                             std::filesystem::path(file).replace_extension(".xml").string()),
+                        *scene.model, scene.controller.kd),
             1.0, rounds, steps);
+  };
+  if (only.empty() || only == "go1") robot("Go1 standing (go1_ground)", "go1_ground.yaml", "robots/go1/go1.urdf");
+  if (only.empty() || only == "atlas") {
+    robot("Atlas standing (atlas_ground)", "atlas_ground.yaml", "robots/atlas/atlas.urdf");
   }
   return 0;
 }
