@@ -2,7 +2,7 @@
 // to the world, the holding feed-forward balanced against the contacts the pose
 // stands on (engine/sim/contact_support.hpp), and over 10 s the base stays
 // within 5 mm of where it landed and no foot slides more than 1 mm. A push
-// tips Go1 over without divergence.
+// tips Go1 over without divergence; dropped from 0.4 m it lands without exploding.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/collision/shape_extent.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
@@ -82,6 +83,34 @@ TEST(GroundScenes, RobotsStandOnTheirContactsForTenSeconds) {
     std::printf("  %s: base drift %.3g mm, largest foot slide %.3g mm, base height %.4f m\n", c.file, 1e3 * drift,
                 1e3 * slide, sim.q()[base + 2]);
   }
+}
+
+// go1_drop.yaml: Go1 falls 0.4 m onto its feet under a plain PD. The contacts
+// only take energy out: E - E0 - W_applied - W_damping never rises above
+// rounding, nothing sinks into the ground and it comes to rest.
+TEST(GroundScenes, Go1DroppedFromFortyCentimetresLandsWithoutExploding) {
+  const test::QuietLog quiet;
+  Scene scene = loadScene(scenesDir() / "go1_drop.yaml");
+  Simulation sim(scene);
+  const double start_balance = sim.energy().balance();
+  double highest_balance = start_balance, lowest = 1e9;
+  const int base = scene.model->idx_q[1];
+  for (int k = 0; k < 3000; ++k) {
+    ASSERT_TRUE(sim.step()) << "step " << k;
+    highest_balance = std::max(highest_balance, sim.energy().balance());
+    Data data(*scene.model);
+    forwardKinematics(*scene.model, data, sim.q());
+    lowest = std::min(lowest, lowestBodyGeometryHeight(*scene.geometry, data.oMi));
+  }
+  const EnergyTerms& e = sim.energy();
+  std::printf("  go1_drop.yaml: energy balance %.3g J at the end, highest %.3g J; lowest geometry %.4f m; base %.4f m, "
+              "kinetic %.2e J\n", e.balance(), highest_balance, lowest, sim.q()[base + 2], e.kinetic);
+  EXPECT_LT(highest_balance - start_balance, 1e-2) << "the landing added energy";
+  EXPECT_LT(e.balance(), -1.0) << "the impact dissipates";
+  EXPECT_GT(lowest, -5e-3) << "sank into the ground";
+  EXPECT_GT(sim.q()[base + 2], 0.05) << "the trunk stays above the ground";
+  EXPECT_LT(e.kinetic, 1e-3) << "at rest after 3 s";
+  EXPECT_LE(sim.contactTotals().worst_residual, 1e-8);
 }
 
 // A sideways push on Go1's trunk (60 N for 0.3 s): it tips over onto its side
