@@ -2,17 +2,21 @@
 // to the world, the holding feed-forward balanced against the contacts the pose
 // stands on (engine/sim/contact_support.hpp), and over 10 s the base stays
 // within 5 mm of where it landed and no foot slides more than 1 mm. A push
-// tips Go1 over without divergence; dropped from 0.4 m it lands without exploding.
+// tips Go1 over without divergence; dropped from 0.4 m it lands without exploding;
+// records on contact replay bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
+#include <unistd.h>
 
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/collision/shape_extent.hpp>
 #include <loopsim/model/data.hpp>
+#include <loopsim/record/recorder.hpp>
+#include <loopsim/record/replay.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/sim/simulation.hpp>
 
@@ -83,6 +87,33 @@ TEST(GroundScenes, RobotsStandOnTheirContactsForTenSeconds) {
     std::printf("  %s: base drift %.3g mm, largest foot slide %.3g mm, base height %.4f m\n", c.file, 1e3 * drift,
                 1e3 * slide, sim.q()[base + 2]);
   }
+}
+
+// A record of each scene on contact, through its landing (the contact set
+// appearing, growing, persisting), replays bit for bit: detection, warm
+// starts and solves depend on nothing but the state.
+TEST(GroundScenes, RecordsOnContactReplayBitForBit) {
+  const test::QuietLog quiet;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("loopsim_ground_records_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& [file, steps] : std::vector<std::pair<std::string, int>>{
+           {"go1_ground.yaml", 300}, {"atlas_ground.yaml", 300}, {"go1_drop.yaml", 400}, {"box_stack.yaml", 300}}) {
+    SCOPED_TRACE(file);
+    Simulation sim(loadScene(scenesDir() / file));
+    const auto csv = dir / (file + ".csv");
+    {
+      SimulationRecorder recorder(sim, csv, false, {});
+      for (int k = 0; k < steps; ++k) ASSERT_TRUE(recorder.step(sim));
+      recorder.finish(sim, "test");
+    }
+    EXPECT_GT(sim.contactTotals().steps_in_contact, 0);
+    const ReplayReport report = replayRecord(csv, true);
+    EXPECT_TRUE(report.verified) << report.mismatch;
+    EXPECT_EQ(report.steps, steps);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // go1_drop.yaml: Go1 falls 0.4 m onto its feet under a plain PD. The contacts
