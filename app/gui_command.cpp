@@ -97,10 +97,11 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else if (item == "com") o.toggles.centers_of_mass = true;
     else if (item == "constraints") o.toggles.constraint_frames = true;
     else if (item == "forces") o.toggles.constraint_forces = true;
+    else if (item == "contacts") o.toggles.contacts = true;
     else if (item == "transparent") o.toggles.transparent = true;
     else if (item == "wireframe") o.toggles.wireframe = true;
     else if (item == "help") o.show_help = true;
-    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, transparent, wireframe, help)");
+    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, contacts, transparent, wireframe, help)");
   }
   o.compare = splitListValues(a.compare);
   o.tick_compare = splitListValues(a.tick_compare);
@@ -235,7 +236,7 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();
   gui->add_option("--msaa", a->options.msaa, "Multisample anti-aliasing samples (0 = off)")->capture_default_str();
   gui->add_option("--camera", a->camera, "AZIMUTH,ELEVATION,DISTANCE of the view (degrees, degrees, m)");
-  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, transparent, wireframe, help")
+  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, contacts, transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
   gui->add_flag("--paused", a->options.paused, "Start paused (Space runs)");

@@ -78,10 +78,35 @@ double drawOverlays(render::Renderer& renderer, const SimulationSession& session
   }
 
   double newtons_per_metre = 0.0;
+  // One scale for all arrows: the largest force is drawn 0.4 model lengths long.
+  std::vector<std::pair<Eigen::Vector3f, Eigen::Vector3f>> arrows, normal_arrows, friction_arrows;
+  double largest = 0.0;
+  if (toggles.contacts) {
+    const std::vector<ContactPoint>& contacts = sim.contacts();
+    for (const ContactPoint& c : contacts) {
+      renderer.drawSolid(renderer.sphere(),
+                         render::transformMatrix(Eigen::Matrix3f::Identity(), c.position.cast<float>(),
+                                                 Eigen::Vector3f::Constant(0.012f * scale)),
+                         {0.1f, 0.9f, 0.95f, 1.0f}, {});
+    }
+    const UnilateralStep* step = sim.unilateralStep();
+    const auto impulses = step ? step->contactImpulses() : VectorX().head(0);
+    if (impulses.size() == 3 * static_cast<Eigen::Index>(contacts.size()) && sim.scene().dt > 0.0) {
+      for (std::size_t k = 0; k < contacts.size(); ++k) {
+        const ContactPoint& c = contacts[k];
+        // The force on body b (pushed along the normal, from a to b); drawn as the
+        // force on the moving body when the other is the world.
+        const double sign = c.body_b == 0 ? -1.0 : 1.0;
+        const Vector3 local = impulses.segment<3>(static_cast<Eigen::Index>(3 * k)) * (sign / sim.scene().dt);
+        const Vector3 normal = c.frame.col(2) * local.z();
+        const Vector3 friction = c.frame.col(0) * local.x() + c.frame.col(1) * local.y();
+        largest = std::max(largest, (normal + friction).norm());
+        normal_arrows.emplace_back(c.position.cast<float>(), normal.cast<float>());
+        friction_arrows.emplace_back(c.position.cast<float>(), friction.cast<float>());
+      }
+    }
+  }
   if (toggles.constraint_forces && constraints.dimension() > 0) {
-    // One scale for all arrows: the largest force is drawn 0.4 model lengths long.
-    std::vector<std::pair<Eigen::Vector3f, Eigen::Vector3f>> arrows;
-    double largest = 0.0;
     for (int k = 0; k < constraints.size(); ++k) {
       const Constraint& c = constraints[k];
       if (c.kind == ConstraintKind::Coupling) continue;
@@ -90,13 +115,18 @@ double drawOverlays(render::Renderer& renderer, const SimulationSession& session
       largest = std::max(largest, f.norm());
       arrows.emplace_back(a.t.cast<float>(), f.cast<float>());
     }
-    if (largest > 0.0) {
-      newtons_per_metre = largest / (0.4 * scale);
-      for (const auto& [origin, force] : arrows) {
-        renderer.drawArrow(origin, origin + force / static_cast<float>(newtons_per_metre), 0.008f * scale,
-                           {0.95f, 0.3f, 0.6f, 1.0f});
+  }
+  if (largest > 0.0) {
+    newtons_per_metre = largest / (0.4 * scale);
+    const auto draw = [&](const auto& list, const Eigen::Vector4f& rgba) {
+      for (const auto& [origin, force] : list) {
+        if (force.norm() < 1e-3 * largest) continue;
+        renderer.drawArrow(origin, origin + force / static_cast<float>(newtons_per_metre), 0.008f * scale, rgba);
       }
-    }
+    };
+    draw(arrows, {0.95f, 0.3f, 0.6f, 1.0f});
+    draw(normal_arrows, {0.2f, 0.85f, 0.3f, 1.0f});
+    draw(friction_arrows, {1.0f, 0.6f, 0.1f, 1.0f});
   }
   return newtons_per_metre;
 }

@@ -13,6 +13,7 @@ struct OverlayToggles {
   bool centers_of_mass = false;
   bool constraint_frames = false;
   bool constraint_forces = false;
+  bool contacts = false;  // contact points, normal and friction forces (one scale)
   bool transparent = false;
   bool wireframe = false;
 };
@@ -22,7 +23,8 @@ struct OverlayToggles {
 float closureErrorLength(double error);
 
 /// `scale`: a length typical of the model (m), which sizes frames and arrows.
-/// Returns the force scale used for λ arrows (N per metre of arrow), 0 when none drawn.
+/// Returns the force scale used for λ arrows (N per metre of arrow), 0 when none drawn;
+/// constraint and contact force arrows share it.
 double drawOverlays(render::Renderer& renderer, const SimulationSession& session, const OverlayToggles& toggles,
                     float scale);
 

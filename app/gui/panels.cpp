@@ -302,7 +302,8 @@ void renderingSection(GuiState& state) {
   checkbox("centres of mass", t.centers_of_mass);
   checkbox("constraints + closure error", t.constraint_frames);
   checkbox("constraint forces (lambda)", t.constraint_forces);
-  if (t.constraint_forces && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
+  checkbox("contacts: points, normal + friction forces", t.contacts);
+  if ((t.constraint_forces || t.contacts) && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
   checkbox("transparent", t.transparent);
   checkbox("wireframe", t.wireframe);
   if (ImGui::Button("Reset view (Ctrl+A)")) state.requests.reset_camera = true;
@@ -390,6 +391,14 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::Text("iterations %.2f", session->recentMeanIterations());
   ImGui::Text("violation  %.2e m|rad, %.2e /s", sim.positionViolation(), sim.velocityViolation());
   ImGui::Text("energy bal %.3e J", sim.energy().balance());
+  if (sim.unilateralStep()) {
+    const UnilateralStepResult& contact = sim.lastUnilateralStep();
+    ImGui::Text("contacts   %d, limits %d", contact.contacts, contact.active_rows);
+    if (contact.contacts + contact.active_rows > 0) {
+      ImGui::Text("  %s: %d it, residual %.1e%s", contactSolverName(sim.unilateralStep()->solverKind()),
+                  contact.solve.iterations, contact.solve.residuals.worst(), contact.solve.converged ? "" : " (cap)");
+    }
+  }
   ImGui::Text("FPS %.0f   RTF %.2f", state.fps, state.rtf);
   if (state.selected_body > 0 && state.selected_body < sim.model().nbodies()) {
     ImGui::Text("selected   %s%s", sim.model().body_names[static_cast<std::size_t>(state.selected_body)].c_str(),

@@ -1,6 +1,6 @@
 // What a --frames run draws, read back from its screenshot: each robot scene's
 // model where the run says it is on screen, the panels' background, and a
-// missing mesh's stand-in box.
+// missing mesh's stand-in box, and the contact forces of a robot on the ground.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -148,4 +148,31 @@ TEST(Gui, MissingMeshIsABoxFromTheInertiaWithOneWarning) {
   EXPECT_GT(red, 500) << "no placeholder box in " << png;
   fs::remove(urdf);
   fs::remove(png);
+}
+
+// --show contacts on Go1 standing: its four foot contacts carry green normal-force
+// arrows (none without the toggle), and the info panel counts them.
+TEST(Gui, ContactForcesOnGo1AreGreenArrowsUpFromItsFeet) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const auto greenPixels = [](const Image& image) {
+    long green = 0;
+    for (int y = 0; y < image.height; ++y) {
+      for (int x = 0; x < image.width; ++x) {
+        const auto p = image.at(x, y);
+        green += (p[1] > 90 && p[1] > 2 * p[0] && p[1] > 2 * p[2]) ? 1 : 0;
+      }
+    }
+    return green;
+  };
+  long counts[2] = {0, 0};
+  for (const bool show : {false, true}) {
+    const fs::path png = freshPath(show ? "go1_contacts.png" : "go1_plain.png");
+    const Output out = runGui(scenePath("go1_ground.yaml") + " --frames 30 --size 480x360 --msaa 4 --hide-ui" +
+                              (show ? " --show contacts" : "") + " --screenshot " + png.string());
+    ASSERT_EQ(out.exit_code, 0) << out.text;
+    counts[show] = greenPixels(readPng(png));
+    fs::remove(png);
+  }
+  EXPECT_LT(counts[0], 20) << "green without the toggle";
+  EXPECT_GT(counts[1], 100) << "no contact force arrows";  // measured: about 190 at 480 x 360
 }
