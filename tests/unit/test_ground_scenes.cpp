@@ -1,4 +1,5 @@
-// The robots on the ground (scenes/go1_ground.yaml, atlas_ground.yaml): no weld
+// The robots on the ground (scenes/go1_ground.yaml, atlas_ground.yaml,
+// digit_ground.yaml): no weld
 // to the world, the holding feed-forward balanced against the contacts the pose
 // stands on (engine/sim/contact_support.hpp), and over 10 s the base stays
 // within 5 mm of where it landed and no foot slides more than 1 mm. A push
@@ -50,6 +51,7 @@ TEST(GroundScenes, RobotsStandOnTheirContactsForTenSeconds) {
   const std::vector<GroundCase> cases{
       {"go1_ground.yaml", {"FR_foot", "FL_foot", "RR_foot", "RL_foot"}, 4},
       {"atlas_ground.yaml", {"l_foot_sole", "r_foot_sole", "l_foot_toe", "r_foot_toe"}, 8},
+      {"digit_ground.yaml", {"left-foot", "right-foot"}, 8},
   };
   for (const GroundCase& c : cases) {
     SCOPED_TRACE(c.file);
@@ -99,7 +101,7 @@ TEST(GroundScenes, RecordsOnContactReplayBitForBit) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const auto& [file, steps] : std::vector<std::pair<std::string, int>>{
-           {"go1_ground.yaml", 300}, {"atlas_ground.yaml", 300}, {"go1_drop.yaml", 400}, {"box_stack.yaml", 300}}) {
+           {"go1_ground.yaml", 300}, {"atlas_ground.yaml", 300}, {"digit_ground.yaml", 300}, {"go1_drop.yaml", 400}, {"box_stack.yaml", 300}}) {
     SCOPED_TRACE(file);
     Simulation sim(loadScene(scenesDir() / file));
     const auto csv = dir / (file + ".csv");
