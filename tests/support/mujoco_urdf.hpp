@@ -30,17 +30,26 @@ inline std::string mujocoUrdf(const std::string& urdf, const std::string& root_l
 }
 
 /// Writes loopsim's (q, v) into MuJoCo's qpos / qvel of the model mujocoUrdf
-/// made: joints by name; the free joint's quaternion as [w x y z] (loopsim:
-/// [x y z w]) and its linear velocity in the world frame (loopsim: base frame).
+/// made, or of an MJCF loopsim read: joints by name; quaternions as [w x y z]
+/// (loopsim: [x y z w]); the free joint's linear velocity in the world frame
+/// (loopsim: base frame).
 inline void writeMujocoState(const Model& model, const VectorX& q, const VectorX& v, const mjModel* m, mjData* d) {
   for (int j = 1; j <= model.njoints(); ++j) {
-    const bool free = model.joint_types[j] == JointType::Floating;
-    const int id = mj_name2id(m, mjOBJ_JOINT, free ? kMujocoFreeJoint : model.joint_names[j].c_str());
+    const JointType type = model.joint_types[j];
+    // A free joint keeps its MJCF name; a URDF's floating base is kMujocoFreeJoint.
+    int id = mj_name2id(m, mjOBJ_JOINT, model.joint_names[j].c_str());
+    if (id < 0 && type == JointType::Floating) id = mj_name2id(m, mjOBJ_JOINT, kMujocoFreeJoint);
     if (id < 0) throw std::runtime_error("MuJoCo has no joint " + model.joint_names[j]);
     const int iq = model.idx_q[j], iv = model.idx_v[j];
     double* qpos = d->qpos + m->jnt_qposadr[id];
     double* qvel = d->qvel + m->jnt_dofadr[id];
-    if (!free) {
+    if (type == JointType::Spherical) {  // ours [x y z w], MuJoCo's [w x y z]; ω in the joint frame both
+      qpos[0] = q[iq + 3];
+      for (int k = 0; k < 3; ++k) qpos[1 + k] = q[iq + k];
+      for (int k = 0; k < 3; ++k) qvel[k] = v[iv + k];
+      continue;
+    }
+    if (type != JointType::Floating) {
       qpos[0] = q[iq];
       qvel[0] = v[iv];
       continue;

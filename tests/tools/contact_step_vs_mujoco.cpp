@@ -1,9 +1,10 @@
 // A contact step of loopsim against MuJoCo's mj_step on the same model (run by
 // hand; docs/performance.md quotes it): the cube of scenes/box_drop.yaml resting
 // on its four corners, the cube of scenes/box_incline_slide.yaml sliding, and
-// Go1 of scenes/go1_ground.yaml standing on its four foot spheres and Atlas of
-// scenes/atlas_ground.yaml on its soles (MuJoCo reads
-// the same URDF, its <collision> elements as geoms, with a floor, position
+// Go1 of scenes/go1_ground.yaml standing on its four foot spheres, Atlas of
+// scenes/atlas_ground.yaml and Digit of scenes/digit_ground.yaml on their soles
+// (MuJoCo reads the same URDF, its <collision> elements as geoms, or Digit's
+// MJCF, its loops as MuJoCo's connect equalities, with a floor, position
 // actuators for the PD's kp, joint damping for its kd and the holding
 // feed-forward as applied joint forces).
 // MuJoCo with the elliptic cone, the Euler integrator at the same dt, its default
@@ -11,7 +12,7 @@
 // loopsim's admm and pgs, and admm with the dense factor of M̃ forced); the
 // report is the median of the per-round ratios.
 //
-//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide | go1 | atlas]
+//   loopsim_contact_step_vs_mujoco [rounds] [steps per round] [rest | slide | go1 | atlas | digit]
 #include <mujoco/mujoco.h>
 #include <unistd.h>
 
@@ -94,6 +95,35 @@ std::string mujocoRobotOnGround(const Scene& scene, const std::filesystem::path&
                 "o_solimp=\"0.99 0.999 0.001 0.5 2\"><flag override=\"enable\"/></option>",
                 scene.dt);
   return insertAfter(xml, ">", option);  // after <mujoco model="...">
+}
+
+// The scene's robot MJCF as MuJoCo reads it (Digit: its loops as MuJoCo's
+// connect equalities), with a floor, the cube's contact settings and the PD's kp
+// as position actuators beside the file's own motors (left at zero).
+std::string mujocoMjcfOnGround(const Scene& scene, const std::filesystem::path& mjcf, double kp) {
+  std::string xml = test::readTextFile(mjcf);
+  const double mu = scene.geometry->geometry(scene.geometry->geometryId("ground")).friction;
+  // contype 1 given: the file's default geom class collides with nothing.
+  xml = insertAfter(xml, "<worldbody>",
+                    "\n    <geom name=\"floor\" type=\"plane\" size=\"0 0 1\" contype=\"1\" conaffinity=\"1\" friction=\"" +
+                        std::to_string(mu) + " 0 0\"/>");
+  std::string actuators;
+  for (int j : scene.actuated_joints) {
+    actuators += "\n    <position joint=\"" + scene.model->joint_names[j] + "\" kp=\"" + std::to_string(kp) + "\"/>";
+  }
+  const auto end = xml.find("</actuator>");
+  if (end == std::string::npos) throw std::runtime_error(mjcf.string() + ": no <actuator> section");
+  xml.insert(end, actuators + "\n  ");
+  // The file's own <option> gives way to the benchmark's.
+  if (const auto option = xml.find("<option"); option != std::string::npos) xml.erase(option, xml.find("/>", option) + 2 - option);
+  char option[400];
+  std::snprintf(option, sizeof option,
+                "\n  <option timestep=\"%.17g\" gravity=\"0 0 -9.81\" integrator=\"Euler\" cone=\"elliptic\" "
+                "o_solref=\"0.002 1\" o_solimp=\"0.99 0.999 0.001 0.5 2\"><flag override=\"enable\"/></option>",
+                scene.dt);
+  const auto root = xml.find("<mujoco");
+  if (root == std::string::npos) throw std::runtime_error(mjcf.string() + ": no <mujoco> element");
+  return xml.insert(xml.find('>', root) + 1, option);
 }
 
 // The PD's kd as joint damping, which MuJoCo's Euler integrator takes implicitly
@@ -223,6 +253,14 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "go1") robot("Go1 standing (go1_ground)", "go1_ground.yaml", "robots/go1/go1.urdf");
   if (only.empty() || only == "atlas") {
     robot("Atlas standing (atlas_ground)", "atlas_ground.yaml", "robots/atlas/atlas.urdf");
+  }
+  if (only.empty() || only == "digit") {
+    const Scene scene = loadScene(scenesDir() / "digit_ground.yaml");
+    const std::filesystem::path mjcf = std::filesystem::path(LOOPSIM_ASSETS_DIR) / "robots/digit/digit.xml";
+    compare("Digit standing (digit_ground)", scene,
+            withDamping(test::loadMujocoText(mujocoMjcfOnGround(scene, mjcf, scene.controller.kp), "digit_ground.xml"),
+                        *scene.model, scene.controller.kd),
+            1.0, rounds, steps);
   }
   return 0;
 }
