@@ -91,6 +91,37 @@ TEST(GroundScenes, RobotsStandOnTheirContactsForTenSeconds) {
   }
 }
 
+// two_digits_box_ground.yaml: two Digits on their soles hold a 3 kg box between
+// their hands for 10 s; the start warns that the least-effort split would have
+// some heel corners pull, and the PD takes that up: the bases and the box stay.
+TEST(GroundScenes, TwoDigitsOnTheGroundHoldABox) {
+  const test::QuietLog quiet;
+  Scene scene = loadScene(scenesDir() / "two_digits_box_ground.yaml");
+  for (const Constraint& k : scene.constraints) EXPECT_NE(k.body2, 0) << k.name << " holds a body to the world";
+  Simulation sim(scene);
+  EXPECT_EQ(static_cast<int>(sim.supports().size()), 16);
+  const Model& model = *scene.model;
+  const std::vector<int> bodies{model.bodyId("a_base"), model.bodyId("b_base"), model.bodyId("box")};
+  for (int k = 0; k < 500; ++k) ASSERT_TRUE(sim.step());
+  std::vector<Vector3> landed;
+  for (int b : bodies) landed.push_back(sim.q().segment<3>(model.idx_q[b]));
+  double drift = 0.0;
+  for (int k = 0; k < 9500; ++k) {
+    ASSERT_TRUE(sim.step());
+    if (k % 100 == 0) {
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        drift = std::max(drift, (sim.q().segment<3>(model.idx_q[bodies[i]]) - landed[i]).norm());
+      }
+    }
+  }
+  std::printf("  two_digits_box_ground.yaml: largest drift of a base or the box %.3g mm, %zu start warnings\n",
+              1e3 * drift, sim.startWarnings().size());
+  EXPECT_LT(drift, 5e-3);
+  EXPECT_LT(sim.v().norm(), 1e-2);
+  EXPECT_EQ(static_cast<int>(sim.contacts().size()), 16);
+  EXPECT_LE(sim.contactTotals().worst_residual, 1e-8);
+}
+
 // A record of each scene on contact, through its landing (the contact set
 // appearing, growing, persisting), replays bit for bit: detection, warm
 // starts and solves depend on nothing but the state.
