@@ -36,6 +36,7 @@ struct GuiArguments {
   std::vector<std::string> set_joints;
   std::vector<std::string> stabilization_changes;
   std::string perturb;
+  bool no_ground = false;
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -59,6 +60,7 @@ double number(const std::string& text, const std::string& option, const std::str
 GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   GuiOptions o = a.options;
   o.command_line = command_line;
+  o.model_file.ground = !a.no_ground;
   for (const std::string& entry : a.switches) {
     const auto colon = entry.find(':');
     if (colon == std::string::npos || colon + 1 == entry.size()) {
@@ -191,6 +193,8 @@ std::string commandLine(const GuiArguments& a) {
   std::ostringstream os;
   os << "loopsim gui " << a.options.scene;
   if (!a.options.solver.empty()) os << " --solver " << a.options.solver;
+  if (a.options.model_file.floating_base) os << " --floating";
+  if (a.no_ground) os << " --no-ground";
   for (const std::string& s : a.switches) os << " --switch-solver " << s;
   if (a.frames) os << " --frames " << *a.frames;
   if (!a.compare.empty()) {
@@ -239,6 +243,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, contacts, transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_flag("--floating", a->options.model_file.floating_base, "A URDF model file: give its root link a free joint");
+  gui->add_flag("--no-ground", a->no_ground,
+                "A floating-base model file: no ground plane under it (by default one is put 5 mm under its feet)");
   gui->add_flag("--paused", a->options.paused, "Start paused (Space runs)");
   gui->add_option("--compare", a->compare,
                   "Compare 2 to 6 solvers from the start, in lockstep: the reference solid, the others as "

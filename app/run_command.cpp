@@ -219,10 +219,10 @@ Scene loadRunScene(const RunOptions& o) {
   spdlog::info("{} is a model, not a scene: running it as a one-model scene (no controller, dt 1 ms, 10 s); to "
                "change that, save this as a .yaml scene and edit it:\n{}",
                o.scene_file, one.text);
-  if (one.ground_height) {
-    std::printf("loopsim: %s floats: put on a ground plane at z = %.4g m, %.0f mm under its lowest collision "
-                "geometry (--no-ground leaves it out)\n",
-                o.scene_file.c_str(), *one.ground_height, kGroundGap * 1e3);
+  if (one.lift) {
+    std::printf("loopsim: %s floats: put on a ground plane at z = 0, moved up by %.4g m so that its lowest collision "
+                "geometry starts %.0f mm above it (--no-ground leaves the ground out)\n",
+                o.scene_file.c_str(), *one.lift, kGroundGap * 1e3);
   } else if (!one.ground_note.empty()) {
     std::printf("loopsim: %s floats; no ground plane added: %s\n", o.scene_file.c_str(), one.ground_note.c_str());
   }

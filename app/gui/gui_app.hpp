@@ -9,12 +9,15 @@
 #include <utility>
 #include <vector>
 
+#include <loopsim/scene/model_scene.hpp>
+
 #include "gui/overlays.hpp"
 
 namespace loopsim::app {
 
 struct GuiOptions {
   std::string scene;   // empty: start with nothing loaded
+  ModelSceneOptions model_file;  // how a URDF or MJCF opens on its own (--floating, --no-ground)
   std::string solver;  // empty: the scene's
   std::vector<std::pair<double, std::string>> solver_switches;  // (simulated time, solver), sorted
   std::optional<long> frames;  // render this many frames then exit (1/60 s of simulated time each)

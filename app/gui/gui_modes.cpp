@@ -64,7 +64,7 @@ void GuiModes::open(const std::string& path, bool from_command_line, bool keep_c
   const GuiOptions& options = context_.options;
   GuiState& state = context_.state;
   try {
-    Scene scene = loaded ? std::move(*loaded) : loadSceneOrModel(path);
+    Scene scene = loaded ? std::move(*loaded) : loadSceneOrModel(path, options.model_file);
     if (from_command_line && !options.solver.empty() && options.solver != scene.solver) {
       requireSolver(scene.solverProblem(), options.solver);
       scene.solver = options.solver;

@@ -413,6 +413,10 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   plot("##violation", session->violation_plot, "%.2e");
   ImGui::TextUnformatted("energy balance (J)");
   plot("##energy", session->energy_plot, "%.2e");
+  if (sim.unilateralStep()) {
+    ImGui::TextUnformatted("contacts");
+    plot("##contacts", session->contacts_plot, "%.0f");
+  }
   ImGui::PopItemWidth();
   ImGui::End();
 }

@@ -29,17 +29,17 @@ std::size_t stepsPerSecond(const Scene& scene) {
 
 }  // namespace
 
-Scene loadSceneOrModel(const fs::path& file) {
+Scene loadSceneOrModel(const fs::path& file, const ModelSceneOptions& model_file) {
   std::string extension = file.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
   if (extension == ".urdf" || extension == ".xml" || extension == ".mjcf") {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw ModelError(file.string(), "file", "not found (or not a regular file)");
     // A floating-base model lands on a ground plane put under its feet (as `run MODEL`).
-    ModelScene one = loadModelScene(file, extension == ".urdf" ? ModelFormat::urdf : ModelFormat::mjcf);
-    if (one.ground_height) {
-      spdlog::info("{} floats: put on a ground plane at z = {:.4g} m, under its lowest collision geometry", file.string(),
-                   *one.ground_height);
+    ModelScene one = loadModelScene(file, extension == ".urdf" ? ModelFormat::urdf : ModelFormat::mjcf, model_file);
+    if (one.lift) {
+      spdlog::info("{} floats: put on the ground at z = 0, moved up by {:.4g} m so that it starts just above it",
+                   file.string(), *one.lift);
     }
     return std::move(one.scene);
   }
@@ -50,6 +50,7 @@ SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames
     : solve_us_plot(plot_frames),
       violation_plot(plot_frames),
       energy_plot(plot_frames),
+      contacts_plot(plot_frames),
       scene_(std::move(scene)),
       file_(std::move(file)),
       simulation_(std::make_unique<Simulation>(scene_)),
@@ -138,6 +139,7 @@ void SimulationSession::reset() {
   solve_us_plot.clear();
   violation_plot.clear();
   energy_plot.clear();
+  contacts_plot.clear();
   updateKinematics();
 }
 
@@ -212,6 +214,7 @@ void SimulationSession::sampleFrame() {
   solve_us_plot.push(static_cast<float>(recentMedianSolveUs()));
   violation_plot.push(static_cast<float>(simulation_->positionViolation()));
   energy_plot.push(static_cast<float>(simulation_->energy().balance()));
+  contacts_plot.push(static_cast<float>(simulation_->lastUnilateralStep().contacts));
 }
 
 }  // namespace loopsim::app

@@ -18,6 +18,7 @@
 #include "gui/series_buffer.hpp"
 #include <loopsim/model/data.hpp>
 #include <loopsim/record/recorder.hpp>
+#include <loopsim/scene/model_scene.hpp>
 #include <loopsim/scene/scene.hpp>
 #include <loopsim/sim/simulation.hpp>
 #include <loopsim/sim/state_history.hpp>
@@ -25,8 +26,9 @@
 namespace loopsim::app {
 
 /// Loads a .yaml scene, or a .urdf / .xml (MJCF) model as a scene of its own
-/// (fixed as its file says, no controller). Throws ModelError naming the file.
-Scene loadSceneOrModel(const std::filesystem::path& file);
+/// (no controller; a floating-base model on a ground under its feet unless
+/// `model_file` says otherwise: scene/model_scene.hpp). Throws ModelError naming the file.
+Scene loadSceneOrModel(const std::filesystem::path& file, const ModelSceneOptions& model_file = {});
 
 class SimulationSession {
  public:
@@ -101,6 +103,7 @@ class SimulationSession {
   double recentMeanIterations() const;
 
   SeriesBuffer solve_us_plot, violation_plot, energy_plot;
+  SeriesBuffer contacts_plot;  // active contacts, on scenes with contact geometry
 
  private:
   void recordStepStatistics();

@@ -66,12 +66,13 @@ ModelScene loadModelScene(const fs::path& model_file, ModelFormat format, const 
     out.ground_note = "the model has no collision geometry to stand on a ground";
     return out;
   }
-  std::ostringstream ground;
-  ground.precision(17);
-  ground << "ground: {height: " << lowest - kGroundGap << "}\n";
-  out.text += ground.str();
+  const double lift = kGroundGap - lowest;
+  std::ostringstream placed;
+  placed.precision(17);
+  placed << "    pose: {position: [0, 0, " << lift << "]}\n";
+  out.text += placed.str() + "ground: {height: 0}\n";
   out.scene = loadSceneString(out.text, model_file.string(), base_dir);
-  out.ground_height = lowest - kGroundGap;
+  out.lift = lift;
   return out;
 }
 

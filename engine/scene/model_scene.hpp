@@ -1,8 +1,9 @@
 #pragma once
 // A model file (URDF or MJCF) simulated on its own: the one-model scene that
-// `loopsim run MODEL` and `loopsim gui MODEL` build, with a ground plane under
-// a floating-base model so that it lands on the floor instead of falling
-// forever (as a user of MuJoCo's simulate expects of a free body).
+// `loopsim run MODEL` and `loopsim gui MODEL` build, with a floating-base model
+// on a ground plane at z = 0 (the GUI's floor), lifted or lowered so that its
+// lowest collision geometry starts just above it: it lands on the floor instead
+// of falling forever (as a user of MuJoCo's simulate expects of a free body).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,14 +17,13 @@ struct ModelSceneOptions {
   bool ground = true;          // a ground plane under a floating-base model
 };
 
-/// The ground is put this far under the lowest collision geometry of the
-/// model's start pose, so that the model starts just above it and lands.
+/// The model's lowest collision geometry starts this far above the ground.
 inline constexpr double kGroundGap = 0.005;
 
 struct ModelScene {
   Scene scene;
   std::string text;                     // the scene file that gives the same scene
-  std::optional<double> ground_height;  // where a ground was put, when one was
+  std::optional<double> lift;           // when a ground was put: how far the model was moved up (m)
   std::string ground_note;              // why none was, when the model floats and none was put
 };
 

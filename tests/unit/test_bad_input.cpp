@@ -300,7 +300,7 @@ TEST_F(BadInput, RunOnAFloatingModelPutsItOnAGroundAndSaysSo) {
   const std::string go1 = std::string(LOOPSIM_ASSETS_DIR) + "/robots/go1/go1.urdf";
   const ProcessResult r = loopsim("run " + go1 + " --floating --duration 0.01 --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("floats: put on a ground plane at z = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("floats: put on a ground plane at z = 0, moved up by "), std::string::npos) << r.out;
   const ProcessResult off = loopsim("run " + go1 + " --floating --no-ground --duration 0.01 --quiet");
   EXPECT_EQ(off.exit_code, 0) << off.err;
   EXPECT_EQ(off.out.find("ground plane"), std::string::npos) << off.out;

@@ -1,6 +1,6 @@
 // A model file simulated on its own (`loopsim run MODEL`, `loopsim gui MODEL`):
-// a floating-base model gets a ground plane just under its lowest collision
-// geometry and comes to rest on it; a fixed-base one, or --no-ground, gets none.
+// a floating-base model is put just above a ground plane at z = 0 (its lowest
+// collision geometry 5 mm up) and comes to rest on it; a fixed-base one, or --no-ground, gets none.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -60,12 +60,13 @@ TEST(ShapeExtent, LowestPointOfEachShapeInClosedForm) {
 TEST(ModelScene, AFloatingGo1GetsAGroundUnderItsFeetAndComesToRestOnIt) {
   test::QuietLog quiet;
   const ModelScene one = loadModelScene(kGo1, ModelFormat::urdf, {.floating_base = true});
-  ASSERT_TRUE(one.ground_height.has_value()) << one.ground_note;
+  ASSERT_TRUE(one.lift.has_value()) << one.ground_note;
   EXPECT_NE(one.text.find("base: floating"), std::string::npos);
-  EXPECT_NE(one.text.find("ground: {height: "), std::string::npos);
-  const double start_lowest = lowestGeometry(one.scene, one.scene.q0);
-  EXPECT_NEAR(*one.ground_height, start_lowest - kGroundGap, 1e-12);
-  EXPECT_LT(*one.ground_height, 0.0);  // the URDF's feet hang below the base at the origin
+  EXPECT_NE(one.text.find("ground: {height: 0}"), std::string::npos);
+  // The lowest collision geometry starts kGroundGap above the ground at z = 0, the
+  // URDF's feet having hung below the base at the origin.
+  EXPECT_NEAR(lowestGeometry(one.scene, one.scene.q0), kGroundGap, 1e-12);
+  EXPECT_GT(*one.lift, 0.3);
 
   // No controller: the legs fold and the trunk comes down on the ground; nothing
   // passes through it and the robot comes to rest.
@@ -73,21 +74,21 @@ TEST(ModelScene, AFloatingGo1GetsAGroundUnderItsFeetAndComesToRestOnIt) {
   Simulation sim(scene);
   for (int k = 0; k < 3000; ++k) ASSERT_TRUE(sim.step()) << "t = " << sim.time();
   const double lowest = lowestGeometry(scene, sim.q());
-  std::printf("go1 opened directly: ground %.4f m, lowest geometry after 3 s %.5f m, |v| %.2e\n",
-              *one.ground_height, lowest, sim.v().norm());
-  EXPECT_GT(lowest, *one.ground_height - 2e-3);  // on the ground within the slop
-  EXPECT_LT(lowest, *one.ground_height + 2e-3);
+  std::printf("go1 opened directly: moved up %.4f m, lowest geometry after 3 s %.5f m, |v| %.2e\n", *one.lift,
+              lowest, sim.v().norm());
+  EXPECT_GT(lowest, -2e-3);  // on the ground within the slop
+  EXPECT_LT(lowest, 2e-3);
   EXPECT_LT(sim.v().norm(), 1e-2);
 }
 
 TEST(ModelScene, NoGroundForAFixedBaseModelOrWhenTurnedOff) {
   test::QuietLog quiet;
   const ModelScene fixed = loadModelScene(kGo1, ModelFormat::urdf);
-  EXPECT_FALSE(fixed.ground_height.has_value());
+  EXPECT_FALSE(fixed.lift.has_value());
   EXPECT_TRUE(fixed.ground_note.empty());
   EXPECT_EQ(fixed.text.find("ground"), std::string::npos);
   const ModelScene off = loadModelScene(kGo1, ModelFormat::urdf, {.floating_base = true, .ground = false});
-  EXPECT_FALSE(off.ground_height.has_value());
+  EXPECT_FALSE(off.lift.has_value());
   EXPECT_TRUE(off.scene.model->isFloatingBase());
 }
 
