@@ -632,31 +632,34 @@ void drawHelpOverlay(GuiState& state) {
   ImGui::End();
 }
 
+namespace {
+
+// A message centred at the top of the window until its button dismisses it (clears `text`).
+void drawDismissableMessage(const char* title, std::string& text, const ImVec4& background, const ImVec4& colour,
+                            const char* button) {
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 8), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 40), 400));
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, background);
+  ImGui::Begin(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
+  ImGui::PushTextWrapPos(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 60));
+  ImGui::TextColored(colour, "%s", text.c_str());
+  ImGui::PopTextWrapPos();
+  if (ImGui::Button(button)) text.clear();
+  ImGui::End();
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
 void drawMessages(GuiState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!state.error.empty()) {
-    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 8), ImGuiCond_Always, ImVec2(0.5f, 0));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 40), 400));
-    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.35f, 0.05f, 0.05f, 0.92f));
-    ImGui::Begin("Error", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
-    ImGui::PushTextWrapPos(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 60));
-    ImGui::TextColored(ImVec4(1, 0.85f, 0.8f, 1), "%s", state.error.c_str());
-    ImGui::PopTextWrapPos();
-    if (ImGui::Button("Dismiss")) state.error.clear();
-    ImGui::End();
-    ImGui::PopStyleColor();
+    drawDismissableMessage("Error", state.error, ImVec4(0.35f, 0.05f, 0.05f, 0.92f), ImVec4(1, 0.85f, 0.8f, 1), "Dismiss");
   }
   if (!state.warning.empty() && state.error.empty() && state.show_ui) {
-    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 8), ImGuiCond_Always, ImVec2(0.5f, 0));
-    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 40), 400));
-    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.33f, 0.24f, 0.02f, 0.92f));
-    ImGui::Begin("Warning", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
-    ImGui::PushTextWrapPos(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 60));
-    ImGui::TextColored(ImVec4(1, 0.93f, 0.7f, 1), "%s", state.warning.c_str());
-    ImGui::PopTextWrapPos();
-    if (ImGui::Button("Dismiss##warning")) state.warning.clear();
-    ImGui::End();
-    ImGui::PopStyleColor();
+    drawDismissableMessage("Warning", state.warning, ImVec4(0.33f, 0.24f, 0.02f, 0.92f), ImVec4(1, 0.93f, 0.7f, 1),
+                           "Dismiss##warning");
   }
   if (!state.status.empty() && ImGui::GetTime() - state.status_time < 6.0) {
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
