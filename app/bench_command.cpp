@@ -1,12 +1,14 @@
 // `loopsim bench [--scene ...] [--solver ...] [--samples N] [--iterations K] [--threads N] [--trajectory] [--format table|csv|json]`
 // `loopsim bench --table2 [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
 // `loopsim bench --loop-scaling [--family ...] [--max-links N] [--solver ...] [--samples N] [--iterations K] [--format table|csv]`
+// `loopsim bench --contact [--scene ...] [--samples N] [--iterations K] [--format table|csv]`
 // `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
+#include <loopsim/bench/contact_step_benchmark.hpp>
 #include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/bench/loop_scaling.hpp>
 #include <loopsim/bench/mu_sweep.hpp>
@@ -58,6 +60,7 @@ Command registerBenchCommand(CLI::App& parent) {
     double mu_tolerance = 1e-10;
     int threads = 1;
     bool trajectory = false;
+    bool contact = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -101,6 +104,12 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--mu-tolerance", options->mu_tolerance, "With --mu-sweep: the tolerance on |J v̇ - k|inf")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  sub->add_flag("--contact", options->contact,
+                "Instead: a full simulation step of scenes on contacts against MuJoCo's mj_step on the same model, "
+                "contacts, PD and feed-forward, interleaved in one process (go1_ground, atlas_ground and "
+                "digit_ground unless --scene is given; scenes of one URDF/MJCF robot or of free bodies on a "
+                "ground); --iterations rounds (default 31 here) of --samples steps (default 20 here) after 1 s of "
+                "landing; medians and quartiles of per-round ratios");
   sub->add_flag("--trajectory", options->trajectory,
                 "Solver table on each scene's own simulation instead of random states: the first --samples steps "
                 "(its solver, controller and dt), in order; iterative solvers get a column warm-started from the "
@@ -141,6 +150,35 @@ Command registerBenchCommand(CLI::App& parent) {
               throw ModelError("", "--trajectory",
                                "times the scenes' own simulations: not with --table2, --scaling, --loop-scaling or "
                                "--mu-sweep");
+            }
+            if (options->contact) {
+              if (options->table2 || options->scaling || options->loop_scaling || options->mu_sweep ||
+                  options->trajectory || options->dynamics || !options->solvers.empty()) {
+                throw ModelError("", "--contact",
+                                 "times whole steps with each scene's contact solvers: not with --table2, --scaling, "
+                                 "--loop-scaling, --mu-sweep, --trajectory, --dynamics or --solver");
+              }
+              if (options->format == "json") throw ModelError("", "--format", "--contact writes table or csv");
+              ContactBenchOptions contact;
+              if (sub->count("--iterations") > 0) contact.rounds = options->rounds;
+              if (sub->count("--samples") > 0) contact.steps = options->samples;
+              if (contact.rounds < 1) throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(contact.rounds));
+              if (contact.steps < 1) throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(contact.steps));
+              std::vector<Scene> cases;
+              if (options->scenes.empty()) {
+                for (const char* name : {"go1_ground", "atlas_ground", "digit_ground"}) {
+                  cases.push_back(loadScene(scenesDir() / (std::string(name) + ".yaml")));
+                }
+              } else {
+                for (const auto& path : options->scenes) cases.push_back(loadScene(path));
+              }
+              const auto rows = runContactStepBenchmark(cases, contact, [](const Scene& scene) {
+                std::fprintf(stderr, "bench --contact: %s\n", scene.name.c_str());
+              });
+              const std::string text = options->format == "csv" ? formatContactBenchCsv(rows)
+                                                                 : formatContactBenchTable(rows, contact);
+              std::fputs(text.c_str(), stdout);
+              return 0;
             }
             const auto scenes = options->scenes.empty() ? defaultScenes() : options->scenes;
             BenchOptions bench;

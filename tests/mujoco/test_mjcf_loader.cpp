@@ -31,7 +31,7 @@
 #include <loopsim/parsers/mjcf_loader.hpp>
 
 #include "collision_elements.hpp"
-#include "mujoco_handles.hpp"
+#include <loopsim/bench/mujoco_handles.hpp>
 
 namespace loopsim {
 namespace {
@@ -45,19 +45,19 @@ fs::path testData(const std::string& name) { return fs::path(LOOPSIM_TEST_DATA_D
 fs::path asset(const std::string& name) { return fs::path(LOOPSIM_ASSETS_DIR) / name; }
 fs::path sharedDigit() { return fs::path(LOOPSIM_SHARED_DIR) / "models" / "digit" / "digit-v3.xml"; }
 
-using test::MjDataPtr;
-using test::MjModelPtr;
+using mujoco_peer::MjDataPtr;
+using mujoco_peer::MjModelPtr;
 
 /// MuJoCo's own compile of the file, with placeholders for absent meshes and
 /// PNG textures (MuJoCo refuses the file otherwise; inertias are explicit in
 /// the models tested here, so the placeholders do not enter the dynamics).
 MjModelPtr mujocoModel(const fs::path& file) {
-  test::MjVfsPtr vfs = test::makeVfs();
+  mujoco_peer::MjVfsPtr vfs = mujoco_peer::makeVfs();
   for (const auto& f : mjcf_detail::scanMjcfAssets(file).files) {
     if (f.found) continue;
     const std::string base = f.path.filename().string();
     if (mj_findFileVFS(vfs.get(), base.c_str()) >= 0) continue;
-    test::addVfsFile(vfs.get(), base,
+    mujoco_peer::addVfsFile(vfs.get(), base,
                      f.kind == mjcf_detail::MjcfAssetFile::Kind::Mesh
                          ? mjcf_detail::placeholderMesh(f.path.extension().string(), f.scale)
                          : mjcf_detail::placeholderPng());

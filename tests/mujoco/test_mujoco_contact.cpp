@@ -17,7 +17,7 @@
 #include <loopsim/sim/simulation.hpp>
 
 #include "mujoco_cube.hpp"
-#include "mujoco_handles.hpp"
+#include <loopsim/bench/mujoco_handles.hpp>
 
 namespace loopsim {
 namespace {
@@ -25,9 +25,9 @@ namespace {
 std::filesystem::path scenesDir() { return std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes"; }
 
 struct Pair {
-  test::MjModelPtr m;
-  test::MjDataPtr d;
-  explicit Pair(const std::string& xml) : m(test::loadMujocoText(xml, "contact_oracle.xml")), d(mj_makeData(m.get())) {}
+  mujoco_peer::MjModelPtr m;
+  mujoco_peer::MjDataPtr d;
+  explicit Pair(const std::string& xml) : m(mujoco_peer::loadMujocoText(xml, "contact_oracle.xml")), d(mj_makeData(m.get())) {}
   Vector3 position() const { return Vector3(d->qpos[0], d->qpos[1], d->qpos[2]); }
 };
 

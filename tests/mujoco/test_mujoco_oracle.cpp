@@ -30,24 +30,24 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/parsers/urdf_loader.hpp>
 
-#include "mujoco_handles.hpp"
-#include "mujoco_urdf.hpp"
+#include <loopsim/bench/mujoco_handles.hpp>
+#include <loopsim/bench/mujoco_urdf.hpp>
 #include "text_file.hpp"
 
 namespace loopsim {
 namespace {
 
 constexpr double kTolerance = 1e-9;
-constexpr const char* kFreeJointName = test::kMujocoFreeJoint;
+constexpr const char* kFreeJointName = mujoco_peer::kMujocoFreeJoint;
 
 std::filesystem::path testData(const std::string& name) { return std::filesystem::path(LOOPSIM_TEST_DATA_DIR) / name; }
 std::filesystem::path asset(const std::string& name) { return std::filesystem::path(LOOPSIM_ASSETS_DIR) / name; }
 
-using test::mujocoUrdf;
-using test::MjDataPtr;
-using test::MjModelPtr;
+using mujoco_peer::mujocoUrdf;
+using mujoco_peer::MjDataPtr;
+using mujoco_peer::MjModelPtr;
 
-MjModelPtr loadMujoco(const std::string& xml) { return test::loadMujocoText(xml, "oracle_model.urdf"); }
+MjModelPtr loadMujoco(const std::string& xml) { return mujoco_peer::loadMujocoText(xml, "oracle_model.urdf"); }
 
 /// One URDF loaded by both libraries, with the coordinate map between them.
 class Oracle {
@@ -94,7 +94,7 @@ class Oracle {
 
   /// Writes the loopsim state into MuJoCo's qpos / qvel and runs mj_forward.
   void setMujocoState(const VectorX& q, const VectorX& v) {
-    test::writeMujocoState(model_, q, v, mj_.get(), d_.get());
+    mujoco_peer::writeMujocoState(model_, q, v, mj_.get(), d_.get());
     mj_forward(mj_.get(), d_.get());
   }
 

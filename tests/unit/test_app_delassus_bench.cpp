@@ -131,3 +131,27 @@ TEST(BenchMuCap, SweepsTheCapAndRefusesItElsewhere) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_TRUE(contains(refused.text, "--mu-cap: not with --mu-relative")) << refused.text;
 }
+
+// bench --contact: loopsim's step against mj_step on a scene's model, a table
+// row per scene with the ratios' quartiles; refuses what does not apply.
+TEST(BenchContact, TimesAStepAgainstMujocoAndRefusesWhatDoesNotApply) {
+  const std::string box_drop = (scenesDir() / "box_drop.yaml").string();
+  const Output out = runLoopsim("bench --contact --iterations 3 --samples 2 --scene " + box_drop);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "admm/mj [q1 q3]")) << out.text;
+  EXPECT_TRUE(contains(out.text, "box_drop")) << out.text;
+  EXPECT_TRUE(contains(out.text, "3 rounds of 2 steps")) << out.text;
+  const Output csv = runLoopsim("bench --contact --iterations 3 --samples 2 --format csv --scene " + box_drop);
+  ASSERT_EQ(csv.exit_code, 0) << csv.text;
+  EXPECT_TRUE(contains(csv.text, "scene,nv,factorization,admm_us")) << csv.text;
+  EXPECT_TRUE(contains(csv.text, "\nbox_drop,6,dense,")) << csv.text;
+  Output refused = runLoopsim("bench --contact --format json --scene " + box_drop);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(contains(refused.text, "--format: --contact writes table or csv")) << refused.text;
+  refused = runLoopsim("bench --contact --solver pv --scene " + box_drop);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(contains(refused.text, "--contact: times whole steps")) << refused.text;
+  refused = runLoopsim("bench --contact --iterations 0 --scene " + box_drop);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(contains(refused.text, "--iterations: must be at least 1")) << refused.text;
+}

@@ -11,7 +11,7 @@
 
 #include <loopsim/model/model.hpp>
 
-namespace loopsim::test {
+namespace loopsim::mujoco_peer {
 
 constexpr const char* kMujocoFreeJoint = "mujoco_free_joint";
 
@@ -68,4 +68,4 @@ inline void writeMujocoState(const Model& model, const VectorX& q, const VectorX
   }
 }
 
-}  // namespace loopsim::test
+}  // namespace loopsim::mujoco_peer

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace loopsim::test {
+namespace loopsim::mujoco_peer {
 
 struct MjModelDeleter {
   void operator()(mjModel* m) const { mj_deleteModel(m); }
@@ -49,4 +49,4 @@ inline MjModelPtr loadMujocoText(const std::string& text, const std::string& nam
   return MjModelPtr(m);
 }
 
-}  // namespace loopsim::test
+}  // namespace loopsim::mujoco_peer
