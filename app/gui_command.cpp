@@ -15,6 +15,7 @@
 #include "gui/gui_app.hpp"
 #include "gui_commands.hpp"
 #include "list_values.hpp"
+#include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/model/errors.hpp>
 #include "render/window.hpp"
 #include <loopsim/solvers/registry.hpp>
@@ -69,7 +70,8 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     const double t = number(entry.substr(0, colon), "--switch-solver", entry);
     if (t < 0.0) throw ModelError("", "--switch-solver", "'" + entry + "': the time must be >= 0");
     const std::string name = entry.substr(colon + 1);
-    if (name != "auto" && findSolver(name) == nullptr) {  // auto: probed at the switch's state
+    ContactSolverKind contact;
+    if (name != "auto" && findSolver(name) == nullptr && !parseContactSolver(name, contact)) {  // auto: probed at the switch's state
       throw ModelError("", "--switch-solver", "'" + entry + "': " + unknownSolverMessage(name));
     }
     o.solver_switches.emplace_back(t, name);
@@ -100,16 +102,26 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     else if (item == "constraints") o.toggles.constraint_frames = true;
     else if (item == "forces") o.toggles.constraint_forces = true;
     else if (item == "contacts") o.toggles.contacts = true;
+    else if (item == "cones") o.toggles.friction_cones = true;
+    else if (item == "collision") o.toggles.collision = CollisionDisplay::over_visuals;
+    else if (item == "collision-only") o.toggles.collision = CollisionDisplay::instead_of_visuals;
     else if (item == "transparent") o.toggles.transparent = true;
     else if (item == "wireframe") o.toggles.wireframe = true;
     else if (item == "help") o.show_help = true;
-    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, contacts, transparent, wireframe, help)");
+    else throw ModelError("", "--show", "unknown item '" + item + "' (frames, com, constraints, forces, contacts, cones, collision, collision-only, transparent, wireframe, help)");
   }
   o.compare = splitListValues(a.compare);
   o.tick_compare = splitListValues(a.tick_compare);
   for (const auto& [option, list] : {std::pair{"--compare", &o.compare}, std::pair{"--tick-compare", &o.tick_compare}}) {
     for (const std::string& name : *list) {
-      if (findSolver(name) == nullptr) throw ModelError("", option, unknownSolverMessage(name));
+      // SOLVER or SOLVER+CONTACT (a contact solver: SolverComparison's names).
+      const auto plus = name.find('+');
+      const std::string solver = name.substr(0, plus);
+      if (findSolver(solver) == nullptr) throw ModelError("", option, unknownSolverMessage(solver));
+      ContactSolverKind contact;
+      if (plus != std::string::npos && !parseContactSolver(name.substr(plus + 1), contact)) {
+        throw ModelError("", option, "'" + name + "': '" + name.substr(plus + 1) + "' is not a contact solver (admm, pgs)");
+      }
     }
     if (!list->empty() && (list->size() < 2 || list->size() > 6)) {
       throw ModelError("", option, "compare 2 to 6 solvers (got " + std::to_string(list->size()) + ")");
@@ -231,7 +243,7 @@ Command registerGuiCommand(CLI::App& parent) {
       "stopped (the others go on).");
   gui->add_option("scene", a->options.scene, "Scene (.yaml), URDF or MJCF file to open");
   gui->add_option("--solver", a->options.solver, "Start with this solver (see `loopsim solvers`), or auto");
-  gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME (or auto: a timing probe at that state) at simulated time T (repeatable)");
+  gui->add_option("--switch-solver", a->switches, "T:NAME switches to solver NAME (or auto: a timing probe at that state; admm or pgs: the contact solver) at simulated time T (repeatable)");
   gui->add_option("--frames", a->frames, "Render N frames (1/60 s of simulated time each), print the FPS, exit");
   gui->add_flag("--wall-clock", a->options.wall_clock,
                 "With --frames: physics follows the wall clock (whole steps of the scene's dt, as in a window) "
@@ -240,7 +252,7 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--size", a->size, "Window size WxH")->capture_default_str();
   gui->add_option("--msaa", a->options.msaa, "Multisample anti-aliasing samples (0 = off)")->capture_default_str();
   gui->add_option("--camera", a->camera, "AZIMUTH,ELEVATION,DISTANCE of the view (degrees, degrees, m)");
-  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, contacts, transparent, wireframe, help")
+  gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, contacts, cones (friction cones), collision (collision geometry over the visuals), collision-only (instead of them), transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
   gui->add_flag("--floating", a->options.model_file.floating_base, "A URDF model file: give its root link a free joint");

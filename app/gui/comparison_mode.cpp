@@ -35,11 +35,11 @@ bool ComparisonMode::restart() {
   scene.projection = state.projection;
   scene.solver_settings = state.settings;
   try {
-    view_ = std::make_unique<ComparisonView>(scene, state.compare_solvers, state.compare_reference,
+    view_ = std::make_unique<ComparisonView>(scene, state.comparedRuns(), state.compare_reference,
                                              live_.session().historySeconds(), start_ ? &*start_ : nullptr);
   } catch (const std::exception& e) {
     state.error = std::string("Cannot compare these solvers:\n") + e.what();
-    spdlog::error("cannot compare {}: {}", fmt::join(state.compare_solvers, ","), e.what());
+    spdlog::error("cannot compare {}: {}", fmt::join(state.comparedRuns(), ","), e.what());
     context_.failures.compare = true;
     return false;
   }

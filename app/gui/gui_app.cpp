@@ -239,7 +239,7 @@ void GuiApp::carryOutRequests() {
       logEvent(fmt::format("compare {} from {} {}, reference {}", fmt::join(names, ", "),
                            requests.compare_from_here ? "the shown state," : "the scene's start,", whereNow(), c.reference().name));
     } else {
-      logEvent("cannot compare " + fmt::format("{}", fmt::join(state_.compare_solvers, ", ")));
+      logEvent("cannot compare " + fmt::format("{}", fmt::join(state_.comparedRuns(), ", ")));
     }
   }
   if (requests.reset) shown()->reset();
@@ -249,6 +249,17 @@ void GuiApp::carryOutRequests() {
 
 void GuiApp::switchSolver(const GuiRequests& requests) {
   SimulationSession& session = modes_.live()->session();
+  if (requests.contact_solver) {
+    const std::string name = contactSolverName(*requests.contact_solver);
+    try {
+      session.setContactSolver(*requests.contact_solver);
+      state_.say("contact solver " + name + " from t = " + std::to_string(session.simulation().time()) + " s");
+      logEvent("contact solver " + name + " from " + whereNow());
+    } catch (const std::exception& e) {
+      state_.error = "Cannot switch the contact solver to " + name + ":\n" + e.what();
+      logEvent("cannot switch the contact solver to " + name + ": " + e.what());
+    }
+  }
   // What was asked for: applying settings under `auto` probes again.
   const std::string current_solver = session.simulation().solverBinding().requested;
   const std::optional<std::string> solver = requests.solver ? requests.solver : requests.apply_settings ? std::optional(current_solver) : std::nullopt;

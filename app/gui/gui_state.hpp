@@ -25,6 +25,7 @@ struct GuiRequests {
   bool apply_stabilization = false;  // Baumgarte T and projection on the next step, state kept
   std::optional<std::string> open;    // a scene or model file
   std::optional<std::string> solver;  // switch on the next step
+  std::optional<ContactSolverKind> contact_solver;  // switch on the next step
   long view_delta = 0;                       // history: move the shown state (Left / Right while paused)
   std::optional<std::size_t> view_index;     // history slider
   bool resume_from_view = false;             // Enter: continue from the shown past state
@@ -74,6 +75,9 @@ struct GuiState {
   // Solver comparison (docs/gui.md): the solvers ticked in the panel, the
   // reference ("" = kkt or the first exact one), the layout, and what is on.
   std::vector<std::string> compare_solvers;
+  // On scenes with contacts or limits: the contact solvers ticked (admm, pgs);
+  // each ticked solver then runs with each of them (comparedRuns).
+  std::vector<std::string> compare_contact_solvers;
   std::string compare_reference;
   bool compare_side_by_side = false;
   bool comparing = false;
@@ -89,6 +93,16 @@ struct GuiState {
 
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
   void say(std::string message);
+  /// The runs a comparison starts: the ticked solvers, or with contact solvers
+  /// ticked, SOLVER+CONTACT for each pair (SolverComparison's names).
+  std::vector<std::string> comparedRuns() const {
+    if (compare_contact_solvers.empty()) return compare_solvers;
+    std::vector<std::string> runs;
+    for (const std::string& solver : compare_solvers) {
+      for (const std::string& contact : compare_contact_solvers) runs.push_back(solver + "+" + contact);
+    }
+    return runs;
+  }
 };
 
 }  // namespace loopsim::app

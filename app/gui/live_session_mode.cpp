@@ -155,6 +155,13 @@ void LiveSessionMode::stepWithSwitches(long target_steps, std::optional<Clock::t
     session_->advanceTo(at, deadline);
     if (session_->simulation().stepCount() < at) return;  // diverged or out of time
     try {
+      if (ContactSolverKind kind; parseContactSolver(name, kind)) {
+        session_->setContactSolver(kind);
+        spdlog::info("contact solver {} from t = {} s (step {})", name, session_->simulation().time(), at);
+        context_.state.say("contact solver " + name + " from t = " + std::to_string(session_->simulation().time()) + " s");
+        ++script.next_switch;
+        continue;
+      }
       SolverSettings settings = session_->simulation().scene().solver_settings;
       settings.mu_auto = session_->simulation().solverBinding().mu_auto;  // mu: auto resolves for the new solver
       if (session_->simulation().solverBinding().mu_default) settings.mu.reset();  // and so does the default μ
@@ -211,7 +218,10 @@ void LiveSessionMode::drawScene(float model_scale) {
     const int joint = session_->simulation().model().jointId(session_->simulation().divergence()->joint);
     style.highlighted_body = joint;  // joint i moves body i
   }
-  view_->draw(context_.renderer, session_->bodyPoses(), style);
+  if (state.toggles.collision != CollisionDisplay::instead_of_visuals) {
+    view_->draw(context_.renderer, session_->bodyPoses(), style);
+  }
+  if (state.toggles.collision != CollisionDisplay::off) drawCollisionGeometry(context_.renderer, *session_);
   state.force_scale = drawOverlays(context_.renderer, *session_, state.toggles, model_scale);
   if (state.selected_body > 0) {
     const Eigen::Matrix4f pose = session_->bodyPoses()[static_cast<std::size_t>(state.selected_body)];

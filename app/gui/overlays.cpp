@@ -29,7 +29,64 @@ Vector3 constraintForce(const Constraint& c, const VectorX& lambda, int offset, 
   return frame_a.R * f;
 }
 
+// Unit meshes: box of full extents 1; cylinder of radius 1 and length 1 along z,
+// centred; cone of base radius 1 at z = 0, apex at z = 1.
+Eigen::Matrix4f scaledPose(const SE3& pose, const Eigen::Vector3f& scale) {
+  return render::transformMatrix(pose.R.cast<float>(), pose.t.cast<float>(), scale);
+}
+
+const Eigen::Vector4f kCollisionColour{0.25f, 0.8f, 0.95f, 0.4f};
+const Eigen::Vector4f kFrictionConeColour{1.0f, 0.6f, 0.1f, 0.22f};
+
+void drawGeometry(render::Renderer& renderer, const Geometry& g, const SE3& pose) {
+  const Eigen::Vector3f size = g.size.cast<float>();
+  switch (g.shape) {
+    case GeometryShape::box: renderer.drawSolid(renderer.box(), scaledPose(pose, size), kCollisionColour, {}); break;
+    case GeometryShape::sphere:
+      renderer.drawSolid(renderer.sphere(), scaledPose(pose, Eigen::Vector3f::Constant(size.x())), kCollisionColour, {});
+      break;
+    case GeometryShape::cylinder:
+      renderer.drawSolid(renderer.cylinder(), scaledPose(pose, {size.x(), size.x(), size.y()}), kCollisionColour, {});
+      break;
+    case GeometryShape::capsule:
+      renderer.drawSolid(renderer.cylinder(), scaledPose(pose, {size.x(), size.x(), size.y()}), kCollisionColour, {});
+      for (double end : {-0.5, 0.5}) {
+        SE3 cap = pose;
+        cap.t += pose.R.col(2) * (end * g.size.y());
+        if (end < 0.0) cap.R = cap.R * Eigen::Vector3d(1.0, -1.0, -1.0).asDiagonal();
+        renderer.drawSolid(renderer.hemisphere(), scaledPose(cap, Eigen::Vector3f::Constant(size.x())),
+                           kCollisionColour, {});
+      }
+      break;
+    case GeometryShape::convex: {
+      // The hull itself is not meshed here: its vertices' box, in wireframe.
+      Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+      for (const Vector3& v : g.vertices) {
+        lo = lo.cwiseMin(v);
+        hi = hi.cwiseMax(v);
+      }
+      SE3 centre = pose;
+      centre.t = pose.actPoint(0.5 * (lo + hi));
+      render::SolidStyle wire;
+      wire.wireframe = true;
+      renderer.drawSolid(renderer.box(), scaledPose(centre, (hi - lo).cast<float>()), kCollisionColour, wire);
+      break;
+    }
+    case GeometryShape::halfspace: break;  // the ground is drawn as the floor
+  }
+}
+
 }  // namespace
+
+void drawCollisionGeometry(render::Renderer& renderer, const SimulationSession& session) {
+  const Scene& scene = session.simulation().scene();
+  if (scene.geometry == nullptr) return;
+  const Data& data = session.kinematics();
+  for (const Geometry& g : scene.geometry->geometries()) {
+    if (g.body == 0) continue;
+    drawGeometry(renderer, g, data.oMi[g.body] * g.placement);
+  }
+}
 
 float closureErrorLength(double error) {
   if (!(error >= 1e-9)) return 0.0f;
@@ -81,6 +138,23 @@ double drawOverlays(render::Renderer& renderer, const SimulationSession& session
   // One scale for all arrows: the largest force is drawn 0.4 model lengths long.
   std::vector<std::pair<Eigen::Vector3f, Eigen::Vector3f>> arrows, normal_arrows, friction_arrows;
   double largest = 0.0;
+  if (toggles.friction_cones) {
+    // Apex at the contact point, opening along the normal into the body the
+    // normal force pushes, half-angle atan μ; a fixed height (the force's
+    // direction must lie inside).
+    const float height = 0.15f * scale;
+    for (const ContactPoint& c : sim.contacts()) {
+      if (!std::isfinite(c.friction)) continue;
+      const double sign = c.body_b == 0 ? -1.0 : 1.0;
+      const Eigen::Vector3f normal = (sign * c.frame.col(2)).cast<float>().normalized();
+      const Eigen::Vector3f apex = c.position.cast<float>();
+      const Eigen::Matrix3f R =
+          Eigen::Quaternionf::FromTwoVectors(Eigen::Vector3f::UnitZ(), -normal).toRotationMatrix();
+      const float radius = height * static_cast<float>(c.friction);
+      renderer.drawSolid(renderer.cone(), render::transformMatrix(R, apex + height * normal, {radius, radius, height}),
+                         kFrictionConeColour, {});
+    }
+  }
   if (toggles.contacts) {
     const std::vector<ContactPoint>& contacts = sim.contacts();
     for (const ContactPoint& c : contacts) {

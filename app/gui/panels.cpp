@@ -177,6 +177,18 @@ void solverSection(GuiState& state, SimulationSession* session) {
       ImGui::PopTextWrapPos();
     }
   }
+  if (const UnilateralStep* step = sim.unilateralStep()) {
+    // Contacts and joint limits: their velocity-level cone problem's solver.
+    ImGui::TextUnformatted("contact solver");
+    for (ContactSolverKind kind : kContactSolverKinds) {
+      ImGui::SameLine();
+      const std::string label = std::string(contactSolverName(kind)) + "##contact";
+      const bool selected = step->solverKind() == kind;
+      if (ImGui::RadioButton(label.c_str(), selected) && !selected) state.requests.contact_solver = kind;
+      state.widgets.noteLastItem(label);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", contactSolverDescription(kind));
+    }
+  }
 }
 
 void settingsSection(GuiState& state, SimulationSession* session) {
@@ -263,10 +275,28 @@ void compareSection(GuiState& state, SimulationSession* session) {
       ImGui::SetTooltip("%s", asciiText(missing).c_str());
     }
   }
-  const std::string automatic = "auto (" + SolverComparison::defaultReference(chosen) + ")";
+  if (sim.unilateralStep() != nullptr) {
+    // Each ticked solver with each ticked contact solver (none ticked: the scene's).
+    ImGui::TextUnformatted("with contact solver");
+    std::vector<std::string>& contacts = state.compare_contact_solvers;
+    for (ContactSolverKind kind : kContactSolverKinds) {
+      const std::string name = contactSolverName(kind);
+      ImGui::SameLine();
+      const auto at = std::find(contacts.begin(), contacts.end(), name);
+      bool ticked = at != contacts.end();
+      if (ImGui::Checkbox((name + "##compare-contact").c_str(), &ticked)) {
+        if (ticked) contacts.push_back(name);
+        else contacts.erase(at);
+        state.compare_reference.clear();
+      }
+      state.widgets.noteLastItem(name + "##compare-contact");
+    }
+  }
+  const std::vector<std::string> runs = state.comparedRuns();
+  const std::string automatic = "auto (" + SolverComparison::defaultReference(runs) + ")";
   if (ImGui::BeginCombo("reference", state.compare_reference.empty() ? automatic.c_str() : state.compare_reference.c_str())) {
     if (ImGui::Selectable(automatic.c_str(), state.compare_reference.empty())) state.compare_reference.clear();
-    for (const std::string& name : chosen) {
+    for (const std::string& name : runs) {
       if (ImGui::Selectable(name.c_str(), name == state.compare_reference)) state.compare_reference = name;
     }
     ImGui::EndCombo();
@@ -274,7 +304,7 @@ void compareSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::Checkbox("side by side (else overlaid)", &state.compare_side_by_side);
   if (!state.comparing) {
-    const int k = static_cast<int>(chosen.size());
+    const int k = static_cast<int>(runs.size());
     ImGui::BeginDisabled(k < SolverComparison::kMinSolvers || k > SolverComparison::kMaxSolvers);
     if (ImGui::Button("Start comparison (from t = 0)")) state.requests.start_comparison = true;
     state.widgets.noteLastItem("Start comparison (from t = 0)");
@@ -284,7 +314,7 @@ void compareSection(GuiState& state, SimulationSession* session) {
       ImGui::SetTooltip("every ticked solver from the state shown now (t = %.3f s)", session->shownTime());
     }
     ImGui::EndDisabled();
-    ImGui::TextColored(kDimColour, "tick 2 to 6 solvers (%d ticked)", k);
+    ImGui::TextColored(kDimColour, "tick 2 to 6 runs (%d ticked)", k);
   } else {
     if (ImGui::Button("Stop comparison")) state.requests.stop_comparison = true;
     state.widgets.noteLastItem("Stop comparison");
@@ -304,6 +334,21 @@ void renderingSection(GuiState& state) {
   checkbox("constraint forces (lambda)", t.constraint_forces);
   checkbox("contacts: points, normal + friction forces", t.contacts);
   if ((t.constraint_forces || t.contacts) && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
+  checkbox("friction cones", t.friction_cones);
+  // The collision geometry: off, translucent over the visuals, or alone.
+  ImGui::TextUnformatted("collision geometry");
+  int collision = static_cast<int>(t.collision);
+  const char* names[] = {"off", "over visuals", "instead"};
+  for (int k = 0; k < 3; ++k) {
+    ImGui::SameLine();
+    const std::string label = std::string("collision ") + names[k];
+    if (ImGui::RadioButton((std::string(names[k]) + "##collision").c_str(), &collision, k) &&
+        collision != static_cast<int>(t.collision)) {
+      t.collision = static_cast<CollisionDisplay>(collision);
+      state.requests.toggled = label;
+    }
+    state.widgets.noteLastItem(label);
+  }
   checkbox("transparent", t.transparent);
   checkbox("wireframe", t.wireframe);
   if (ImGui::Button("Reset view (Ctrl+A)")) state.requests.reset_camera = true;

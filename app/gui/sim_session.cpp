@@ -152,6 +152,11 @@ void SimulationSession::setSolver(const std::string& name, const SolverSettings&
   scene_.solver_settings = settings;
 }
 
+void SimulationSession::setContactSolver(ContactSolverKind kind) {
+  simulation_->setContactSolver(kind);
+  scene_.contact_solver = kind;  // a reset keeps the user's choice
+}
+
 long SimulationSession::stepsFor(double t) const { return std::llround(t / simulation_->scene().dt); }
 
 long SimulationSession::advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline) {

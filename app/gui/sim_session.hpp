@@ -46,6 +46,8 @@ class SimulationSession {
   void reset();
   /// Switches the solver on the next step, state kept (scene checks as on the command line).
   void setSolver(const std::string& name, const SolverSettings& settings);
+  /// Switches the contact solver (admm, pgs) on the next step, state kept; a reset keeps it.
+  void setContactSolver(ContactSolverKind kind);
   /// Why the scene checks refuse a registered solver ("" when they accept it),
   /// found once for the scene: the solver panel greys it with this reason.
   const std::string& solverRefusal(const std::string& name) const;

@@ -142,6 +142,9 @@ class UnilateralStep {
   const std::vector<LimitedDof>& dofs() const { return dofs_; }
   const JointLimitSettings& settings() const { return settings_; }
   ContactSolverKind solverKind() const { return solver_kind_; }
+  /// Solves the next problems with `kind`; the impulses of persisting contacts
+  /// still warm-start it (both solvers share them).
+  void setSolverKind(ContactSolverKind kind) { solver_kind_ = kind; }
   StepFactorization factorization() const { return factor_.kind(); }
   const ContactSolverSettings& solverSettings() const { return solver_settings_; }
   /// The impulse of each limit in the last step (+ at the lower bound, − at the upper; 0 when inactive).

@@ -315,6 +315,15 @@ void Simulation::setSolver(const std::string& name, const SolverSettings& settin
   bindAt(name, settings, added);
 }
 
+void Simulation::setContactSolver(ContactSolverKind kind) {
+  if (!unilateral_step_) {
+    throw ModelError(scene_.source_file, "contact solver",
+                     std::string(contactSolverName(kind)) + ": the scene has neither contacts nor joint limits to solve");
+  }
+  unilateral_step_->setSolverKind(kind);
+  scene_.contact_solver = kind;
+}
+
 void Simulation::setPerturbation(int body, const Force& wrench) {
   if (body <= 0 || body >= scene_.model->nbodies()) {
     throw ModelError(scene_.source_file, "perturbation", "body " + std::to_string(body) + " is not a moving body");

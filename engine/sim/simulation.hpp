@@ -80,6 +80,9 @@ class Simulation {
   /// state. Throws ModelError (registry capability check) and keeps the old
   /// solver when the new one cannot take the constraint set.
   void setSolver(const std::string& name, const SolverSettings& settings);
+  /// Replaces the contact solver (admm, pgs) from the next step on, state kept.
+  /// Throws ModelError when the scene has neither contact geometry nor joint limits.
+  void setContactSolver(ContactSolverKind kind);
   /// What was asked for and what runs (scene().solver and solver_settings are
   /// the resolved name and μ), with the auto-μ estimate and the auto probe.
   const SolverBinding& solverBinding() const { return binding_; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/model/errors.hpp>
@@ -18,10 +19,33 @@ double ComparedSolver::recentMedianSolveUs() const {
   return *middle;
 }
 
+namespace {
+
+// "pv+pgs": the solver pv with the contact solver pgs; "pv": the scene's contact solver.
+struct RunName {
+  std::string solver, contact_text;
+  std::optional<ContactSolverKind> contact;
+};
+
+RunName splitRunName(const std::string& name) {
+  RunName run;
+  const auto plus = name.find('+');
+  run.solver = name.substr(0, plus);
+  if (plus == std::string::npos) return run;
+  run.contact_text = name.substr(plus + 1);
+  ContactSolverKind kind;
+  if (parseContactSolver(run.contact_text, kind)) run.contact = kind;
+  return run;
+}
+
+}  // namespace
+
 std::string SolverComparison::defaultReference(const std::vector<std::string>& solvers) {
-  if (std::find(solvers.begin(), solvers.end(), "kkt") != solvers.end()) return "kkt";
   for (const std::string& name : solvers) {
-    const SolverInfo* info = findSolver(name);
+    if (splitRunName(name).solver == "kkt") return name;
+  }
+  for (const std::string& name : solvers) {
+    const SolverInfo* info = findSolver(splitRunName(name).solver);
     if (info != nullptr && !info->capabilities.soft) return name;
   }
   return solvers.empty() ? std::string() : solvers.front();
@@ -41,7 +65,12 @@ SolverComparison::SolverComparison(const Scene& scene, const std::vector<std::st
         solvers.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw ModelError(file, "solvers", "'" + solvers[i] + "' is listed twice");
     }
-    requireSolver(scene.solverProblem(), solvers[i]);  // unknown (nearest name), missing capability, rank
+    const RunName run = splitRunName(solvers[i]);
+    if (!run.contact_text.empty() && !run.contact) {
+      throw ModelError(file, "solvers", "'" + solvers[i] + "': '" + run.contact_text +
+                                            "' is not a contact solver (admm, pgs)");
+    }
+    requireSolver(scene.solverProblem(), run.solver);  // unknown (nearest name), missing capability, rank
   }
   if (!(options.divergence_threshold > 0.0)) throw ModelError(file, "compare", "the divergence threshold must be > 0");
   if (options.sample_every < 1) throw ModelError(file, "compare", "sample_every must be >= 1");
@@ -59,11 +88,16 @@ SolverComparison::SolverComparison(const Scene& scene, const std::vector<std::st
                                  : static_cast<std::size_t>(std::clamp(std::llround(1.0 / scene.dt), 1LL, 100000LL));
   solvers_.reserve(solvers.size());
   for (const std::string& name : solvers) {
+    const RunName run = splitRunName(name);
     Scene copy = scene;
-    copy.solver = name;
+    copy.solver = run.solver;
+    if (run.contact) copy.contact_solver = *run.contact;
     ComparedSolver entry;
     entry.name = name;
     entry.simulation = std::make_unique<Simulation>(copy);
+    if (run.contact && entry.simulation->unilateralStep() == nullptr) {
+      throw ModelError(file, "solvers", "'" + name + "': the scene has neither contacts nor joint limits for a contact solver");
+    }
     entry.energy_watch = std::make_unique<EnergyGrowthWatch>(*entry.simulation);
     entry.recent_solve_us_.assign(recent, 0.0);
     solvers_.push_back(std::move(entry));

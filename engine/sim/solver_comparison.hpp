@@ -5,7 +5,9 @@
 // ‖q_i ⊖ q_ref‖₂ (the configuration difference on the manifold, not raw q),
 // with the time it first exceeded a threshold (1e-6 by default).
 // A solver whose simulation diverges (NaN, violation, runaway energy) stops
-// alone, with the reason; the others go on. The one seam used by
+// alone, with the reason; the others go on. A name SOLVER+CONTACT (pv+pgs)
+// runs SOLVER with that contact solver (admm, pgs) on scenes with contacts or
+// joint limits, so that contact solvers compare as well. The one seam used by
 // `loopsim compare` (headless) and the GUI's comparison overlay.
 #include <functional>
 #include <limits>
@@ -70,7 +72,8 @@ class SolverComparison {
   static constexpr int kMinSolvers = 2, kMaxSolvers = 6;
 
   /// Checks every name against the scene (unknown: the nearest name; missing
-  /// capability: which) and refuses duplicates and K outside [2, 6]; throws ModelError.
+  /// capability: which; a contact solver on a scene without contacts or
+  /// limits) and refuses duplicates and K outside [2, 6]; throws ModelError.
   SolverComparison(const Scene& scene, const std::vector<std::string>& solvers, const ComparisonOptions& options = {});
 
   /// Called before each solver's step (the GUI applies the same perturbation to every solver).
@@ -104,7 +107,8 @@ class SolverComparison {
   bool anyRunning() const;
   const ComparisonOptions& options() const { return options_; }
 
-  /// The reference solver for `solvers` (see ComparisonOptions::reference).
+  /// The reference solver for `solvers` (see ComparisonOptions::reference; of
+  /// SOLVER+CONTACT names, by SOLVER).
   static std::string defaultReference(const std::vector<std::string>& solvers);
 
  private:

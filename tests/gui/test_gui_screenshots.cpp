@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -175,4 +176,68 @@ TEST(Gui, ContactForcesOnGo1AreGreenArrowsUpFromItsFeet) {
   }
   EXPECT_LT(counts[0], 20) << "green without the toggle";
   EXPECT_GT(counts[1], 100) << "no contact force arrows";  // measured: about 190 at 480 x 360
+}
+
+// --show cones draws each foot contact's friction cone (translucent orange),
+// --show collision-only the collision geometry alone (translucent blue: Go1's
+// trunk and thigh boxes and foot spheres) instead of the visuals.
+TEST(Gui, FrictionConesAndCollisionGeometryOnGo1) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const auto count = [](const Image& image, auto&& is) {
+    long n = 0;
+    for (int y = 0; y < image.height; ++y) {
+      for (int x = 0; x < image.width; ++x) n += is(image.at(x, y)) ? 1 : 0;
+    }
+    return n;
+  };
+  const auto orange = [](const std::array<int, 3>& p) {
+    const auto [hue, saturation] = hueSaturation(p);
+    return saturation > 0.25 && hueDistance(hue, 33.0) < 15.0;
+  };
+  const auto blue = [](const std::array<int, 3>& p) {
+    const auto [hue, saturation] = hueSaturation(p);
+    return saturation > 0.35 && hueDistance(hue, 193.0) < 15.0;
+  };
+  std::map<std::string, Image> images;
+  for (const std::string show : {"", "cones", "collision-only"}) {
+    const fs::path png = freshPath("go1_show_" + (show.empty() ? std::string("plain") : show) + ".png");
+    const Output out = runGui(scenePath("go1_ground.yaml") + " --frames 30 --size 480x360 --msaa 4 --hide-ui" +
+                              (show.empty() ? "" : " --show " + show) + " --screenshot " + png.string());
+    ASSERT_EQ(out.exit_code, 0) << out.text;
+    images[show] = readPng(png);
+    fs::remove(png);
+  }
+  const long orange_plain = count(images[""], orange), orange_cones = count(images["cones"], orange);
+  const long blue_plain = count(images[""], blue), blue_collision = count(images["collision-only"], blue);
+  std::printf("[ measured ] orange pixels: %ld plain, %ld with cones; blue: %ld plain, %ld collision only\n",
+              orange_plain, orange_cones, blue_plain, blue_collision);
+  EXPECT_GT(orange_cones, orange_plain + 300) << "no friction cones";
+  EXPECT_GT(blue_collision, blue_plain + 2000) << "no collision geometry";
+  // Instead of the visuals: Go1's dark body colour is gone.
+  const auto colours = visualColours(scenePath("go1_ground.yaml"));
+  const long model_plain = count(images[""], [&](const auto& p) { return hasModelColour(p, colours); });
+  const long model_collision = count(images["collision-only"], [&](const auto& p) { return hasModelColour(p, colours); });
+  EXPECT_LT(model_collision, model_plain / 2) << "the visuals are still drawn";
+}
+
+// Live switching covers the contact solver (--switch-solver T:pgs scripts the
+// panel's radio button), and a comparison runs kkt with admm against kkt with
+// pgs on Go1 dropping: both land, their divergence small.
+TEST(Gui, ContactSolversSwitchLiveAndCompareSideBySide) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const Output switched = runGui(scenePath("go1_drop.yaml") + " --switch-solver 0.1:pgs --frames 12 --size 320x240 --msaa 0 --hide-ui");
+  ASSERT_EQ(switched.exit_code, 0) << switched.text;
+  EXPECT_NE(switched.text.find("contact solver pgs from t = 0.1"), std::string::npos) << switched.text;
+  const Output compared = runGui(scenePath("go1_drop.yaml") +
+                                 " --compare kkt+admm,kkt+pgs --frames 40 --size 320x240 --msaa 0 --hide-ui");
+  ASSERT_EQ(compared.exit_code, 0) << compared.text;
+  EXPECT_NE(compared.text.find("compare: 2 solvers"), std::string::npos) << compared.text;
+  EXPECT_NE(compared.text.find("reference kkt+admm"), std::string::npos) << compared.text;
+  const std::vector<Ghost> ghosts = ghostsOf(compared.text);
+  ASSERT_EQ(ghosts.size(), 2u) << compared.text;
+  EXPECT_EQ(ghosts[1].name, "kkt+pgs");
+  EXPECT_LT(ghosts[1].divergence, 1e-3) << compared.text;  // the two contact solvers agree to their tolerances
+  const Output refused = runGui(scenePath("four_bar.yaml") + " --compare kkt+admm,kkt+pgs --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.text.find("neither contacts nor joint limits"), std::string::npos) << refused.text;
 }
