@@ -31,6 +31,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// SOLVER+CONTACT runs given on the command line that are every ticked solver
+// with every ticked contact solver tick both in the panel (so its checkboxes
+// show them); other lists stay as given.
+void tickContactRuns(GuiState& state) {
+  std::vector<std::string> solvers, contacts;
+  const auto addOnce = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const std::string& run : state.compare_solvers) {
+    const auto plus = run.find('+');
+    if (plus == std::string::npos) return;
+    addOnce(solvers, run.substr(0, plus));
+    addOnce(contacts, run.substr(plus + 1));
+  }
+  const std::vector<std::string> given = state.compare_solvers;
+  state.compare_solvers = solvers;
+  state.compare_contact_solvers = contacts;
+  if (state.comparedRuns() != given) {  // not a product in this order: keep the runs as given
+    state.compare_solvers = given;
+    state.compare_contact_solvers.clear();
+  }
+}
+
 constexpr double kFramePeriod = 1.0 / 60.0;  // simulated time per rendered frame (at speed 1) in a scripted run
 // Interactively the wall clock since the last frame drives physics, at most this much per frame
 // (and for at most FrameBudget::kMaxStepping of stepping).
@@ -102,6 +125,7 @@ GuiApp::GuiApp(const GuiOptions& options, render::Window& window, render::Render
   state_.compare_reference = options.compare_reference;
   state_.compare_side_by_side = options.compare_side_by_side;
   if (!options.tick_compare.empty()) state_.compare_solvers = options.tick_compare;
+  tickContactRuns(state_);
   state_.widgets.setEnabled(options.log_widgets);
   modes_.openCommandLine();
 }
