@@ -244,10 +244,12 @@ int runCompare(CompareOptions o) {
   long start_steps = 0;
   if (o.from) {
     // Every solver from the state the scene's own run (its solver) reaches at --from, as the GUI's "compare from here".
-    if (!(std::isfinite(*o.from) && *o.from >= 0.0)) {
-      throw ModelError("", "--from", "must be a time >= 0 s (got " + std::to_string(*o.from) + ")");
+    start_steps = scheduledStep(*o.from, scene.dt, "--from");
+    if (static_cast<double>(start_steps) + static_cast<double>(steps) > kMaxRunSteps) {
+      throw ModelError("", "--duration", fmt::format("--from {} s and the comparison's {} steps make more than 1e9 "
+                                                     "steps at dt {} s (as `run`, at most 1e9)",
+                                                     *o.from, steps, scene.dt));
     }
-    start_steps = std::llround(*o.from / scene.dt);
     Simulation lead(scene);
     while (lead.stepCount() < start_steps && lead.step()) {
     }

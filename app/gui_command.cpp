@@ -17,6 +17,7 @@
 #include "list_values.hpp"
 #include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/scene/run_length.hpp>
 #include "render/window.hpp"
 #include <loopsim/solvers/registry.hpp>
 
@@ -186,6 +187,10 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--history", "must be > 0 seconds (got " + std::to_string(o.history_seconds) + ")");
   }
   if (a.frames && *a.frames < 1) throw ModelError("", "--frames", std::to_string(*a.frames) + ": must be >= 1");
+  // As a run's step count (a value past 64 bits arrives here held at the largest long).
+  if (a.frames && static_cast<double>(*a.frames) > kMaxRunSteps) {
+    throw ModelError("", "--frames", std::to_string(*a.frames) + ": at most 1e9 frames");
+  }
   o.frames = a.frames;
   if (!o.screenshot.empty()) {
     std::error_code ec;

@@ -19,6 +19,7 @@
 
 #include "gui/series_buffer.hpp"
 #include <loopsim/model/data.hpp>
+#include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene.hpp>
 #include <loopsim/sim/solver_comparison.hpp>
 #include <loopsim/sim/state_history.hpp>
@@ -39,7 +40,7 @@ class ComparisonView {
 
   /// Steps the comparison until stepCount() == target_steps, nothing runs, or the deadline.
   void advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
-  long stepsFor(double t) const { return std::llround(t / comparison_.dt()); }
+  long stepsFor(double t) const { return boundedStepCount(t, comparison_.dt()); }
 
   // History (lockstep): index i of every solver's ring is the same step.
   const StateHistory& history(std::size_t solver) const { return histories_[solver]; }

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/selection/solver_check.hpp>
 
@@ -16,6 +17,7 @@ void GuiModes::openCommandLine() {
   const GuiOptions& options = context_.options;
   GuiState& state = context_.state;
   if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
+  const bool times_ok = !live_ || checkScheduledTimes();
   if (live_) {
     // --set-joint: the sliders' action, scripted, before the first step.
     for (const auto& [name, value] : options.set_joints) {
@@ -36,7 +38,7 @@ void GuiModes::openCommandLine() {
     openRecords(options.play);
     if (playback_ && options.seek) playback_->pauseAt(*options.seek);
   }
-  if (!live_ || options.compare.empty()) return;
+  if (!live_ || options.compare.empty() || !times_ok) return;
   if (!options.compare_from) {
     startComparison(/*from_shown_state=*/false);
     return;
@@ -52,6 +54,24 @@ void GuiModes::openCommandLine() {
   } else {
     startComparison(/*from_shown_state=*/true);
   }
+}
+
+bool GuiModes::checkScheduledTimes() {
+  // At the scene's dt: a time more steps ahead than a run may take (or not a
+  // time) is refused as `run` refuses such a duration, in the window and by the exit code.
+  const GuiOptions& options = context_.options;
+  const double dt = live_->session().simulation().scene().dt;
+  try {
+    for (const auto& [time, name] : options.solver_switches) (void)scheduledStep(time, dt, "--switch-solver");
+    for (const auto& change : options.stabilization_changes) (void)scheduledStep(change.time, dt, "--set-stabilization");
+    if (options.compare_from) (void)scheduledStep(*options.compare_from, dt, "--compare-from");
+  } catch (const ModelError& e) {
+    context_.state.error = e.what();
+    spdlog::error("{}", e.what());
+    context_.failures.change = true;
+    return false;
+  }
+  return true;
 }
 
 GuiMode* GuiModes::shown() const {

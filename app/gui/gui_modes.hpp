@@ -43,6 +43,10 @@ class GuiModes {
   void stopComparison();
 
  private:
+  /// The command line's scheduled times (--switch-solver, --set-stabilization,
+  /// --compare-from) at the opened scene's dt: a refusal shows in the window
+  /// (false: no comparison is started).
+  bool checkScheduledTimes();
   GuiContext& context_;
   render::Window& window_;
   // The modes over the session hold it by reference: declared after it, destroyed before it.

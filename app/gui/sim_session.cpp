@@ -1,5 +1,7 @@
 #include "gui/sim_session.hpp"
 
+#include <loopsim/scene/run_length.hpp>
+
 #include "gui/history_view.hpp"
 
 #include <spdlog/spdlog.h>
@@ -157,7 +159,7 @@ void SimulationSession::setContactSolver(ContactSolverKind kind) {
   scene_.contact_solver = kind;  // a reset keeps the user's choice
 }
 
-long SimulationSession::stepsFor(double t) const { return std::llround(t / simulation_->scene().dt); }
+long SimulationSession::stepsFor(double t) const { return boundedStepCount(t, simulation_->scene().dt); }
 
 long SimulationSession::advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline) {
   long taken = 0;

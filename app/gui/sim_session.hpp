@@ -55,7 +55,8 @@ class SimulationSession {
   /// Steps until stepCount() == target_steps, divergence, or the wall-clock
   /// deadline. Returns the number of steps taken.
   long advanceTo(long target_steps, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
-  /// Steps of scene dt for a simulated time t (rounded to the nearest step).
+  /// Steps of scene dt for a simulated time t (rounded to the nearest step; held
+  /// at most 1e9 + 1, so a time no run reaches never overflows to an early step).
   long stepsFor(double t) const;
 
   /// Called before every step (the GUI's perturbation sets the step's external wrench).

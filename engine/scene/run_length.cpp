@@ -39,4 +39,24 @@ long runStepCount(double dt, double duration) {
   return std::max(1L, static_cast<long>(std::llround(duration / dt)));
 }
 
+long scheduledStep(double time, double dt, const std::string& element) {
+  if (!std::isfinite(time) || time < 0.0) {
+    throw ModelError("", element, "must be a time >= 0 s (got " + formatNumber(time) + ")");
+  }
+  const double steps = std::round(time / dt);
+  if (steps > kMaxRunSteps) {
+    char step_text[40];  // ten digits: a step just past the limit reads as such
+    std::snprintf(step_text, sizeof step_text, "%.10g", steps);
+    throw ModelError("", element, "t = " + formatNumber(time) + " s at dt " + formatNumber(dt) + " s is step " +
+                                      step_text + "; at most " + formatNumber(kMaxRunSteps) + " steps are allowed");
+  }
+  return static_cast<long>(steps);
+}
+
+long boundedStepCount(double time, double dt) {
+  const double steps = std::round(time / dt);
+  if (!(steps > 0.0)) return 0;  // negative or NaN
+  return static_cast<long>(std::min(steps, kMaxRunSteps + 1.0));
+}
+
 }  // namespace loopsim

@@ -19,4 +19,15 @@ void validateRunLength(double dt, double duration, const std::string& file, cons
 /// round(duration / dt), at least 1; call after validateRunLength.
 long runStepCount(double dt, double duration);
 
+/// The step at which something scheduled at `time` (s) happens, round(time / dt)
+/// (a solver switch, the start of a comparison). Throws ModelError naming
+/// `element` and the values when the time is not finite, is negative, or lies
+/// more than kMaxRunSteps steps ahead (it would never be reached, and its step
+/// count would not fit).
+long scheduledStep(double time, double dt, const std::string& element);
+
+/// round(time / dt) held at most kMaxRunSteps + 1 (and at least 0): a step count
+/// that never overflows, for times checked elsewhere or not at all.
+long boundedStepCount(double time, double dt);
+
 }  // namespace loopsim

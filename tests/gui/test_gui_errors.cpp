@@ -118,3 +118,21 @@ TEST(Gui, PlainLoopsimWithoutADisplayRunsTheDefaultSceneHeadless) {
       << out.text;
   EXPECT_NE(out.text.find("consistent start"), std::string::npos) << "the run started\n" << out.text;
 }
+
+// Scheduled times no run reaches (--switch-solver, --set-stabilization,
+// --compare-from) are refused at the scene's dt, in the window and by the exit
+// code, instead of overflowing into step 0 or stepping for ever.
+TEST(Gui, ScheduledTimesBeyondAnyRunAreRefused) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const std::string base = scenePath("four_bar.yaml") + " --frames 3 --hide-ui --size 160x120 --msaa 0 ";
+  Output out = runGui(base + "--switch-solver 1e300:ltl");
+  EXPECT_NE(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: --switch-solver: t = 1e+300 s at dt 0.001 s is step 1e+303; at most "
+                          "1e+09 steps are allowed"),
+            std::string::npos)
+      << out.text;
+  EXPECT_EQ(out.text.find("solver ltl from t = 0"), std::string::npos) << "switched at t = 0\n" << out.text;
+  out = runGui(base + "--compare kkt,ltl --compare-from 1e20");
+  EXPECT_NE(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gui: error shown: --compare-from: t = 1e+20 s"), std::string::npos) << out.text;
+}

@@ -167,6 +167,30 @@ TEST_F(BadInput, SceneTinyDt) {
                                     "are allowed (shorten the duration or lengthen dt)");
 }
 
+// Scheduled times far beyond any run: refused as a duration is, never
+// overflowing into an early step (compare --from, and --from + --duration).
+TEST_F(BadInput, CompareFromBeyondAnyRun) {
+  const std::string scene = write("s.yaml", kFourBar);
+  ProcessResult r = loopsim("compare " + scene + " --solvers kkt,ltl --from 1e300 --quiet --out " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(),
+            "loopsim: error: --from: t = 1e+300 s at dt 0.001 s is step 1e+303; at most 1e+09 steps are allowed");
+  r = loopsim("compare " + scene + " --solvers kkt,ltl --from 1000001 --duration 1 --quiet --out " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(),
+            "loopsim: error: --from: t = 1e+06 s at dt 0.001 s is step 1000001000; at most 1e+09 steps are allowed");
+  r = loopsim("compare " + scene + " --solvers kkt,ltl --from 999999.5 --duration 1 --quiet --out " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.firstErrorLine().find("--duration: --from 999999.5"), std::string::npos) << r.firstErrorLine();
+  r = loopsim("compare " + scene + " --solvers kkt,ltl --from -1 --quiet --out " + dir_.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --from: must be a time >= 0 s (got -1)");
+  // gui --frames past 64 bits (held at the largest long by the parser) is refused before any window.
+  r = loopsim("gui --frames 99999999999999999999999");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.firstErrorLine(), "loopsim: error: --frames: 9223372036854775807: at most 1e9 frames");
+}
+
 TEST_F(BadInput, CommandLineDurationOverflow) {
   const ProcessResult r = loopsim("run " + write("s.yaml", kFourBar) + " --duration 1e16 --quiet");
   EXPECT_EQ(r.exit_code, 1);
