@@ -18,6 +18,7 @@
 #include <loopsim/contact/unilateral_step.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/run_length.hpp>
+#include <loopsim/sim/solver_comparison.hpp>
 #include "render/window.hpp"
 #include <loopsim/solvers/registry.hpp>
 
@@ -115,13 +116,11 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   o.tick_compare = splitListValues(a.tick_compare);
   for (const auto& [option, list] : {std::pair{"--compare", &o.compare}, std::pair{"--tick-compare", &o.tick_compare}}) {
     for (const std::string& name : *list) {
-      // SOLVER or SOLVER+CONTACT (a contact solver: SolverComparison's names).
-      const auto plus = name.find('+');
-      const std::string solver = name.substr(0, plus);
-      if (findSolver(solver) == nullptr) throw ModelError("", option, unknownSolverMessage(solver));
-      ContactSolverKind contact;
-      if (plus != std::string::npos && !parseContactSolver(name.substr(plus + 1), contact)) {
-        throw ModelError("", option, "'" + name + "': '" + name.substr(plus + 1) + "' is not a contact solver (admm, pgs)");
+      // SOLVER or SOLVER+CONTACT (SolverComparison's names).
+      const ComparedRunName run = parseComparedRunName(name);
+      if (findSolver(run.solver) == nullptr) throw ModelError("", option, unknownSolverMessage(run.solver));
+      if (!run.contact_text.empty() && !run.contact) {
+        throw ModelError("", option, "'" + name + "': '" + run.contact_text + "' is not a contact solver (admm, pgs)");
       }
     }
     if (!list->empty() && (list->size() < 2 || list->size() > 6)) {

@@ -39,11 +39,11 @@ void tickContactRuns(GuiState& state) {
   const auto addOnce = [](std::vector<std::string>& list, const std::string& name) {
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
-  for (const std::string& run : state.compare_solvers) {
-    const auto plus = run.find('+');
-    if (plus == std::string::npos) return;
-    addOnce(solvers, run.substr(0, plus));
-    addOnce(contacts, run.substr(plus + 1));
+  for (const std::string& name : state.compare_solvers) {
+    const ComparedRunName run = parseComparedRunName(name);
+    if (run.contact_text.empty()) return;
+    addOnce(solvers, run.solver);
+    addOnce(contacts, run.contact_text);
   }
   const std::vector<std::string> given = state.compare_solvers;
   state.compare_solvers = solvers;

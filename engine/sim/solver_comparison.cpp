@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/model/errors.hpp>
@@ -19,16 +18,8 @@ double ComparedSolver::recentMedianSolveUs() const {
   return *middle;
 }
 
-namespace {
-
-// "pv+pgs": the solver pv with the contact solver pgs; "pv": the scene's contact solver.
-struct RunName {
-  std::string solver, contact_text;
-  std::optional<ContactSolverKind> contact;
-};
-
-RunName splitRunName(const std::string& name) {
-  RunName run;
+ComparedRunName parseComparedRunName(const std::string& name) {
+  ComparedRunName run;
   const auto plus = name.find('+');
   run.solver = name.substr(0, plus);
   if (plus == std::string::npos) return run;
@@ -38,14 +29,12 @@ RunName splitRunName(const std::string& name) {
   return run;
 }
 
-}  // namespace
-
 std::string SolverComparison::defaultReference(const std::vector<std::string>& solvers) {
   for (const std::string& name : solvers) {
-    if (splitRunName(name).solver == "kkt") return name;
+    if (parseComparedRunName(name).solver == "kkt") return name;
   }
   for (const std::string& name : solvers) {
-    const SolverInfo* info = findSolver(splitRunName(name).solver);
+    const SolverInfo* info = findSolver(parseComparedRunName(name).solver);
     if (info != nullptr && !info->capabilities.soft) return name;
   }
   return solvers.empty() ? std::string() : solvers.front();
@@ -65,7 +54,7 @@ SolverComparison::SolverComparison(const Scene& scene, const std::vector<std::st
         solvers.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw ModelError(file, "solvers", "'" + solvers[i] + "' is listed twice");
     }
-    const RunName run = splitRunName(solvers[i]);
+    const ComparedRunName run = parseComparedRunName(solvers[i]);
     if (!run.contact_text.empty() && !run.contact) {
       throw ModelError(file, "solvers", "'" + solvers[i] + "': '" + run.contact_text +
                                             "' is not a contact solver (admm, pgs)");
@@ -88,7 +77,7 @@ SolverComparison::SolverComparison(const Scene& scene, const std::vector<std::st
                                  : static_cast<std::size_t>(std::clamp(std::llround(1.0 / scene.dt), 1LL, 100000LL));
   solvers_.reserve(solvers.size());
   for (const std::string& name : solvers) {
-    const RunName run = splitRunName(name);
+    const ComparedRunName run = parseComparedRunName(name);
     Scene copy = scene;
     copy.solver = run.solver;
     if (run.contact) copy.contact_solver = *run.contact;

@@ -23,6 +23,15 @@
 
 namespace loopsim {
 
+/// A compared run's name split: "pv+pgs" is the solver pv with the contact
+/// solver pgs; "pv" keeps the scene's contact solver. `contact` is empty when
+/// `contact_text` is not a contact solver's name (or there is none).
+struct ComparedRunName {
+  std::string solver, contact_text;
+  std::optional<ContactSolverKind> contact;
+};
+ComparedRunName parseComparedRunName(const std::string& name);
+
 struct ComparisonOptions {
   /// Empty: `kkt` when compared, else the first exact (not soft) solver of
   /// the list, else the first solver.
