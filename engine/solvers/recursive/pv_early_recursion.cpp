@@ -6,6 +6,27 @@
 
 namespace loopsim {
 
+namespace {
+
+// Early elimination at a joint whose K S is small against its rows makes the
+// pivot G tiny: K̃ᵀG⁻¹K̃ dwarfs the parent's inertia and the digits lost in
+// its articulated-body projection come back amplified by G⁻¹ in eq. 62
+// (relative error ~ ε/δ⁴ for ‖K S‖ = δ‖K‖). Such rows travel on instead
+// (Remark 8 generalised: exact, with the joint's L^A update of eq. 57 kept
+// for them, as PV keeps it), and are eliminated further up.
+constexpr double kDeferRatio = 0.1;
+// Slot column 7: 1 when the row carries an L^A block (the C of the header).
+constexpr int kCarried = 7;
+
+bool anyCarried(const Eigen::Matrix<double, Eigen::Dynamic, 8, Eigen::RowMajor>& rows, const int* act, int n) {
+  for (int k = 0; k < n; ++k) {
+    if (rows(act[k], kCarried) != 0.0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 PvEarlyRecursion::PvEarlyRecursion(const ConstraintSet& set, const VectorX& added_inertia, std::string_view owner)
     : tree_(set, added_inertia, owner) {
   const Model& model = set.model();
@@ -32,22 +53,20 @@ PvEarlyRecursion::PvEarlyRecursion(const ConstraintSet& set, const VectorX& adde
   ksw_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(m, 6);
   lw_ = VectorX::Zero(m);
   lambda_w_ = VectorX::Zero(m);
+  // Rows deferred at a joint carry their L^A block like a compliance.
+  slot_compliance_ = MatrixX::Zero(m, m);
+  joint_compliance_ = MatrixX::Zero(m, m);
+  c21_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(total, 6);
 }
 
 void PvEarlyRecursion::setCompliance(const VectorX& compliance) {
   const int m = tree_.dimension();
   if ((compliance.array() == 0.0).all()) {
     compliance_.resize(0);
-    slot_compliance_.resize(0, 0);
-    joint_compliance_.resize(0, 0);
-    c21_.resize(0, 6);
     return;
   }
   compliance_.resize(m);
   for (int r = 0; r < m; ++r) compliance_[r] = compliance[tree_.toGlobal(r)];
-  slot_compliance_ = MatrixX::Zero(m, m);
-  joint_compliance_ = MatrixX::Zero(m, m);
-  c21_ = Eigen::Matrix<double, Eigen::Dynamic, 6>::Zero(ks_.rows(), 6);
 }
 
 bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
@@ -60,6 +79,7 @@ bool PvEarlyRecursion::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Re
   for (int r = 0; r < tree_.dimension(); ++r) {
     slot_rows_.row(r).head<6>() = tree_.K.row(r);
     slot_rows_(r, 6) = tree_.l[r];
+    slot_rows_(r, kCarried) = hasCompliance() ? 1.0 : 0.0;
     row_scale_ = std::max(row_scale_, tree_.K.row(r).norm());
   }
   // Backward sweep: ABA's terms, then the rows of joint i eliminated early.
@@ -100,17 +120,21 @@ void PvEarlyRecursion::gatherRows(int i) {
     for (int k = rank_[child]; k < act_count_[child]; ++k) act[n++] = act_[act_begin_[child] + k];
   }
   act_count_[i] = n;
-  if (!hasCompliance() || n == 0) return;
-  // Their C: the own rows' W⁻¹, each child's travelling block; rows of
-  // different branches are not coupled.
+  if (n == 0 || !(hasCompliance() || anyCarried(slot_rows_, act + own, n - own))) return;
+  // Their C: the own rows' W⁻¹, each child's travelling block (zero when it
+  // carries none); rows of different branches are not coupled.
   auto C = joint_compliance_.topLeftCorner(n, n);
   C.setZero();
-  for (int k = 0; k < own; ++k) C(k, k) = compliance_[act[k]];
+  if (hasCompliance()) {
+    for (int k = 0; k < own; ++k) C(k, k) = compliance_[act[k]];
+  }
   int begin = own;
   for (int child : model.children[i]) {
     const int end = begin + act_count_[child] - rank_[child];
-    for (int a = begin; a < end; ++a) {
-      for (int b = begin; b < end; ++b) C(a, b) = slot_compliance_(act[a], act[b]);
+    if (end > begin && slot_rows_(act[begin], kCarried) != 0.0) {
+      for (int a = begin; a < end; ++a) {
+        for (int b = begin; b < end; ++b) C(a, b) = slot_compliance_(act[a], act[b]);
+      }
     }
     begin = end;
   }
@@ -120,8 +144,8 @@ void PvEarlyRecursion::eliminateRows(int i) {
   const Model& model = tree_.model();
   Data& data = tree_.data;
   const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
-  const bool soft = hasCompliance();
   const int* act = act_.data() + base;
+  const bool carried = hasCompliance() || anyCarried(slot_rows_, act, n);  // C built by gatherRows
   detail::withJointNv(model.joint_nv[i], [&](auto nv_tag) {
     constexpr int NV = decltype(nv_tag)::value;
     const int iv = model.idx_v[i];
@@ -132,9 +156,11 @@ void PvEarlyRecursion::eliminateRows(int i) {
     auto Kw = Kw_.topRows(n);
     auto lw = lw_.head(n);
     auto ksw = ksw_.block(0, 0, n, NV);
+    double row_norm = 0.0;  // the largest row reaching joint i (its frame)
     for (int k = 0; k < n; ++k) {
       Kw.row(k) = slot_rows_.row(act[k]).head<6>();
       lw[k] = slot_rows_(act[k], 6);
+      row_norm = std::max(row_norm, Kw.row(k).norm());
     }
     // Eq. 57's K S, kept for the roll-out; eqs. 42c-d move the rows to the parent.
     ksw.noalias() = Kw * S;
@@ -150,10 +176,15 @@ void PvEarlyRecursion::eliminateRows(int i) {
     // Householder reflections with column pivoting (eqs. 65-67 for NV = 1).
     // Rank test against the constraint rows' size (S_i has unit columns):
     // rows that cancelled to round-off (dependent constraints) are not eliminated.
+    // Below kDeferRatio of the rows' size (not at a world child, where no
+    // parent inertia amplifies G⁻¹) the rest is deferred: it travels on with
+    // its share of eq. 57's L^A.
     double scale = 0.0;
     for (int j = 0; j < NV; ++j) scale = std::max(scale, ksw.col(j).norm());
     const double tolerance = 1e-10 * row_scale_;
+    const double defer_below = p != 0 ? kDeferRatio * row_norm : 0.0;
     bool used[NV] = {};
+    bool deferred = false;
     int r = 0;
     for (int k = 0; k < NV && k < n && scale > 0.0; ++k) {
       int best = -1;
@@ -163,6 +194,10 @@ void PvEarlyRecursion::eliminateRows(int i) {
         if (norm > best_norm) best = j, best_norm = norm;
       }
       if (best < 0 || best_norm <= tolerance) break;  // Remark 8: nothing more to eliminate
+      if (best_norm < defer_below) {
+        deferred = true;
+        break;
+      }
       used[best] = true;
       auto v = reflectors_.block(base + k, k, n - k, 1);
       v = ksw.col(best).tail(n - k);
@@ -172,7 +207,7 @@ void PvEarlyRecursion::eliminateRows(int i) {
       for (int j = 0; j < NV; ++j) ksw.col(j).tail(n - k) -= (beta * v.col(0).dot(ksw.col(j).tail(n - k))) * v;
       for (int j = 0; j < 6; ++j) Kw.col(j).tail(n - k) -= (beta * v.col(0).dot(Kw.col(j).tail(n - k))) * v;
       lw.tail(n - k) -= (beta * v.col(0).dot(lw.tail(n - k))) * v;
-      if (soft) {  // C ← Q C Qᵀ on rows and columns k..n-1
+      if (carried) {  // C ← Q C Qᵀ on rows and columns k..n-1
         auto C = joint_compliance_.block(0, 0, n, n);
         for (int j = 0; j < n; ++j) C.col(j).tail(n - k) -= (beta * v.col(0).dot(C.col(j).tail(n - k))) * v;
         for (int j = 0; j < n; ++j) {
@@ -183,19 +218,33 @@ void PvEarlyRecursion::eliminateRows(int i) {
     }
     rank_[i] = r;
     const int t = n - r;  // travelling rows
+    const bool carry = carried || deferred;
+    if (carry) {
+      // Eq. 57 in the reflected basis, all of it: C ← C + (Q K S) D⁻¹ (Q K S)ᵀ
+      // (its r x r block is eq. 62's Σ, the rest what the deferred rows carry).
+      auto C = joint_compliance_.topLeftCorner(n, n);
+      if (!carried) C.setZero();
+      for (int a = 0; a < NV; ++a) {
+        for (int b = 0; b < NV; ++b) C.noalias() += (Dinv(a, b) * ksw.col(a)) * ksw.col(b).transpose();
+      }
+    }
     if (r > 0) {
       // Eq. 62's Σ = R D⁻¹ Rᵀ on the eliminated rows (+ C₁₁), and eq. 63
       // (with the erratum's sign, here in loopsim's λ): λ̃ = -G⁻¹(K̃ a_π + l̃
       // + C₁₂ λ_t) folds K̃ᵀG⁻¹K̃ into the parent's inertia and K̃ᵀG⁻¹l̃
       // into its bias force.
       auto sigma = sigma_[i].topLeftCorner(r, r);
-      const Eigen::Matrix<double, Eigen::Dynamic, NV, Eigen::ColMajor, 6, NV> R_Dinv = ksw.topRows(r) * Dinv;
-      sigma.noalias() = R_Dinv * ksw.topRows(r).transpose();
-      if (soft) sigma += joint_compliance_.topLeftCorner(r, r);
+      if (carry) {
+        sigma = joint_compliance_.topLeftCorner(r, r);
+      } else {
+        const Eigen::Matrix<double, Eigen::Dynamic, NV, Eigen::ColMajor, 6, NV> R_Dinv = ksw.topRows(r) * Dinv;
+        sigma.noalias() = R_Dinv * ksw.topRows(r).transpose();
+      }
       if (!(choleskyInPlace(sigma) > 0.0)) dependent_rows_ = true;
       K_tilde_[i].topRows(r) = Kw.topRows(r);
       l_tilde_[i].head(r) = lw.head(r);
-      if ((p != 0 || (soft && t > 0)) && !dependent_rows_) {
+      if (t > 0) c21_.block(base + r, 0, t, r).setZero();
+      if ((p != 0 || (carry && t > 0)) && !dependent_rows_) {
         Matrix6 Y = Matrix6::Zero();
         Vector6 y = Vector6::Zero();
         Y.topRows(r) = Kw.topRows(r);
@@ -206,7 +255,7 @@ void PvEarlyRecursion::eliminateRows(int i) {
           data.Ia[p].noalias() += Kw.topRows(r).transpose() * Y.topRows(r);
           data.pa[p] = Force(data.pa[p].toVector() + Kw.topRows(r).transpose() * y.head(r));
         }
-        if (soft && t > 0) {
+        if (carry && t > 0) {
           // The travelling rows see λ̃: K_t -= C₂₁G⁻¹K̃, l_t -= C₂₁G⁻¹l̃, C₂₂ -= C₂₁G⁻¹C₁₂.
           auto C = joint_compliance_.block(0, 0, n, n);
           auto c21 = c21_.block(base + r, 0, t, r);
@@ -226,6 +275,7 @@ void PvEarlyRecursion::eliminateRows(int i) {
     for (int k = r; k < n; ++k) {
       slot_rows_.row(act[k]).head<6>() = Kw.row(k);
       slot_rows_(act[k], 6) = lw[k];
+      slot_rows_(act[k], kCarried) = carry ? 1.0 : 0.0;
     }
     passOn(i, r);
   });
@@ -238,8 +288,8 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
   const Model& model = tree_.model();
   Data& data = tree_.data;
   const int n = act_count_[i], base = act_begin_[i], p = model.parent[i];
-  const bool soft = hasCompliance();
   const int* act = act_.data() + base;
+  const bool carried = hasCompliance() || anyCarried(slot_rows_, act, n);  // C built by gatherRows
   const int iv = model.idx_v[i];
   const Vector6 S = data.S.col(iv), U = data.U.col(iv), c = data.c[i].toVector();
   const double dinv = data.Dinv[i](0, 0);
@@ -248,12 +298,13 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
   const SE3& X = data.liMi[i];
   double* ks = ks_.col(0).data() + base;
   double* v = reflectors_.col(0).data() + base;
-  double norm2 = 0.0;
+  double norm2 = 0.0, row_norm2 = 0.0;
   for (int k = 0; k < n; ++k) {
     // Eq. 57's K S; eqs. 42c-d: the row projected and moved to the parent.
     auto row = rows_w_.row(k);
     row = slot_rows_.row(act[k]);
     Vector6 K = row.head<6>().transpose();
+    row_norm2 = std::max(row_norm2, K.squaredNorm());
     const double kS = K.dot(S);
     ks[k] = kS;
     norm2 += kS * kS;
@@ -264,9 +315,25 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
     row.segment<3>(3) = f.transpose();
   }
   // Eqs. 65-67: the reflection taking K S to its first row (Remark 7's sign).
+  // Deferred (not at a world child) when K S is below kDeferRatio of the
+  // rows reaching joint i: the rows travel on with eq. 57's ks D⁻¹ ksᵀ.
   const double norm = std::sqrt(norm2);
+  const bool nonzero = norm > 1e-10 * row_scale_;
+  const bool deferred = nonzero && p != 0 && norm2 < kDeferRatio * kDeferRatio * row_norm2;
+  const bool carry = carried || deferred;
+  double* C = joint_compliance_.data();
+  const long ld = joint_compliance_.outerStride();
+  if (deferred && !carried) {
+    for (int b = 0; b < n; ++b) {
+      for (int a = 0; a < n; ++a) C[b * ld + a] = 0.0;
+    }
+  }
   int r = 0;
-  if (norm > 1e-10 * row_scale_) {
+  if (deferred) {
+    for (int b = 0; b < n; ++b) {  // C += ks D⁻¹ ksᵀ (eq. 57)
+      for (int a = 0; a < n; ++a) C[b * ld + a] += ks[a] * dinv * ks[b];
+    }
+  } else if (nonzero) {
     for (int k = 0; k < n; ++k) v[k] = ks[k];
     v[0] += (v[0] >= 0.0 ? 1.0 : -1.0) * norm;
     const double beta = 1.0 / (norm * std::abs(v[0]));  // 2 / vᵀv
@@ -275,9 +342,7 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
     for (int k = 0; k < n; ++k) w += v[k] * rows_w_.row(k);
     w *= beta;
     for (int k = 0; k < n; ++k) rows_w_.row(k) -= v[k] * w;
-    if (soft) {  // C ← H C H = C - v yᵀ - y vᵀ, y = βCv - (β²/2)(vᵀCv) v
-      double* C = joint_compliance_.data();
-      const long ld = joint_compliance_.outerStride();
+    if (carry) {  // C ← H C H = C - v yᵀ - y vᵀ, y = βCv - (β²/2)(vᵀCv) v
       double* y = lambda_w_.data();
       double vy = 0.0;
       for (int a = 0; a < n; ++a) {
@@ -294,10 +359,9 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
     r = 1;
   }
   rank_[i] = r;
-  const int t = n - r;
   if (r == 1) {
     // Eq. 62: G = R D⁻¹ Rᵀ (+ C₁₁), R = ∓‖K S‖; eq. 63 folds the row into the parent.
-    const double G = norm2 * dinv + (soft ? joint_compliance_(0, 0) : 0.0);
+    const double G = norm2 * dinv + (carry ? C[0] : 0.0);
     if (!(G > 0.0)) {
       dependent_rows_ = true;
       return;
@@ -311,35 +375,39 @@ void PvEarlyRecursion::eliminateRowsOneDof(int i) {
       data.Ia[p].noalias() += (Kt / G) * Kt.transpose();
       data.pa[p] = Force(data.pa[p].toVector() + (lt / G) * Kt);
     }
-    if (soft && t > 0) {
+    if (carry) {
       // The travelling rows see λ̃: K_t -= C₂₁G⁻¹K̃, l_t -= C₂₁G⁻¹l̃, C₂₂ -= C₂₁G⁻¹C₁₂.
-      auto C = joint_compliance_.topLeftCorner(n, n);
       for (int k = 1; k < n; ++k) {
-        const double c21 = C(k, 0);
+        const double c21 = C[k];
         c21_(base + k, 0) = c21;
         rows_w_.row(k) -= (c21 / G) * rows_w_.row(0);
-        for (int j = 1; j < n; ++j) C(k, j) -= c21 * C(j, 0) / G;
+        for (int j = 1; j < n; ++j) C[j * ld + k] -= c21 * C[j] / G;
       }
+    } else {
+      for (int k = 1; k < n; ++k) c21_(base + k, 0) = 0.0;
     }
   }
   // Eq. 61b: the other rows travel on, in the slots r..n-1 (with their C).
-  for (int k = r; k < n; ++k) slot_rows_.row(act[k]) = rows_w_.row(k);
+  for (int k = r; k < n; ++k) {
+    slot_rows_.row(act[k]) = rows_w_.row(k);
+    slot_rows_(act[k], kCarried) = carry ? 1.0 : 0.0;
+  }
   passOn(i, r);
 }
 
 void PvEarlyRecursion::passOn(int i, int r) {
   // The travelling rows' C kept in their slots; what a world child leaves is
-  // solved now (soft) or is dependent (hard).
+  // solved now (soft, or rows carrying L^A) or is dependent (hard).
   const int n = act_count_[i], t = n - r;
   const int* act = act_.data() + act_begin_[i];
-  const bool soft = hasCompliance();
-  if (soft) {
+  const bool carry = t > 0 && slot_rows_(act[r], kCarried) != 0.0;
+  if (carry) {
     for (int a = r; a < n; ++a) {
       for (int b = r; b < n; ++b) slot_compliance_(act[a], act[b]) = joint_compliance_(a, b);
     }
   }
   if (tree_.model().parent[i] == 0 && t > 0) {
-    if (soft) {
+    if (carry) {
       solveWorldRows(i, r);
     } else {
       dependent_rows_ = true;  // hard rows left at the world: dependent
@@ -349,13 +417,14 @@ void PvEarlyRecursion::passOn(int i, int r) {
 
 void PvEarlyRecursion::solveWorldRows(int i, int r) {
   // The rows a world child leaves: C₂₂ λ_t = -(K_t a_0 + l_t), K_t in the world frame.
+  // Hard rows carrying L^A: PV's root solve (eq. 43) on them, with its rank test.
   const int n = act_count_[i], t = n - r;
   const int* act = act_.data() + act_begin_[i];
   auto C22 = joint_compliance_.block(r, r, t, t);
   auto lam = lambda_w_.head(t);
   const Vector6 a0 = tree_.worldAcceleration().toVector();
   for (int k = 0; k < t; ++k) lam[k] = -(slot_rows_.row(act[r + k]).head<6>().dot(a0) + slot_rows_(act[r + k], 6));
-  if (!(choleskyInPlace(C22) > 0.0)) {
+  if (!(choleskyInPlace(C22) > (hasCompliance() ? 0.0 : kCholeskyCollapseRatio))) {
     dependent_rows_ = true;
     return;
   }
@@ -381,7 +450,7 @@ void PvEarlyRecursion::rolloutJoint(int i, Eigen::Ref<VectorX> vdot) {
       // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t).
       if (r > 0) {
         lam.head(r) = -(K_tilde_[i].topRows(r) * data.a_gf[p].toVector() + l_tilde_[i].head(r));
-        if (hasCompliance() && n > r) lam.head(r).noalias() -= c21_.block(base + r, 0, n - r, r).transpose() * lam.tail(n - r);
+        if (n > r) lam.head(r).noalias() -= c21_.block(base + r, 0, n - r, r).transpose() * lam.tail(n - r);
         choleskySolveInPlace(sigma_[i].topLeftCorner(r, r), lam.head(r));
       }
       // Eq. 64: back to the rows' basis (the reflections in reverse order).
@@ -412,9 +481,7 @@ void PvEarlyRecursion::rolloutJointOneDof(int i, Eigen::Ref<VectorX> vdot) {
     if (r == 1) {
       // Eq. 62: λ̃ = -G⁻¹(K̃ a_π + l̃ + C₁₂ λ_t); eq. 64: the reflection back.
       double g = K_tilde_[i].row(0).dot(data.a_gf[p].toVector()) + l_tilde_[i][0];
-      if (hasCompliance()) {
-        for (int k = 1; k < n; ++k) g += c21_(base + k, 0) * lam[k];
-      }
+      for (int k = 1; k < n; ++k) g += c21_(base + k, 0) * lam[k];
       const double G = sigma_[i](0, 0) * sigma_[i](0, 0);
       lam[0] = -g / G;
       const double* v = reflectors_.col(0).data() + base;

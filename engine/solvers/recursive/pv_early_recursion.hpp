@@ -14,8 +14,13 @@
 //
 // Hard rows: a travelling row's K S was zero at every joint it passed, so its
 // L^A is zero and L^A is never formed: O(n + m) while at most 6 rows travel
-// (Remark 9). Rows still travelling at the world are dependent (solve()
-// returns false).
+// (Remark 9). A row whose K S is small against the rows reaching the joint
+// (below kDeferRatio of them: a limb near a singular pose) is not eliminated
+// there either: the tiny pivot would cost digits that eq. 62 amplifies. It
+// travels on carrying its share of eq. 57's L^A as the block C below (Remark 8
+// generalised, exact) and is eliminated further up, or at the world by PV's
+// eq. 43 root solve. Rows that reach the world dependent make solve() return
+// false.
 //
 // Compliance C = W⁻¹ per row (the soft Gauss principle, eq. 50, with the
 // multipliers kept: K a + l + (L^A + C) λ = 0, λ = W (k - K a)). The rows
