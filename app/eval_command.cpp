@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <loopsim/model/errors.hpp>
+#include "interrupt_guard.hpp"
 #include "mpi_eval.hpp"
 #include <loopsim/record/inverse_evaluation.hpp>
 #include <loopsim/record/state_evaluation.hpp>
@@ -63,11 +65,21 @@ Command registerEvalCommand(CLI::App& parent) {
                                             "is OFF: install libopenmpi-dev and rebuild)");
             }
             Scene scene = loadScene(options->scene);
+            // SIGINT/SIGTERM stop the work between blocks of rows: the output's
+            // temporary file is removed and what was done is said, as `run` does.
+            const InterruptGuard interrupt;
+            const auto interrupted = [&interrupt] { return interrupt.received() != 0; };
+            const auto reportInterrupt = [&](const std::string& done) {
+              std::fprintf(stderr, "loopsim: eval interrupted by %s%s; %s was not written and no partial file is left\n",
+                           signalName(interrupt.received()), done.c_str(), options->out.c_str());
+              return 128 + interrupt.received();  // the shell's convention, as `run`
+            };
             if (options->inverse) {
               for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
-              const long rows = evaluateInverseDynamics(scene, options->states, options->out, options->overwrite,
-                                                        !options->no_stabilization);
-              std::printf("evaluated the inverse dynamics of %ld states -> %s\n", rows, options->out.c_str());
+              const std::optional<long> rows = evaluateInverseDynamics(
+                  scene, options->states, options->out, options->overwrite, !options->no_stabilization, interrupted);
+              if (!rows) return reportInterrupt("");
+              std::printf("evaluated the inverse dynamics of %ld states -> %s\n", *rows, options->out.c_str());
               return 0;
             }
             if (!options->solver.empty()) requireSolver(scene.solverProblem(), options->solver);
@@ -77,12 +89,14 @@ Command registerEvalCommand(CLI::App& parent) {
             eval.overwrite = options->overwrite;
             eval.tau_default_zero = options->tau_default == "zero";
             eval.threads = options->threads;
+            eval.stop_requested = interrupted;
             for (const std::string& w : scene.warnings) spdlog::warn("{}", w);
             if (options->mpi) {
               return evaluateStatesOverMpi(scene, options->states, options->out, eval, threads->count() > 0);
             }
-            const long rows = evaluateStates(scene, options->states, options->out, eval);
-            std::printf("evaluated %ld states -> %s\n", rows, options->out.c_str());
+            const EvalRun run = evaluateStates(scene, options->states, options->out, eval);
+            if (run.stopped) return reportInterrupt(" after " + std::to_string(run.count) + " states");
+            std::printf("evaluated %ld states -> %s\n", run.count, options->out.c_str());
             return 0;
           }};
 }

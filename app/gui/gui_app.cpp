@@ -19,6 +19,7 @@
 #include "gui/panels.hpp"
 #include "gui/perturbation_input.hpp"
 #include "gui/scripted_run_report.hpp"
+#include "interrupt_guard.hpp"
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
 #include "render/renderer.hpp"
@@ -116,6 +117,7 @@ GuiApp::GuiApp(const GuiOptions& options, render::Window& window, render::Render
     : options_(options), window_(window), renderer_(renderer) {
   glfwSetDropCallback(window_.handle(), onDrop);
   state_.show_ui = !options.hide_ui;
+  state_.mujoco_perturb_buttons = !options.left_drag_pulls;
   state_.toggles = options.toggles;
   state_.show_help = options.show_help;
   state_.running = !options.paused;
@@ -169,10 +171,16 @@ void GuiApp::handleInput() {
   if (!io.WantCaptureKeyboard) {
     if (GuiMode* mode = shown()) mode->onKeys(keys, state_.requests);
     if (keys.pressed(GLFW_KEY_F1)) state_.show_help = !state_.show_help;
-    if (keys.pressed(GLFW_KEY_TAB)) state_.show_ui = !state_.show_ui;
+    if (const int mods = window_.keyPressMods(GLFW_KEY_TAB); mods >= 0) {
+      bool& shown_panels = (mods & GLFW_MOD_SHIFT) != 0 ? state_.show_info_panel : state_.show_ui;
+      shown_panels = !shown_panels;
+    }
     if (keys.pressed(GLFW_KEY_ESCAPE)) state_.follow = false;
-    if (keys.pressed(GLFW_KEY_MINUS, true)) state_.slow_motion = std::min(state_.slow_motion + 1, 5);
-    if (keys.pressed(GLFW_KEY_EQUAL, true)) state_.slow_motion = std::max(state_.slow_motion - 1, 0);
+    // MuJoCo's speed keys: - slower, = (+) faster; the keypad's too.
+    const int slower = keys.count(GLFW_KEY_MINUS, true) + keys.count(GLFW_KEY_KP_SUBTRACT, true);
+    const int faster = keys.count(GLFW_KEY_EQUAL, true) + keys.count(GLFW_KEY_KP_ADD, true);
+    state_.slow_motion = std::clamp(state_.slow_motion + slower - faster, 0, 5);
+    if (keys.pressed(GLFW_KEY_F5)) window_.toggleFullscreen();
     if (keys.ctrlPressed(GLFW_KEY_L)) state_.requests.reload = true;
     if (keys.ctrlPressed(GLFW_KEY_P)) state_.requests.screenshot = true;
     if (keys.ctrlPressed(GLFW_KEY_A)) state_.requests.reset_camera = true;
@@ -209,7 +217,8 @@ bool GuiApp::handlePerturbationMouse() {
   if (!perturbation_.active() && ImGui::GetIO().KeyCtrl && body > 0 && mode && mode->perturbable()) {
     const std::vector<Eigen::Matrix4f> poses = mode->interactionPoses();
     if (body < static_cast<int>(poses.size())) {
-      perturbation_.grab(modes_.live()->session().simulation().model(), body, poses[static_cast<std::size_t>(body)]);
+      perturbation_.grab(modes_.live()->session().simulation().model(), body, poses[static_cast<std::size_t>(body)],
+                         state_.mujoco_perturb_buttons);
     }
   }
   return perturbation_.drag(camera_);
@@ -268,7 +277,9 @@ void GuiApp::carryOutRequests() {
   }
   if (requests.reset) shown()->reset();
   switchSolver(requests);
-  if (requests.step && !state_.running) shown()->step();
+  if (!state_.running) {
+    for (int k = 0; k < requests.steps; ++k) shown()->step();
+  }
 }
 
 void GuiApp::switchSolver(const GuiRequests& requests) {
@@ -338,7 +349,7 @@ void GuiApp::drawUi() {
   if (state_.show_ui) {
     SimulationSession* session = modes_.live() ? &modes_.live()->session() : nullptr;
     drawControlPanel(state_, session);
-    drawInfoPanel(state_, session);
+    if (state_.show_info_panel) drawInfoPanel(state_, session);
     if (GuiMode* mode = shown()) mode->drawPanels();
   }
   drawHelpOverlay(state_);
@@ -361,7 +372,10 @@ int GuiApp::run() {
   const double sim_start = window_sim_start;
   double physics_wall = 0.0;  // of the frames' wall time, the part spent stepping
   int exit_code = 0;
-  while (!window_.shouldClose()) {
+  // SIGINT/SIGTERM end the loop between frames, as closing the window does,
+  // but an unfinished record is dropped, as an interrupted `run` drops it.
+  const InterruptGuard interrupt;
+  while (!window_.shouldClose() && interrupt.received() == 0) {
     const Clock::time_point now = Clock::now();
     const double wall_dt = seconds(now - last);
     last = now;
@@ -417,6 +431,12 @@ int GuiApp::run() {
     if (last_frame) break;
   }
   LiveSessionMode* live = modes_.live();
+  if (const int signal = interrupt.received()) {
+    const bool dropped = live && live->discardRecording();
+    std::fprintf(stderr, "loopsim gui: interrupted by %s after %ld frames at t = %.6g s%s\n", signalName(signal), frames,
+                 shownTime(), dropped ? "; the partial record was removed" : "");
+    return 128 + signal;  // the shell's convention, as `run`
+  }
   if (live) live->finishRecording();
   if (!options_.frames) return exit_code;
   ScriptedRunTotals totals;

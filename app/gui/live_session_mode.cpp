@@ -30,6 +30,13 @@ void LiveSessionMode::finishRecording() {
   spdlog::info("record: {}", context_.options.record);
 }
 
+bool LiveSessionMode::discardRecording() {
+  if (!recording_) return false;
+  session_->discardRecording();
+  recording_ = false;
+  return true;
+}
+
 void LiveSessionMode::onKeys(const KeyPresses& keys, GuiRequests& requests) {
   simulationKeys(keys, session_->viewingPast(), requests);
   if (keys.pressed(GLFW_KEY_C) && !keys.ctrlPressed(GLFW_KEY_C)) requests.compare_from_here = true;
@@ -79,6 +86,7 @@ void LiveSessionMode::setJoint(int joint, double value) {
                  fmt::join(q.data(), q.data() + q.size(), " "));
     state.divergence.clear();
     divergence_reported_ = false;
+    state.say("joint " + name + " set; the energy balance restarts at this pose");
   } catch (const std::exception& e) {
     state.error = "Cannot set joint " + name + " to " + std::to_string(value) + ":\n" + e.what();
     spdlog::error("cannot set joint {} to {}: {}", name, value, e.what());

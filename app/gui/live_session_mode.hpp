@@ -29,6 +29,9 @@ class LiveSessionMode final : public GuiMode {
   void startRecording();
   /// Ends the record being written, if any.
   void finishRecording();
+  /// Drops the record being written, if any (its temporary file is removed), as
+  /// an interrupted `run` does. True when there was one.
+  bool discardRecording();
   /// Steps to target_steps, making the --set-stabilization and --switch-solver changes at their steps.
   void stepWithSwitches(long target_steps, std::optional<Clock::time_point> deadline);
   /// Physics goes on from the session's time, owing nothing (the session waited behind a comparison).

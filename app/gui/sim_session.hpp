@@ -66,6 +66,8 @@ class SimulationSession {
   /// perturbation column group, so that a perturbed run replays bit for bit).
   void startRecording(const std::filesystem::path& csv, bool overwrite);
   void finishRecording(const std::string& command_line);
+  /// Drops the record being written: its temporary file is removed.
+  void discardRecording() { recorder_.reset(); }
 
   // History: the last seconds of states. Viewing a past state shows it (and
   // stops stepping); resuming from it restores the simulation there and drops

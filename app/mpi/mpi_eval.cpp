@@ -181,6 +181,12 @@ int evaluateStatesOverMpi(const Scene& scene, const std::filesystem::path& state
     part = evaluation->evaluate(shard.begin, shard.end, options.threads,
                                 [&text](std::string_view lines) { text.emplace_back(lines); });
     if (part.failure) evaluation->raise(*part.failure);
+    // SIGINT/SIGTERM (options.stop_requested): stopped as any failure, so
+    // that no rank waits for another and rank 0's partial file is removed.
+    if (part.stopped) {
+      error = "eval interrupted by SIGINT or SIGTERM; " + out_csv.string() +
+              " was not written and no partial file is left";
+    }
   } catch (const std::exception& e) {
     error = e.what();
   }

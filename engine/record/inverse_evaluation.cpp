@@ -13,8 +13,9 @@
 
 namespace loopsim {
 
-long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& states_csv,
-                             const std::filesystem::path& out_csv, bool overwrite, bool stabilization) {
+std::optional<long> evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& states_csv,
+                                            const std::filesystem::path& out_csv, bool overwrite, bool stabilization,
+                                            const std::function<bool()>& stop_requested) {
   const Model& model = *scene.model;
   std::vector<Constraint> constraints = scene.constraints;
   if (!stabilization) {
@@ -63,6 +64,7 @@ long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& st
   VectorX q(model.nq), v(model.nv), ydd(ny), tau_y(ny), passive_y(ny);
   std::vector<double> out;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    if (r % 256 == 0 && stop_requested && stop_requested()) return std::nullopt;  // the writer removes its temporary
     const std::vector<double>& row = table.rows[r];
     const std::string where = "line " + std::to_string(table.line_numbers[r]);
     for (int i = 0; i < model.nq; ++i) q[i] = row[q_cols[i]];

@@ -16,15 +16,21 @@
 // forces as `eval` without implicit damping; g from the Baumgarte-stabilised
 // loop target, or from J q̈ = -J̇ q̇ with stabilization off).
 #include <filesystem>
+#include <functional>
+#include <optional>
 
 #include <loopsim/scene/scene.hpp>
 
 namespace loopsim {
 
-/// Returns the number of rows written. Throws ModelError on bad input (file,
+/// Returns the number of rows written, or nothing when `stop_requested`
+/// (polled every 256 rows: the CLI's SIGINT/SIGTERM) stopped the run: then no
+/// output and no temporary file remain. Throws ModelError on bad input (file,
 /// line or column) and when a row's state is singular for the declared
 /// independent joints.
-long evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& states_csv,
-                             const std::filesystem::path& out_csv, bool overwrite, bool stabilization = true);
+std::optional<long> evaluateInverseDynamics(const Scene& scene, const std::filesystem::path& states_csv,
+                                            const std::filesystem::path& out_csv, bool overwrite,
+                                            bool stabilization = true,
+                                            const std::function<bool()>& stop_requested = {});
 
 }  // namespace loopsim

@@ -130,7 +130,8 @@ struct StateEvaluation::Block {
   std::optional<EvalFailure> failure;
 };
 
-EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const {
+EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink,
+                                  const std::function<bool()>& stop) const {
   if (threads < 1) throw std::invalid_argument("StateEvaluation::evaluate: threads must be >= 1");
   const OrderedBlocks blocks(begin, end, threads);
   std::vector<Block> out(blocks.count());
@@ -148,7 +149,9 @@ EvalRun StateEvaluation::evaluate(std::size_t begin, std::size_t end, int thread
         sink(block.csv);
         run.count += block.count;
         run.failure = std::move(block.failure);
-        return !run.failure;
+        if (run.failure) return false;
+        run.stopped = stop && stop() && run.count < static_cast<long>(end - begin);
+        return !run.stopped;
       });
   return run;
 }
@@ -195,7 +198,7 @@ void StateEvaluation::evaluateRows(Workspace& w, std::size_t begin, std::size_t 
   }
 }
 
-long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
+EvalRun evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
                     const EvalOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto seconds = [](Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); };
@@ -205,13 +208,20 @@ long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv,
   CsvWriter writer(out_csv, evaluation.outputColumns(), options.overwrite, evaluation.inputFiles());
   spdlog::debug("eval: read {} rows in {:.3f} s", evaluation.rowCount(), seconds(start));
   start = Clock::now();
+  if (options.stop_requested && options.stop_requested()) {
+    EvalRun none;
+    none.stopped = true;
+    return none;
+  }
   const EvalRun run = evaluation.evaluate(0, evaluation.rowCount(), options.threads,
-                                          [&writer](std::string_view lines) { writer.writeRows(lines); });
+                                          [&writer](std::string_view lines) { writer.writeRows(lines); },
+                                          options.stop_requested);
   if (run.failure) evaluation.raise(*run.failure);
+  if (run.stopped) return run;  // the writer's destructor removes its temporary file
   writer.commit();
   spdlog::debug("eval: evaluated and wrote {} states on {} threads in {:.3f} s", run.count, options.threads,
                 seconds(start));
-  return run.count;
+  return run;
 }
 
 }  // namespace loopsim

@@ -38,6 +38,9 @@ struct EvalOptions {
   bool overwrite = false;
   bool tau_default_zero = false;  // actuated joints without a tau: column get τ = 0 (else an error)
   int threads = 1;             // worker threads (>= 1); the output does not depend on it
+  // Polled between blocks on the calling thread: true stops the run there
+  // (the CLI's SIGINT/SIGTERM), and no output is committed.
+  std::function<bool()> stop_requested;
 };
 
 /// The first row of a range that could not be evaluated.
@@ -51,6 +54,7 @@ struct EvalFailure {
 struct EvalRun {
   long count = 0;  // rows evaluated (a record's final state is skipped)
   std::optional<EvalFailure> failure;  // the first failing row in input order: the run stopped there
+  bool stopped = false;  // stop_requested said so before the last row
 };
 
 /// Receives output lines (CsvWriter's text, 17 significant digits) in input order.
@@ -78,7 +82,10 @@ class StateEvaluation {
   /// go to `sink` in input order, on the calling thread, while the workers go
   /// on. Stops at the first failing row in input order. What reaches the sink
   /// is the same for every thread count.
-  EvalRun evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink) const;
+  /// `stop`, when given, is polled after each delivered block: true stops
+  /// the run (EvalRun::stopped).
+  EvalRun evaluate(std::size_t begin, std::size_t end, int threads, const EvalSink& sink,
+                   const std::function<bool()>& stop = {}) const;
 
   /// Throws the ModelError for a failure (naming the states file).
   [[noreturn]] void raise(const EvalFailure& failure) const;
@@ -102,8 +109,9 @@ class StateEvaluation {
 };
 
 /// Evaluates every row of `states_csv` and writes `out_csv` (through the
-/// output guard). Returns the number of rows evaluated.
-long evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
+/// output guard). Returns the rows evaluated; a run stopped by
+/// options.stop_requested writes nothing (its temporary file is removed).
+EvalRun evaluateStates(const Scene& scene, const std::filesystem::path& states_csv, const std::filesystem::path& out_csv,
                     const EvalOptions& options);
 
 }  // namespace loopsim

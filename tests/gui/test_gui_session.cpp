@@ -12,6 +12,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gui_test_support.hpp"
@@ -140,6 +141,34 @@ TEST(Gui, RecordsOfTheGuiAndOfRunHaveOneFormatAndBothReplayBitForBit) {
   }
 }
 
+// SIGINT or SIGTERM to a recording GUI: the window closes between frames, the
+// partial record is removed (as an interrupted `run` removes it) and the exit
+// code is the shell's 128 + signal, with a line saying so.
+TEST(Gui, ASignalEndsARecordingGuiWithoutLeavingAPartialRecord) {
+  if (!haveXvfb() || !haveXdotool()) GTEST_SKIP() << "xvfb-run or xdotool not found: GUI tests skipped";
+  for (const auto& [signal, code] : {std::pair<std::string, int>{"INT", 130}, {"TERM", 143}}) {
+    const fs::path dir = freshPath("signal_record_" + signal);
+    fs::create_directories(dir);
+    const fs::path script = dir / "signal.sh";
+    std::ofstream(script) << std::string(LOOPSIM_BINARY) + " gui " + scenePath("four_bar.yaml") +
+                                 " --size 160x120 --msaa 0 --hide-ui --record " + (dir / "rec.csv").string() + " &\n"
+                                 "gui=$!\n"
+                                 "xdotool search --sync --name loopsim > /dev/null\n"
+                                 "i=0; while ! ls " + dir.string() + " | grep -q 'rec.csv.partial-'; do sleep 0.05; "
+                                 "i=$((i+1)); [ $i -gt 600 ] && break; done\n"
+                                 "sleep 0.3\n"
+                                 "kill -" + signal + " $gui\n"
+                                 "wait $gui\n";
+    const Output out = inXvfb("timeout 120 sh " + script.string());
+    fs::remove(script);
+    EXPECT_EQ(out.exit_code, code) << out.text;
+    EXPECT_NE(out.text.find("loopsim gui: interrupted by SIG" + signal + " after "), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("; the partial record was removed"), std::string::npos) << out.text;
+    EXPECT_TRUE(fs::is_empty(dir)) << "left behind: " << fs::directory_iterator(dir)->path();
+    fs::remove_all(dir);
+  }
+}
+
 // --wall-clock: physics follows the wall clock as in a window, yet in whole steps of the
 // scene's dt, so the states reached are a prefix of `loopsim run`'s trajectory bit for bit
 // (what is drawn, and how fast, only decides how far it gets), and never ahead of the wall clock.
@@ -246,6 +275,35 @@ TEST(Gui, AJointSliderSetsQWhilePausedAndTheLoopStaysClosed) {
   const Output unknown = runGui(scenePath("four_bar.yaml") + " --set-joint crank=0.5 --frames 1 --size 160x120 --msaa 0 --hide-ui");
   EXPECT_EQ(unknown.exit_code, 1) << unknown.text;
   EXPECT_NE(unknown.text.find("--set-joint: no joint 'crank' in the model"), std::string::npos) << unknown.text;
+}
+
+// Slider drags back and forth keep the loop on its branch: the passive joints
+// follow continuously (no whole turns), stay within [-π, π], and coming back to
+// a value gives the pose that value gave directly.
+TEST(Gui, JointSliderDragsKeepThePassiveJointsOnTheNearestBranch) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  double violation = 0.0, violation_direct = 0.0;
+  const Output direct = runGui(scenePath("four_bar.yaml") +
+                               " --paused --set-joint crank_joint=0.5 --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(direct.exit_code, 0) << direct.text;
+  const std::vector<double> q_direct = shownQ(direct.text, violation_direct);
+  const Output dragged = runGui(scenePath("four_bar.yaml") +
+                                " --paused --set-joint crank_joint=3.1,crank_joint=-3.1,crank_joint=2.9,"
+                                "crank_joint=-1.5,crank_joint=0.5 --frames 2 --size 160x120 --msaa 0 --hide-ui");
+  ASSERT_EQ(dragged.exit_code, 0) << dragged.text;
+  const std::vector<double> q = shownQ(dragged.text, violation);
+  ASSERT_EQ(q.size(), q_direct.size()) << dragged.text;
+  EXPECT_LT(violation, 1e-10) << "the loop is closed";
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    EXPECT_LE(std::abs(q[i]), 3.1415926535897932 + 1e-9) << "joint " << i << " wound past a half turn";
+    EXPECT_NEAR(q[i], q_direct[i], 1e-6) << "joint " << i << ": another branch after the drags";
+  }
+  // A value beyond the slider's range is refused, naming the range.
+  const Output beyond = runGui(scenePath("four_bar.yaml") +
+                               " --paused --set-joint crank_joint=7 --frames 1 --size 160x120 --msaa 0 --hide-ui");
+  EXPECT_NE(beyond.exit_code, 0) << beyond.text;
+  EXPECT_NE(beyond.text.find("position 7 is outside the joint's range [-3.14159, 3.14159]"), std::string::npos)
+      << beyond.text;
 }
 
 TEST(Gui, LiveBaumgarteAndProjectionChangesApplyOnTheNextStepAndTheRecordReplays) {

@@ -23,9 +23,11 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <filesystem>
 #include <functional>
 #include <unistd.h>
 #include <map>
+#include <optional>
 
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/bench/state_sampling.hpp>
@@ -202,6 +204,12 @@ TEST(ClusterSolvers, EvalInverseGivesTheIndependentTorques) {
   std::vector<double> crank_tau;
   write("in.csv", "t,q:crank_joint,q:coupler_joint,q:rocker_joint,v:crank_joint,v:coupler_joint,v:rocker_joint,"
                   "vdot:crank_joint", states, &crank_tau);
+  // A stop request (the CLI's SIGINT/SIGTERM) leaves no output and no temporary file.
+  EXPECT_EQ(evaluateInverseDynamics(scene, dir / "in.csv", dir / "stopped.csv", true, true, [] { return true; }),
+            std::nullopt);
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().filename().string().find("stopped.csv"), std::string::npos) << entry.path();
+  }
   EXPECT_EQ(evaluateInverseDynamics(scene, dir / "in.csv", dir / "out.csv", true), 5);
   const CsvTable out = readCsv(dir / "out.csv");
   ASSERT_EQ(out.columns, (std::vector<std::string>{"t", "tau:crank_joint"}));

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "app_process.hpp"
 #include <loopsim/model/errors.hpp>
@@ -198,6 +200,54 @@ TEST_F(OutputSafety, SigtermRemovesThePartialRecordAfterASummary) {
   EXPECT_NE(text.find("loopsim: run interrupted by SIGTERM at t = "), std::string::npos) << text;
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_EQ(entry.path().filename().string().find("rec."), std::string::npos) << entry.path();
+  }
+}
+
+// `eval` under SIGINT/SIGTERM: the work stops between blocks of states, the
+// output's temporary file is removed, and the exit code and a line say so.
+// The states: one state of a 300-link chain welded every 100 links (a dense
+// KKT of 318 rows: milliseconds a state), repeated 800 times.
+TEST_F(OutputSafety, ASignalStopsEvalWithoutLeavingAPartialOutput) {
+  const fs::path scene = dir_ / "chain.yaml";
+  std::ofstream(scene) << "models:\n  - generator: chain_6d_every_k\n    params: {links: 300, every: 100, length: 0.05}\n"
+                          "dt: 0.001\nduration: 0.002\nsolver: kkt\n";
+  const ProcessResult recorded = loopsim("run " + scene.string() + " --quiet --record " + path("one.csv"));
+  ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+  {
+    std::ifstream in(path("one.csv"));
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::ofstream states(path("states.csv"));
+    states << header << '\n';
+    for (int k = 0; k < 800; ++k) states << row << '\n';
+  }
+  for (const auto& [signal, code] : {std::pair{SIGINT, 130}, std::pair{SIGTERM, 143}}) {
+    const fs::path log = dir_ / "log.txt";
+    const std::string command = std::string("exec ") + LOOPSIM_BINARY + " eval " + scene.string() + " --states " +
+                                path("states.csv") + " --threads 1 --out " + path("out.csv") + " >" + log.string() +
+                                " 2>&1";
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const fs::path partial = partialPathFor(dir_ / "out.csv", pid);
+    for (int i = 0; i < 600 && !fs::exists(partial); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(fs::exists(partial)) << "eval never started writing " << partial;
+    ::kill(pid, signal);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    const std::string text = test::readWholeFile(log);
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, code) << text;
+    EXPECT_NE(text.find(std::string("loopsim: eval interrupted by ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                        " after "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(path("out.csv") + " was not written and no partial file is left"), std::string::npos) << text;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      EXPECT_EQ(entry.path().filename().string().find("out."), std::string::npos) << entry.path();
+    }
   }
 }
 

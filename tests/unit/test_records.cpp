@@ -101,12 +101,32 @@ TEST_F(Records, ReplayVerifyReportsTheFirstDifference) {
   EXPECT_NE(report.mismatch.find("q:crank_joint"), std::string::npos) << report.mismatch;
 }
 
+// A stop request (the CLI's SIGINT/SIGTERM) ends the run between blocks and
+// leaves neither the output nor its temporary file.
+TEST_F(Records, AStoppedEvalLeavesNoFiles) {
+  const auto csv = record(60);
+  const Scene scene = loadScene(scene_path_);
+  const auto out = dir_ / "stopped.csv";
+  for (const int stop_at_poll : {1, 2}) {
+    int polls = 0;
+    EvalOptions options;
+    options.stop_requested = [&polls, stop_at_poll] { return ++polls >= stop_at_poll; };
+    const EvalRun run = evaluateStates(scene, csv, out, options);
+    EXPECT_TRUE(run.stopped) << stop_at_poll;
+    EXPECT_LT(run.count, 60) << stop_at_poll;
+    EXPECT_EQ(polls, stop_at_poll);
+    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+      EXPECT_EQ(entry.path().filename().string().find("stopped.csv"), std::string::npos) << entry.path();
+    }
+  }
+}
+
 TEST_F(Records, EvalReproducesTheRecordedAccelerations) {
   const auto csv = record(60);
   const Scene scene = loadScene(scene_path_);
   const auto out = dir_ / "eval.csv";
   EvalOptions options;
-  EXPECT_EQ(evaluateStates(scene, csv, out, options), 60);
+  EXPECT_EQ(evaluateStates(scene, csv, out, options).count, 60);
   const CsvTable recorded = readCsv(csv);
   const CsvTable evaluated = readCsv(out);
   // The record's last row is the final state (no step from it): not evaluated.
