@@ -39,6 +39,7 @@ struct GuiArguments {
   std::vector<std::string> set_joints;
   std::vector<std::string> stabilization_changes;
   std::string perturb;
+  std::string perturb_buttons = "mujoco";
   bool no_ground = false;
 };
 
@@ -64,6 +65,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   GuiOptions o = a.options;
   o.command_line = command_line;
   o.model_file.ground = !a.no_ground;
+  o.left_drag_pulls = a.perturb_buttons == "left-pulls";
   for (const std::string& entry : a.switches) {
     const auto colon = entry.find(':');
     if (colon == std::string::npos || colon + 1 == entry.size()) {
@@ -259,6 +261,11 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--show", a->show, "Turn on: frames, com, constraints, forces, contacts, cones (friction cones), collision (collision geometry over the visuals), collision-only (instead of them), transparent, wireframe, help")
       ->delimiter(',');
   gui->add_flag("--hide-ui", a->options.hide_ui, "Start with the panels hidden (Tab shows them)");
+  gui->add_option("--perturb-buttons", a->perturb_buttons,
+                  "Mouse perturbation: mujoco (Ctrl+drag turns the selected body, Ctrl+right-drag pulls it, as "
+                  "MuJoCo's simulate) or left-pulls (the other way round)")
+      ->check(CLI::IsMember({"mujoco", "left-pulls"}))
+      ->capture_default_str();
   gui->add_flag("--floating", a->options.model_file.floating_base, "A URDF model file: give its root link a free joint");
   gui->add_flag("--no-ground", a->no_ground,
                 "A floating-base model file: no ground plane under it (by default one is put 5 mm under its feet)");

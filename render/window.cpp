@@ -96,8 +96,28 @@ void Window::onKey(GLFWwindow* window, int key, int /*scancode*/, int action, in
   auto* self = static_cast<Window*>(glfwGetWindowUserPointer(window));
   if (self == nullptr || key < 0 || key >= kKeyCount) return;
   const auto latched = static_cast<short>(mods + 1);
-  if (action == GLFW_PRESS) self->pressed_mods_[static_cast<std::size_t>(key)] = latched;
-  if (action == GLFW_PRESS || action == GLFW_REPEAT) self->repeated_mods_[static_cast<std::size_t>(key)] = latched;
+  const auto k = static_cast<std::size_t>(key);
+  if (action == GLFW_PRESS) self->pressed_mods_[k] = latched, ++self->press_counts_[k];
+  if (action == GLFW_PRESS || action == GLFW_REPEAT) self->repeated_mods_[k] = latched, ++self->repeat_counts_[k];
+}
+
+int Window::keyPressCount(int key, bool repeat) const {
+  if (key < 0 || key >= kKeyCount) return 0;
+  return (repeat ? repeat_counts_ : press_counts_)[static_cast<std::size_t>(key)];
+}
+
+void Window::toggleFullscreen() {
+  if (GLFWmonitor* current = glfwGetWindowMonitor(window_)) {
+    (void)current;
+    glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_, GLFW_DONT_CARE);
+    return;
+  }
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  const GLFWvidmode* mode = monitor != nullptr ? glfwGetVideoMode(monitor) : nullptr;
+  if (mode == nullptr) return;  // no monitor to cover (some virtual displays)
+  glfwGetWindowPos(window_, &windowed_x_, &windowed_y_);
+  glfwGetWindowSize(window_, &windowed_width_, &windowed_height_);
+  glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
 }
 
 int Window::keyPressMods(int key, bool repeat) const {
@@ -109,6 +129,8 @@ int Window::keyPressMods(int key, bool repeat) const {
 void Window::beginFrame() {
   pressed_mods_.fill(0);
   repeated_mods_.fill(0);
+  press_counts_.fill(0);
+  repeat_counts_.fill(0);
   glfwPollEvents();
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();

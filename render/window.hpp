@@ -59,6 +59,12 @@ class Window {
   /// inside one slow frame (software rendering, a loaded machine) never
   /// reaches ImGui::IsKeyPressed; GLFW's key events always arrive here.
   int keyPressMods(int key, bool repeat = false) const;
+  /// How many times `key` was pressed (with its auto-repeats when `repeat`)
+  /// during the last event poll: presses that arrive faster than frames are
+  /// queued, not merged into one.
+  int keyPressCount(int key, bool repeat = false) const;
+  /// F5: the window covers its monitor, or returns to its size and place.
+  void toggleFullscreen();
 
  private:
   static void onKey(GLFWwindow* window, int key, int scancode, int action, int mods);
@@ -69,6 +75,9 @@ class Window {
   bool ignore_mouse_ = false;
   std::array<short, kKeyCount> pressed_mods_{};   // mods + 1 of a press in the last poll, 0 if none
   std::array<short, kKeyCount> repeated_mods_{};  // the same for a press or an auto-repeat
+  std::array<int, kKeyCount> press_counts_{};     // presses in the last poll
+  std::array<int, kKeyCount> repeat_counts_{};    // presses and auto-repeats in the last poll
+  int windowed_x_ = 0, windowed_y_ = 0, windowed_width_ = 0, windowed_height_ = 0;  // before fullscreen
   std::vector<UiRect> backdrops_;                  // fillBehindUi's, until renderUi draws them
 };
 

@@ -29,6 +29,7 @@ struct GuiOptions {
   int msaa = 4;
   std::optional<std::array<double, 3>> camera;  // azimuth, elevation (deg), distance (m)
   bool hide_ui = false;
+  bool left_drag_pulls = false;  // --perturb-buttons left-pulls: Ctrl+left pulls, Ctrl+right turns (else MuJoCo's)
   bool paused = false;  // start paused (Space runs)
   OverlayToggles toggles;  // --show: visual toggles on from the start
   bool show_help = false;

@@ -11,11 +11,12 @@ bool KeyPresses::ctrlPressed(int key) const {
 
 void GuiMode::simulationKeys(const KeyPresses& keys, bool viewing_past, GuiRequests& requests) {
   if (keys.pressed(GLFW_KEY_SPACE)) requests.toggle_running = true;
-  if (keys.pressed(GLFW_KEY_RIGHT, true)) {
-    if (viewing_past) requests.view_delta += 1;
-    else requests.step = true;
+  // Every press counts, however many arrive within one frame.
+  if (const int right = keys.count(GLFW_KEY_RIGHT, true); right > 0) {
+    if (viewing_past) requests.view_delta += right;
+    else requests.steps += right;
   }
-  if (keys.pressed(GLFW_KEY_LEFT, true)) requests.view_delta -= 1;
+  requests.view_delta -= keys.count(GLFW_KEY_LEFT, true);
   if (keys.pressed(GLFW_KEY_ENTER) || keys.pressed(GLFW_KEY_KP_ENTER)) requests.resume_from_view = true;
   if (keys.pressed(GLFW_KEY_BACKSPACE)) requests.reset = true;
 }

@@ -24,6 +24,8 @@ class KeyPresses {
  public:
   explicit KeyPresses(const render::Window& window) : window_(window) {}
   bool pressed(int key, bool repeat = false) const { return window_.keyPressMods(key, repeat) >= 0; }
+  /// Presses in this frame (auto-repeats included when `repeat`): keys faster than frames queue.
+  int count(int key, bool repeat = false) const { return window_.keyPressCount(key, repeat); }
   bool ctrlPressed(int key) const;
 
  private:

@@ -16,7 +16,7 @@ namespace loopsim::app {
 
 struct GuiRequests {
   bool toggle_running = false;  // run / pause (Space, the panel's button)
-  bool step = false;
+  int steps = 0;  // single steps asked for (Right, or the Step button) while paused
   bool reset = false;
   bool reload = false;
   bool screenshot = false;
@@ -43,6 +43,8 @@ struct GuiState {
   bool running = true;
   int slow_motion = 0;  // speed 1 / 2^slow_motion
   bool show_ui = true;
+  bool show_info_panel = true;
+  bool mujoco_perturb_buttons = true;  // Ctrl+left turns, Ctrl+right pulls (MuJoCo's); off: the other way  // the right-hand Info panel (Shift+Tab, as MuJoCo's right UI)
   bool show_help = false;
   OverlayToggles toggles;
   int selected_body = -1;

@@ -82,7 +82,7 @@ void simulationSection(GuiState& state, SimulationSession* session) {
   if (ImGui::Button(run_label, ImVec2(130, 0))) state.requests.toggle_running = true;
   state.widgets.noteLastItem(run_label);
   ImGui::SameLine();
-  if (ImGui::Button("Step (Right)")) state.requests.step = true;
+  if (ImGui::Button("Step (Right)")) ++state.requests.steps;
   state.widgets.noteLastItem("Step (Right)");
   if (ImGui::Button("Reset (Backspace)", ImVec2(130, 0))) state.requests.reset = true;
   state.widgets.noteLastItem("Reset (Backspace)");
@@ -351,6 +351,11 @@ void renderingSection(GuiState& state) {
   }
   checkbox("transparent", t.transparent);
   checkbox("wireframe", t.wireframe);
+  checkbox("MuJoCo perturbation buttons", state.mujoco_perturb_buttons);
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("on (MuJoCo's simulate): Ctrl+drag turns the selected body, Ctrl+right-drag pulls it; off: the "
+                      "other way round");
+  }
   if (ImGui::Button("Reset view (Ctrl+A)")) state.requests.reset_camera = true;
 }
 
@@ -383,9 +388,13 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
   beginOpaquePanel(state, "loopsim");
   state.widgets.noteTitleBar("loopsim");
   fileSection(state, session);
-  simulationSection(state, session);
-  solverSection(state, session);
-  settingsSection(state, session);
+  // A record on the timeline is played by the timeline panel: the live run's
+  // controls would act on nothing shown.
+  if (!state.timeline) {
+    simulationSection(state, session);
+    solverSection(state, session);
+    settingsSection(state, session);
+  }
   jointSlidersSection(state, session);
   compareSection(state, session);
   renderingSection(state);
@@ -640,20 +649,22 @@ const std::vector<std::pair<const char*, const char*>>& shortcutList() {
       {"Enter", "resume from the shown past state (the later ones are dropped)"},
       {"Backspace", "reset (a comparison: restart from where it started)"},
       {"C", "compare the ticked solvers from the shown state"},
-      {"- / =", "slower / faster (slow motion)"},
+      {"- / = (keypad - / +)", "slower / faster (slow motion)"},
       {"Ctrl+L", "reload the scene from disk"},
       {"Ctrl+P", "save a screenshot (PNG, never overwrites)"},
       {"Ctrl+A", "reset the view"},
       {"Ctrl+Q", "quit"},
       {"Tab", "show / hide the panels"},
+      {"Shift+Tab", "show / hide the Info panel"},
+      {"F5", "fullscreen / window"},
       {"F1", "this help"},
       {"Esc", "free camera (stop following)"},
       {"Left drag", "rotate the view"},
       {"Right drag", "pan"},
       {"Scroll / middle drag", "zoom"},
       {"Double-click", "select and follow a body (empty: none)"},
-      {"Ctrl+drag", "pull the selected body toward the cursor (recorded)"},
-      {"Ctrl+right drag", "turn the selected body (recorded)"},
+      {"Ctrl+drag", "turn the selected body (recorded; MuJoCo's buttons, Rendering panel)"},
+      {"Ctrl+right drag", "pull the selected body toward the cursor (recorded)"},
       {"Drop a file", "open a scene, URDF or MJCF"},
   };
   return list;

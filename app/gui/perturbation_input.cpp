@@ -31,16 +31,23 @@ void PerturbationInput::beforeStep(Simulation& simulation) {
   perturbation_.apply(simulation, *scratch_);
 }
 
-void PerturbationInput::grab(const Model& model, int body, const Eigen::Matrix4f& pose) {
+void PerturbationInput::grab(const Model& model, int body, const Eigen::Matrix4f& pose, bool mujoco_buttons) {
   const ImGuiIO& io = ImGui::GetIO();
-  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+  // MuJoCo's simulate: Ctrl+left turns, Ctrl+right pulls; the other way when asked.
+  const ImGuiMouseButton pull = mujoco_buttons ? ImGuiMouseButton_Right : ImGuiMouseButton_Left;
+  const ImGuiMouseButton turn = mujoco_buttons ? ImGuiMouseButton_Left : ImGuiMouseButton_Right;
+  const auto drag_name = [](ImGuiMouseButton b) { return b == ImGuiMouseButton_Left ? "Ctrl+drag" : "Ctrl+right-drag"; };
+  if (ImGui::IsMouseClicked(pull)) {
+    held_button_ = pull;
     grab_plane_point_ = pose.block<3, 1>(0, 3).cast<double>();
     perturbation_.beginTranslation(model, body, grab_plane_point_);
-    spdlog::info("perturbation: pulling body '{}' toward the cursor (Ctrl+drag)", model.body_names[static_cast<std::size_t>(body)]);
-  } else if (ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
+    spdlog::info("perturbation: pulling body '{}' toward the cursor ({})", model.body_names[static_cast<std::size_t>(body)],
+                 drag_name(pull));
+  } else if (ImGui::IsMouseClicked(turn)) {
+    held_button_ = turn;
     rotate_start_mouse_ = {io.MousePos.x, io.MousePos.y};
     perturbation_.beginRotation(model, body, pose.block<3, 3>(0, 0).cast<double>());
-    spdlog::info("perturbation: turning body '{}' (Ctrl+right-drag)", model.body_names[static_cast<std::size_t>(body)]);
+    spdlog::info("perturbation: turning body '{}' ({})", model.body_names[static_cast<std::size_t>(body)], drag_name(turn));
   }
 }
 
@@ -48,7 +55,7 @@ bool PerturbationInput::drag(const render::OrbitCamera& camera) {
   if (!perturbation_.active() || scripted_body_ > 0) return false;
   const ImGuiIO& io = ImGui::GetIO();
   if (perturbation_.mode() == MousePerturbation::Mode::Translation) {
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+    if (!ImGui::IsMouseDown(held_button_)) {
       perturbation_.end();
       spdlog::info("perturbation: released");
       return false;
@@ -61,7 +68,7 @@ bool PerturbationInput::drag(const render::OrbitCamera& camera) {
     const double along = normal.dot(direction);
     if (std::abs(along) > 1e-6) perturbation_.setTarget(origin + normal.dot(grab_plane_point_ - origin) / along * direction);
   } else {
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Right)) {
+    if (!ImGui::IsMouseDown(held_button_)) {
       perturbation_.end();
       spdlog::info("perturbation: released");
       return false;

@@ -29,8 +29,9 @@ class PerturbationInput {
   /// Sets the step's perturbation: --perturb's inside its time window, else the mouse's (or none).
   void beforeStep(Simulation& simulation);
 
-  /// A Ctrl+click (left: pull, right: turn) on `body`, drawn at `pose`, starts a perturbation of it.
-  void grab(const Model& model, int body, const Eigen::Matrix4f& pose);
+  /// A Ctrl+click on `body`, drawn at `pose`, starts a perturbation of it: with
+  /// `mujoco_buttons` (MuJoCo's simulate) left turns and right pulls, else the other way.
+  void grab(const Model& model, int body, const Eigen::Matrix4f& pose, bool mujoco_buttons);
   /// Follows the mouse while it holds a perturbation; true while it does (the camera then stays).
   bool drag(const render::OrbitCamera& camera);
   bool active() const { return perturbation_.active(); }
@@ -44,7 +45,8 @@ class PerturbationInput {
   std::unique_ptr<Data> scratch_;  // the model's kinematics for MousePerturbation::apply
   int scripted_body_ = 0;
   Eigen::Vector3d grab_plane_point_ = Eigen::Vector3d::Zero();
-  Eigen::Vector2f rotate_start_mouse_ = Eigen::Vector2f::Zero();  // where a Ctrl+right-drag started
+  Eigen::Vector2f rotate_start_mouse_ = Eigen::Vector2f::Zero();  // where a turning drag started
+  int held_button_ = 0;  // the ImGuiMouseButton that holds the perturbation
 };
 
 }  // namespace loopsim::app

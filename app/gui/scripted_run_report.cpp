@@ -9,8 +9,10 @@ namespace loopsim::app {
 
 void ScriptedRunReport::frames(const ScriptedRunTotals& totals) const {
   const double wall = totals.wall_seconds, frames = static_cast<double>(totals.frames);
-  std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, MSAA %d, physics included); simulated %.4f s (RTF %.2f)\n",
-              totals.frames, wall, frames / wall, width_, height_, totals.msaa, totals.simulated_seconds,
+  // One sample is no multisampling (--msaa 0 or 1, or what the driver allowed).
+  const std::string msaa = totals.msaa > 1 ? "MSAA " + std::to_string(totals.msaa) : std::string("MSAA off");
+  std::printf("gui: %ld frames in %.3f s: %.1f FPS (%dx%d, %s, physics included); simulated %.4f s (RTF %.2f)\n",
+              totals.frames, wall, frames / wall, width_, height_, msaa.c_str(), totals.simulated_seconds,
               totals.simulated_seconds / wall);
   std::printf("gui: per frame %.2f ms physics, %.2f ms drawing and the rest\n", 1e3 * totals.physics_seconds / frames,
               1e3 * (wall - totals.physics_seconds) / frames);

@@ -8,11 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
+#include "gui/joint_sliders.hpp"
 #include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"
 #include <loopsim/scene/model_scene.hpp>
@@ -111,20 +114,74 @@ void SimulationSession::resumeFromView() {
   updateKinematics();
 }
 
+namespace {
+
+// The largest move of the slider's joint between two projections (rad or m).
+constexpr double kSliderContinuationStep = 0.05;
+
+// Revolute joints without limits into [-π, π]: the same pose, on the slider's scale.
+void wrapUnlimitedRevoluteJoints(const Model& model, VectorX& q) {
+  for (int j = 1; j <= model.njoints(); ++j) {
+    const auto jj = static_cast<std::size_t>(j);
+    if (model.joint_types[jj] != JointType::Revolute) continue;
+    const auto iq = static_cast<Eigen::Index>(model.idx_q[jj]);
+    if (std::isfinite(model.lower_position_limit[iq]) || std::isfinite(model.upper_position_limit[iq])) continue;
+    q[iq] = std::remainder(q[iq], 2.0 * std::numbers::pi);
+  }
+}
+
+// A pose whose loops pushed a limited joint past its limits is refused, naming the joint.
+void requireJointsInRange(const Model& model, const VectorX& q, const std::string& file) {
+  for (int j = 1; j <= model.njoints(); ++j) {
+    const auto jj = static_cast<std::size_t>(j);
+    if (model.joint_nq[jj] != 1) continue;
+    const auto iq = static_cast<Eigen::Index>(model.idx_q[jj]);
+    const double lower = model.lower_position_limit[iq], upper = model.upper_position_limit[iq];
+    if (q[iq] < lower - 1e-9 || q[iq] > upper + 1e-9) {
+      throw ModelError(file, model.joint_names[jj],
+                       "the loops would move it to " + numberText(q[iq]) + ", outside its range [" +
+                           numberText(lower) + ", " + numberText(upper) + "]");
+    }
+  }
+}
+
+}  // namespace
+
 void SimulationSession::setJointPosition(int joint, double value) {
   const Model& model = simulation_->model();
   if (joint < 1 || joint > model.njoints() || model.joint_nq[static_cast<std::size_t>(joint)] != 1) {
     throw ModelError(file_.string(), "joint slider", "joint " + std::to_string(joint) + " is not a 1-dof joint of the model");
   }
   if (!std::isfinite(value)) throw ModelError(file_.string(), model.joint_names[static_cast<std::size_t>(joint)], "position must be finite");
+  const auto [lower, upper] = jointSliderRange(model, joint);
+  if (value < lower || value > upper) {
+    throw ModelError(file_.string(), model.joint_names[static_cast<std::size_t>(joint)],
+                     "position " + numberText(value) + " is outside the joint's range [" + numberText(lower) + ", " +
+                         numberText(upper) + "]");
+  }
   SimulationSnapshot state;
   simulation_->snapshot(state);
-  state.q[model.idx_q[static_cast<std::size_t>(joint)]] = value;
   state.v.setZero();
-  // The slider's joint keeps its value; the others move to close the loops (throws when they cannot).
-  if (simulation_->constraints().dimension() > 0) makeConsistent(simulation_->constraints(), state.q, state.v, {joint});
+  const Eigen::Index iq = model.idx_q[static_cast<std::size_t>(joint)];
+  // The slider's joint keeps its value; the others move to close the loops
+  // (throws when they cannot). In small steps, each projection starting from
+  // the last pose: the loop follows the branch it is on instead of jumping to
+  // another (or winding a passive joint by whole turns).
+  if (simulation_->constraints().dimension() > 0) {
+    const double start = state.q[iq];
+    const int pieces = std::max(1, static_cast<int>(std::ceil(std::abs(value - start) / kSliderContinuationStep)));
+    for (int k = 1; k <= pieces; ++k) {
+      state.q[iq] = start + (value - start) * k / pieces;
+      makeConsistent(simulation_->constraints(), state.q, state.v, {joint});
+      wrapUnlimitedRevoluteJoints(model, state.q);
+    }
+    requireJointsInRange(model, state.q, file_.string());
+  }
+  state.q[iq] = value;
   simulation_->holdPose(state.q);  // throws before changing anything
   simulation_->restore(state);
+  // The edit is no motion: the energy balance starts again here.
+  simulation_->restartEnergyBalance();
   history_.clear();
   viewed_.reset();
   history_.push(*simulation_);
@@ -146,6 +203,12 @@ void SimulationSession::reset() {
 }
 
 void SimulationSession::setSolver(const std::string& name, const SolverSettings& settings) {
+  // The panel's tolerance is checked as the scene file's is.
+  if (!(settings.tolerance > 0.0) || settings.tolerance > kMaxResidualTolerance) {
+    throw ModelError(file_.string(), "tolerance",
+                     "must be in (0, " + numberText(kMaxResidualTolerance) + "], got " + numberText(settings.tolerance) +
+                         toleranceHint(settings.tolerance));
+  }
   Scene candidate = simulation_->scene();
   candidate.solver_settings = settings;
   requireSolver(candidate.solverProblem(), name);

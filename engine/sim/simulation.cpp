@@ -14,6 +14,8 @@
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/sim/implicit_damping.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
+#include <loopsim/scene/run_length.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -28,9 +30,9 @@ Scene checkedScene(const Scene& scene) {
   auto fail = [&](const std::string& element, const std::string& why) {
     throw ModelError(scene.source_file, element, why);
   };
-  if (!std::isfinite(scene.dt) || scene.dt <= 0.0) fail("dt", "must be > 0 (got " + std::to_string(scene.dt) + ")");
+  if (!std::isfinite(scene.dt) || scene.dt <= 0.0) fail("dt", "must be > 0 (got " + numberText(scene.dt) + ")");
   if (!std::isfinite(scene.duration) || scene.duration < 0.0) {
-    fail("duration", "must be >= 0 (got " + std::to_string(scene.duration) + ")");
+    fail("duration", "must be >= 0 (got " + numberText(scene.duration) + ")");
   }
   Scene out = scene;
   if (out.q0.size() == 0) out.q0 = neutral(model);
@@ -152,6 +154,11 @@ const EnergyTerms& Simulation::energy() const {
     energy_current_ = true;
   }
   return energy_;
+}
+
+void Simulation::restartEnergyBalance() {
+  energy_.initial = energy().total();
+  energy_.applied_work = energy_.damping_work = 0.0;
 }
 
 double Simulation::positionViolation() const {
@@ -383,7 +390,8 @@ void Simulation::restore(const SimulationSnapshot& s) {
 }
 
 bool Simulation::run(double duration) {
-  const long target = steps_ + static_cast<long>(std::llround(duration / scene_.dt));
+  // NaN, a negative or a never-ending duration is refused, not run as 0 steps.
+  const long target = steps_ + scheduledStep(duration, scene_.dt, "run: duration");
   while (steps_ < target) {
     if (!step()) return false;
   }

@@ -62,7 +62,9 @@ class Simulation {
   /// Advances one step of scene.dt. Returns false (and stops advancing) on divergence.
   bool step();
   /// Steps until `duration` of simulated time has passed or divergence, then
-  /// checks the final state (checkState); returns !diverged().
+  /// checks the final state (checkState); returns !diverged(). Throws
+  /// ModelError for a duration that is not finite, is negative or lies more
+  /// than kMaxRunSteps steps ahead (scheduledStep).
   bool run(double duration);
   /// Books the current state's violation (once) and checks it for divergence,
   /// as the next step() would; for callers that stop stepping. Returns !diverged().
@@ -155,6 +157,10 @@ class Simulation {
   const ContactTotals& contactTotals() const { return contact_totals_; }
   /// Energies at the current state (evaluated on request) and the work so far.
   const EnergyTerms& energy() const;
+  /// The energy balance starts again at the current state (E0 = its energy,
+  /// no work done yet): after the state was set by hand (a joint slider), the
+  /// old balance would carry the edit as an error for good.
+  void restartEnergyBalance();
   /// D of implicit damping (zero when the scene integrates damping explicitly).
   const VectorX& implicitDamping() const { return damping_diagonal_; }
   const std::optional<Divergence>& divergence() const { return divergence_; }

@@ -21,7 +21,7 @@ using namespace loopsim::test::gui;
 TEST(Gui, APerturbationRecordedInTheGuiReplaysBitForBitAndDrivesEveryComparedSolver) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   const fs::path csv = freshPath("perturbed.csv");
-  // --perturb is the scripted Ctrl+drag: the coupler's origin pulled toward (0.3, 0, 1.8) from 0.1 s to 0.4 s.
+  // --perturb is the scripted pull: the coupler's origin pulled toward (0.3, 0, 1.8) from 0.1 s to 0.4 s.
   const Output gui = runGui(scenePath("four_bar.yaml") + " --perturb coupler:0.1:0.4:0.3,0,1.8 --frames 30 --size 160x120 "
                                                          "--msaa 0 --hide-ui --record " + csv.string());
   ASSERT_EQ(gui.exit_code, 0) << gui.text;
@@ -62,11 +62,12 @@ TEST(Gui, APerturbationRecordedInTheGuiReplaysBitForBitAndDrivesEveryComparedSol
   }
 }
 
-TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBit) {
+TEST(Gui, MousePerturbationsWithMujocoButtonsAreRecordedAndReplayBitForBit) {
   if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
   if (shell("command -v xdotool").exit_code != 0) GTEST_SKIP() << "xdotool not found (Debian package xdotool): mouse test skipped";
   // Paused at the start, the four-bar's coupler is under pixel (350, 165) of a 640x400 window at (0, 0):
-  // double-click selects it; running, Ctrl+drag pulls it, then Ctrl+right-drag turns it.
+  // double-click selects it; running, with MuJoCo's buttons (the default) Ctrl+right-drag pulls it,
+  // then Ctrl+drag turns it.
   const fs::path csv = freshPath("mouse.csv"), script = freshPath("mouse.sh");
   // Each stage waits for the GUI's own message before the next one (under load
   // a frame can take longer than any fixed sleep, and a whole drag could then
@@ -87,19 +88,19 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
                                "done\n"
                                "xdotool key space\n"
                                "sleep 0.3\n"
-                               "xdotool keydown ctrl mousedown 1\n"
+                               "xdotool keydown ctrl mousedown 3\n"
                                "sleep 0.2\n"
                                "xdotool mousemove 380 320\n"
                                "waitfor 'perturbation: pulling' 1\n"
                                "sleep 0.6\n"
-                               "xdotool mouseup 1\n"
+                               "xdotool mouseup 3\n"
                                "waitfor 'perturbation: released' 1\n"
-                               "xdotool mousedown 3\n"
+                               "xdotool mousedown 1\n"
                                "sleep 0.2\n"
                                "xdotool mousemove 450 320\n"
                                "waitfor 'perturbation: turning' 1\n"
                                "sleep 0.6\n"
-                               "xdotool mouseup 3 keyup ctrl\n"
+                               "xdotool mouseup 1 keyup ctrl\n"
                                "waitfor 'perturbation: released' 2\n"
                                "xdotool key ctrl+q\n"
                                "wait $gui\n"
@@ -111,8 +112,8 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
   fs::remove(log);
   ASSERT_EQ(out.exit_code, 0) << out.text;
   EXPECT_EQ(out.text.find("timed out waiting for"), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("perturbation: pulling body 'coupler' toward the cursor (Ctrl+drag)"), std::string::npos) << out.text;
-  EXPECT_NE(out.text.find("perturbation: turning body 'coupler' (Ctrl+right-drag)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("perturbation: pulling body 'coupler' toward the cursor (Ctrl+right-drag)"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("perturbation: turning body 'coupler' (Ctrl+drag)"), std::string::npos) << out.text;
   const loopsim::CsvTable table = loopsim::readCsv(csv);
   const auto body = static_cast<std::size_t>(table.requireColumn("perturbation:body"));
   const auto nx = static_cast<std::size_t>(table.requireColumn("perturbation:nx"));
@@ -124,8 +125,8 @@ TEST(Gui, MousePerturbationsCtrlDragAndCtrlRightDragAreRecordedAndReplayBitForBi
   }
   // A loaded machine renders fewer frames (fewer steps) during each 0.6 s drag:
   // the check is that both drags reached the solver, not how many steps they spanned.
-  EXPECT_GT(forces, 5) << "steps pulled by the Ctrl+drag";
-  EXPECT_GT(torques, 5) << "steps turned by the Ctrl+right-drag";
+  EXPECT_GT(forces, 5) << "steps pulled by the Ctrl+right-drag";
+  EXPECT_GT(torques, 5) << "steps turned by the Ctrl+drag";
   std::printf("[ measured ] %zu rows, %ld with the drag's force, %ld with the right-drag's torque\n", table.rows.size(), forces, torques);
   const Output replay = runLoopsim("replay " + csv.string() + " --verify");
   EXPECT_EQ(replay.exit_code, 0) << replay.text;
