@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include <loopsim/parallel/machine_limits.hpp>
 #include <loopsim/parallel/parallel_chunks.hpp>
 
 namespace loopsim::app {
@@ -12,9 +13,9 @@ CLI::Option* addThreadsOption(CLI::App* sub, int& threads, const std::string& de
   // Own check: CLI11's range and type messages would not say what is allowed.
   const CLI::Validator whole_positive(
       [](std::string& text) -> std::string {
-        int value = 0;
+        long long value = 0;
         const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) return "";
+        if (ec == std::errc() && ptr == text.data() + text.size() && value >= 1) return threadCountProblem(value);
         return "must be a whole number >= 1 (got '" + text + "'; default: all " +
                std::to_string(hardwareThreads()) + " cores)";
       },

@@ -7,6 +7,7 @@
 #include <loopsim/bench/state_sampling.hpp>
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/parallel/machine_limits.hpp>
 #include <loopsim/parallel/ordered_blocks.hpp>
 #include <loopsim/sim/state_evaluator.hpp>
 
@@ -47,7 +48,9 @@ py::tuple evaluate(const Scene& scene, const Batch& Q, const Batch& V, const Bat
   requireShape(V, "V", n, model.nv);
   requireShape(TAU, "TAU", n, model.nv);
   const int thread_count = threads.value_or(hardwareThreads());
-  if (thread_count < 1) throw py::value_error("threads must be >= 1, not " + std::to_string(thread_count));
+  if (const std::string problem = threadCountProblem(thread_count); !problem.empty()) {
+    throw py::value_error("threads: " + problem);
+  }
   const int m = evaluator.constraints().dimension();
   py::array_t<double> VDOT({n, static_cast<py::ssize_t>(model.nv)});
   py::array_t<double> LAMBDA({n, static_cast<py::ssize_t>(m)});
@@ -90,7 +93,8 @@ py::tuple evaluate(const Scene& scene, const Batch& Q, const Batch& V, const Bat
           return failure.empty();
         });
   }
-  if (!failure.empty()) throw ModelError(scene.source_file, "evaluate", failure);
+  // The arrays are at fault, not the scene file: no file is named.
+  if (!failure.empty()) throw ModelError("", "evaluate(Q, V, TAU)", failure);
   return py::make_tuple(VDOT, LAMBDA);
 }
 
