@@ -16,6 +16,7 @@
 #include <loopsim/bench/scaling_benchmark.hpp>
 #include <loopsim/bench/solver_benchmark.hpp>
 #include "list_values.hpp"
+#include "number_checks.hpp"
 #include <loopsim/model/errors.hpp>
 #include "record_commands.hpp"
 #include <loopsim/scene/scene_loader.hpp>
@@ -102,7 +103,7 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--mu-values", options->mu_values, "With --mu-sweep: the mu values (or factors), separated by commas or spaces")
       ->delimiter(',');
   sub->add_option("--mu-tolerance", options->mu_tolerance, "With --mu-sweep: the tolerance on |J v̇ - k|inf")
-      ->check(CLI::PositiveNumber)
+      ->check(positiveNumberCheck())
       ->capture_default_str();
   sub->add_flag("--contact", options->contact,
                 "Instead: a full simulation step of scenes on contacts against MuJoCo's mj_step on the same model, "
@@ -129,6 +130,22 @@ Command registerBenchCommand(CLI::App& parent) {
               if (findSolver(name) == nullptr) throw ModelError("", "--solver", unknownSolverMessage(name));
             }
             options->families = splitListValues(options->families);
+            // Counts name their option (the engine's "samples" and "rounds" are --samples and --iterations).
+            if (sub->count("--samples") > 0 && options->samples < 1) {
+              throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(options->samples));
+            }
+            if (sub->count("--iterations") > 0 && options->rounds < 1) {
+              throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(options->rounds));
+            }
+            // What a mode would silently ignore is refused, naming the option.
+            if (options->mu_sweep && sub->count("--iterations") > 0) {
+              throw ModelError("", "--iterations", "--mu-sweep counts solver iterations to tolerance; it times no "
+                                                   "passes (give --samples for the states per scene)");
+            }
+            if ((options->mu_sweep || options->contact) && sub->count("--threads") > 0) {
+              throw ModelError("", "--threads", std::string(options->mu_sweep ? "--mu-sweep" : "--contact") +
+                                                    " runs on one thread (the solver table and --scaling take --threads)");
+            }
             const bool max_links_given = sub->count("--max-links") > 0;
             if (max_links_given && options->max_links < 1) {
               throw ModelError("", "--max-links", "must be a positive number of links, got " +
@@ -162,8 +179,6 @@ Command registerBenchCommand(CLI::App& parent) {
               ContactBenchOptions contact;
               if (sub->count("--iterations") > 0) contact.rounds = options->rounds;
               if (sub->count("--samples") > 0) contact.steps = options->samples;
-              if (contact.rounds < 1) throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(contact.rounds));
-              if (contact.steps < 1) throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(contact.steps));
               std::vector<Scene> cases;
               if (options->scenes.empty()) {
                 for (const char* name : {"go1_ground", "atlas_ground", "digit_ground"}) {

@@ -41,6 +41,22 @@ Command registerDelassusCommand(CLI::App& parent) {
   return {sub, [options, sub] {
             const bool damped = sub->count("--damping") > 0;
             if (damped && options->bench) throw ModelError("", "--damping", "applies to printing, not to --bench");
+            // What printing would silently ignore is refused, naming the option.
+            for (const char* timing : {"--samples", "--iterations"}) {
+              if (sub->count(timing) > 0 && !options->bench) throw ModelError("", timing, "applies to --bench");
+            }
+            if (options->bench && options->samples < 1) {
+              throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(options->samples));
+            }
+            if (options->bench && options->rounds < 1) {
+              throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(options->rounds));
+            }
+            if (!options->bench && options->algorithms.size() > 1) {
+              std::string given;
+              for (const auto& name : options->algorithms) given += (given.empty() ? "" : ", ") + name;
+              throw ModelError("", "--algorithm", "prints one matrix: give one algorithm (got " + given +
+                                                      "), or time several with --bench");
+            }
             const Scene scene = loadScene(options->scene);
             if (options->bench) {
               BenchOptions bench;

@@ -17,8 +17,10 @@
 #include "input_file.hpp"
 #include "interrupt_guard.hpp"
 #include "list_values.hpp"
+#include "number_checks.hpp"
 #include "progress_bar.hpp"
 #include <loopsim/record/recorder.hpp>
+#include <loopsim/solvers/registry.hpp>
 #include <loopsim/scene/model_scene.hpp>
 #include <loopsim/scene/run_length.hpp>
 #include <loopsim/scene/scene_loader.hpp>
@@ -270,7 +272,21 @@ int runScene(RunOptions o) {
     requireSolver(scene.solverProblem(), o.solver);
     scene.solver = o.solver;
   }
-  if (!o.mu.empty()) applyMuOption(o.mu, scene.solver_settings);
+  if (!o.mu.empty()) {
+    applyMuOption(o.mu, scene.solver_settings);  // the value's own check first
+    // A mu the solver would not read is refused rather than silently ignored
+    // (auto hands it to the iterative candidates it probes).
+    if (const SolverInfo* info = findSolver(scene.solver); info != nullptr && !info->capabilities.iterative) {
+      std::string users;
+      for (const SolverInfo& s : solverRegistry()) {
+        if (s.capabilities.iterative) users += (users.empty() ? "" : ", ") + s.name;
+      }
+      const std::string why = info->capabilities.soft ? "a soft solver: its weight is the scene's solver.soft_weight"
+                                                      : "a direct solver";
+      throw ModelError("", "--mu", "solver " + scene.solver + " does not use mu (" + why +
+                                       "); mu is the proximal or augmented-Lagrangian parameter of " + users);
+    }
+  }
   // The command line is checked exactly like the YAML keys it overrides.
   if (o.dt) scene.dt = *o.dt;
   if (o.duration) scene.duration = *o.duration;
@@ -377,7 +393,7 @@ Command registerRunCommand(CLI::App& parent) {
   run->add_option("--record", options->record, "Write a CSV record of every step (and a JSON summary beside it)");
   run->add_flag("--overwrite", options->overwrite, "Allow --record to replace an existing record (regular files only)");
   run->add_option("--record-every", options->record_every, "Write every Nth step's row (the final state always)")
-      ->check(CLI::PositiveNumber);
+      ->check(wholeNumberAtLeastOneCheck());
   run->add_option("--record-columns", options->record_columns,
                   "Column groups to record, separated by commas or spaces: q, v, tau, vdot, lambda, perturbation, stats, timing "
                   "(t always; default: all, as the GUI's records; perturbation holds the GUI's mouse forces, 0 in a run)");

@@ -1,6 +1,8 @@
 // Models, scenes and the solver registry.
 #include "bindings.hpp"
 
+#include <cmath>
+
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -32,6 +34,12 @@ Eigen::Matrix4d framePlacementAt(const Model& model, const VectorX& q, const std
   if (id < 0) throw ModelError(model.source_file, "frame '" + frame + "'", "no such frame in model '" + model.name + "'");
   if (q.size() != model.nq) {
     throw py::value_error("q must have nq = " + std::to_string(model.nq) + " values, not " + std::to_string(q.size()));
+  }
+  for (int k = 0; k < q.size(); ++k) {
+    if (!std::isfinite(q[k])) {
+      throw py::value_error("q[" + std::to_string(k) + "] is " + (std::isnan(q[k]) ? "NaN" : "infinite") +
+                            ": a placement needs a finite configuration");
+    }
   }
   Data data(model);
   forwardKinematics(model, data, q);

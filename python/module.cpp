@@ -28,6 +28,14 @@ Conventions (as in the C++ engine; docs/conventions.md):
   second body receives the opposite. M vdot + h = tau + J^T lambda.
 - Units: SI. Arrays are float64; a batch is one state per row.
 Bad input raises loopsim.ModelError (file: element: message).)";
+  // numpy first, with a message that says so: without it pybind11's array
+  // casts fail later as a bare "initialization failed".
+  try {
+    py::module_::import("numpy");
+  } catch (const py::error_already_set&) {
+    throw py::import_error("loopsim needs numpy (its arrays hold every state): install it with "
+                           "`apt install python3-numpy` or `pip install numpy`");
+  }
   m.attr("__version__") = loopsim::kVersion;
   py::register_exception<loopsim::ModelError>(m, "ModelError", PyExc_ValueError);
   bindModel(m);

@@ -3,6 +3,9 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
+#include <loopsim/scene/run_length.hpp>
 #include <loopsim/sim/simulation.hpp>
 
 namespace loopsim::python {
@@ -13,6 +16,25 @@ std::unique_ptr<Simulation> makeSimulation(const Scene& scene, const std::option
   auto simulation = std::make_unique<Simulation>(scene);
   if (solver) simulation->setSolver(*solver, scene.solver_settings);
   return simulation;
+}
+
+// Simulation::run in slices of steps without the GIL, Python's signal
+// handlers run between them: Ctrl-C (KeyboardInterrupt) stops a long run.
+bool runCheckingSignals(Simulation& simulation, double duration) {
+  const long steps = scheduledStep(duration, simulation.scene().dt, "run: duration");
+  constexpr long kSliceSteps = 200;
+  for (long done = 0; done < steps;) {
+    const long slice = std::min(kSliceSteps, steps - done);
+    bool alive = true;
+    {
+      const py::gil_scoped_release release;
+      for (long k = 0; k < slice && alive; ++k) alive = simulation.step();
+    }
+    if (!alive) return false;
+    done += slice;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+  return simulation.checkState();
 }
 
 }  // namespace
@@ -27,8 +49,10 @@ step() — copy them (numpy.copy) to keep a value.)")
            "solver: a registered solver's name (default: the scene's).")
       .def("step", &Simulation::step, py::call_guard<py::gil_scoped_release>(),
            "Advances one dt. Returns False (and stops advancing) on divergence.")
-      .def("run", &Simulation::run, py::arg("duration"), py::call_guard<py::gil_scoped_release>(),
-           "Steps for `duration` seconds of simulated time; returns not diverged.")
+      .def("run", &runCheckingSignals, py::arg("duration"),
+           "Steps for `duration` seconds of simulated time; returns not diverged. Ctrl-C stops it between "
+           "steps (KeyboardInterrupt; the state is the last step's). Raises ModelError for a duration that is "
+           "NaN, negative, infinite or beyond 1e9 steps.")
       .def_property_readonly("time", &Simulation::time)
       .def_property_readonly("steps", &Simulation::stepCount)
       .def_property_readonly("q", [](py::object self) { return readOnlyView(self.cast<const Simulation&>().q(), self); },

@@ -52,7 +52,10 @@ void timeInterleaved(const std::vector<VectorX>& qs, const BenchOptions& options
 
 std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOptions& options,
                                            const std::vector<std::string>& algorithms) {
-  if (options.samples < 1 || options.rounds < 1) throw ModelError("", "bench", "samples and rounds must be >= 1");
+  if (options.samples < 1 || options.rounds < 1) {
+    throw ModelError("", "BenchOptions", "samples (" + std::to_string(options.samples) + ") and rounds (" +
+                                             std::to_string(options.rounds) + ") must be >= 1");
+  }
   const Model& model = *scene.model;
   const ConstraintSet set(model, scene.constraints, scene.time_constant);
   const int m = set.dimension();

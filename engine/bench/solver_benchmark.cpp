@@ -92,7 +92,10 @@ struct SolverEvaluator {
 }  // namespace
 
 std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& options) {
-  if (options.samples < 1 || options.rounds < 1) throw ModelError("", "bench", "samples and rounds must be >= 1");
+  if (options.samples < 1 || options.rounds < 1) {
+    throw ModelError("", "BenchOptions", "samples (" + std::to_string(options.samples) + ") and rounds (" +
+                                             std::to_string(options.rounds) + ") must be >= 1");
+  }
   const Model& model = *scene.model;
   const ConstraintSet set(model, scene.constraints, scene.time_constant);
   // τ of every state includes the passive joint forces (damping, springs),

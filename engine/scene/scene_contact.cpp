@@ -5,6 +5,8 @@
 #include <numbers>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
+#include <loopsim/solvers/solver.hpp>
 #include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/rigid_shapes.hpp>
 #include <loopsim/scene/scene_parsing.hpp>
@@ -135,7 +137,14 @@ void parseContact(const YamlValue& doc, Model& model, Scene& scene) {
                                 "; expected auto, dense or ltl");
       }
     }
-    if (c.has("tolerance")) scene.contact_settings.tolerance = c["tolerance"].positiveNumber();
+    if (c.has("tolerance")) {
+      scene.contact_settings.tolerance = c["tolerance"].positiveNumber();
+      if (scene.contact_settings.tolerance > kMaxResidualTolerance) {
+        c["tolerance"].fail("must be at most " + numberText(kMaxResidualTolerance) + ", got " +
+                            c["tolerance"].valueText() + " (a residual tolerance this large stops every contact "
+                            "solve at once)");
+      }
+    }
     if (c.has("max_iterations")) {
       scene.contact_settings.max_iterations = c["max_iterations"].integer();
       if (scene.contact_settings.max_iterations < 1) c["max_iterations"].fail("must be >= 1");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 #include <loopsim/model/coordinate_names.hpp>
 #include <loopsim/model/name_suggestion.hpp>
 #include <loopsim/scene/run_length.hpp>
@@ -242,7 +243,13 @@ void parseSolver(const YamlValue& v, Scene& scene) {
       }
     }
   }
-  if (v.has("tolerance")) s.tolerance = v["tolerance"].positiveNumber();
+  if (v.has("tolerance")) {
+    s.tolerance = v["tolerance"].positiveNumber();
+    if (s.tolerance > kMaxResidualTolerance) {
+      v["tolerance"].fail("must be at most " + numberText(kMaxResidualTolerance) + ", got " +
+                          v["tolerance"].valueText() + toleranceHint(s.tolerance));
+    }
+  }
   if (v.has("max_iterations")) {
     s.max_iterations = v["max_iterations"].integer();
     if (s.max_iterations < 1) v["max_iterations"].fail("must be >= 1");
@@ -437,6 +444,10 @@ Scene loadSceneString(const std::string& text, const std::string& name_for_error
 }
 
 Scene loadScene(const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    throw ModelError(file.string(), "", "is a directory, not a scene file (give one of its .yaml files)");
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ModelError(file.string(), "", "cannot open scene file");
   std::ostringstream text;

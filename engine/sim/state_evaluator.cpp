@@ -1,5 +1,8 @@
 #include <loopsim/sim/state_evaluator.hpp>
 
+#include <cmath>
+#include <utility>
+
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/model/errors.hpp>
@@ -43,7 +46,18 @@ std::string nonUnitQuaternion(const Model& model, const VectorX& q, std::string&
 
 std::string evaluateBatchState(StateEvaluator& evaluator, const VectorX& q, const VectorX& v, const VectorX& tau,
                                VectorX& vdot, VectorX& lambda, std::string& where) {
-  if (!q.allFinite() || !v.allFinite() || !tau.allFinite()) return "state has a NaN or Inf value";
+  if (!q.allFinite() || !v.allFinite() || !tau.allFinite()) {
+    // Which value: the first non-finite entry of q, v or τ, by its coordinate.
+    for (const auto& [name, values] : {std::pair{"q", &q}, std::pair{"v", &v}, std::pair{"tau", &tau}}) {
+      for (Eigen::Index k = 0; k < values->size(); ++k) {
+        const double x = (*values)[k];
+        if (!std::isfinite(x)) {
+          return std::string("state has a NaN or Inf value (") + name + "[" + std::to_string(k) + "] = " +
+                 (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf") + ")";
+        }
+      }
+    }
+  }
   if (std::string message = nonUnitQuaternion(evaluator.model(), q, where); !message.empty()) return message;
   try {
     evaluator.evaluate(q, v, tau, vdot, lambda);

@@ -46,6 +46,16 @@ struct SolverCapabilities {
 /// proximal solvers' default (accurate there: μ only damps, paper 001 Fig. 11).
 inline constexpr double kDefaultMu = 1e8;
 
+/// The largest residual tolerance ‖J v̇ − k‖∞ the scene file and the GUI
+/// accept: beyond it an iterative solve stops at once and the constraints
+/// drift, so a larger value is taken for a typo (1e300 for 1e-3) rather than
+/// silently obeyed. (A library caller may still ask for one, e.g. to stop a
+/// solve early on purpose.)
+inline constexpr double kMaxResidualTolerance = 1e-2;
+
+/// "" or, for a tolerance above kMaxResidualTolerance, why it is refused.
+std::string toleranceHint(double tolerance);
+
 struct SolverSettings {
   /// Proximal parameter, paper 001's convention (large = exact). Empty = not
   /// chosen (no scene `mu`, `--mu` or GUI value): whoever binds the solver to a

@@ -3,9 +3,16 @@
 #include <string>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
+
+std::string toleranceHint(double tolerance) {
+  return tolerance > kMaxResidualTolerance ? " (a residual tolerance this large stops every solve at once and lets "
+                                             "the constraints drift)"
+                                           : "";
+}
 
 void requireProximalSettings(const ConstraintSet& constraints, const SolverSettings& settings,
                              std::string_view solver) {
@@ -18,10 +25,10 @@ void requireProximalSettings(const ConstraintSet& constraints, const SolverSetti
   }
   const double mu = settings.muValue();
   if (!(mu > 0.0) || !std::isfinite(mu)) {
-    throw ModelError(file, element, "mu must be positive and finite, got " + std::to_string(mu));
+    throw ModelError(file, element, "mu must be positive and finite, got " + numberText(mu));
   }
   if (!(settings.tolerance >= 0.0)) {
-    throw ModelError(file, element, "tolerance must be >= 0, got " + std::to_string(settings.tolerance));
+    throw ModelError(file, element, "tolerance must be >= 0, got " + numberText(settings.tolerance));
   }
   if (settings.max_iterations < 1) {
     throw ModelError(file, element, "max_iterations must be >= 1, got " + std::to_string(settings.max_iterations));

@@ -1,6 +1,7 @@
 """The Python module: loading, stepping, batch evaluation equal to
 `loopsim eval` bit for bit, records, and the documented conventions."""
 import csv
+import re
 import os
 import subprocess
 import sys
@@ -35,6 +36,9 @@ def test_load_scene_and_model(atlas):
 def test_bad_input_names_the_file(tmp_path):
     with pytest.raises(loopsim.ModelError, match="missing.yaml"):
         loopsim.load_scene(tmp_path / "missing.yaml")
+    # A directory is named as one (it once read as an empty YAML: "expected a map, got null").
+    with pytest.raises(loopsim.ModelError, match="is a directory, not a scene file"):
+        loopsim.load_scene(tmp_path)
     with pytest.raises(loopsim.ModelError, match="unknown solver 'kkk'"):
         loopsim.evaluate(loopsim.load_scene(SCENES / "four_bar.yaml"), np.zeros((1, 1)), np.zeros((1, 1)),
                          np.zeros((1, 1)), solver="kkk")
@@ -64,6 +68,48 @@ def test_simulation_steps_with_views(atlas):
     weight = atlas.model.total_mass * 9.81
     assert sim.lambda_[5] + sim.lambda_[11] == pytest.approx(weight, rel=0.05)
     assert loopsim.Simulation(atlas, solver="pv").solver == "pv"
+
+
+def test_run_refuses_durations_that_are_no_run(atlas):
+    sim = loopsim.Simulation(atlas)
+    for duration, said in ((float("nan"), "nan"), (-1.0, "-1"), (float("inf"), "inf"), (1e12, "1e+12")):
+        with pytest.raises(loopsim.ModelError, match=r"run: duration: .*" + re.escape(said)):
+            sim.run(duration)
+    assert sim.steps == 0  # nothing was stepped
+    assert sim.run(0.01) and sim.steps == 10
+
+
+def test_ctrl_c_stops_a_long_run_between_steps():
+    import signal
+    import threading
+    sim = loopsim.Simulation(loopsim.load_scene(SCENES / "four_bar.yaml"))
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.run(1e5)  # 1e8 steps: minutes, unless Ctrl-C is heard
+    finally:
+        timer.cancel()
+    assert 0 < sim.steps < 100_000_000
+    assert sim.step()  # the simulation is usable after the interrupt
+
+
+def test_frame_placement_refuses_a_nan_configuration(atlas):
+    q = np.copy(atlas.q0)
+    q[8] = np.nan
+    with pytest.raises(ValueError, match=r"q\[8\] is NaN: a placement needs a finite configuration"):
+        atlas.model.frame_placement(q, "l_foot_sole")
+
+
+def test_import_without_numpy_says_numpy_is_needed(tmp_path):
+    # A numpy that cannot be imported, ahead of the real one on the path.
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "__init__.py").write_text("raise ImportError('no numpy here')\n")
+    module_dir = str(Path(loopsim.__file__).parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), module_dir]))
+    result = subprocess.run([sys.executable, "-c", "import loopsim"], env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "loopsim needs numpy" in result.stderr, result.stderr
 
 
 def write_states(path, columns, Q, V, TAU):
@@ -103,12 +149,26 @@ def test_evaluate_threads_equal_one_thread_bit_for_bit(atlas):
     bad = Q.copy()
     bad[[40, 250], 3] = np.nan
     for threads in (1, 3):
-        with pytest.raises(loopsim.ModelError, match="row 40: state has a NaN"):
+        # The arrays are named, with the value's coordinate, not the scene's file.
+        with pytest.raises(loopsim.ModelError,
+                           match=r"^evaluate\(Q, V, TAU\): row 40: state has a NaN or Inf value \(q\[3\] = nan\)$"):
             loopsim.evaluate(atlas, bad, V, TAU, threads=threads)
-    with pytest.raises(ValueError, match="threads must be >= 1, not 0"):
+    with pytest.raises(ValueError, match="threads: 0 is not a thread count"):
         loopsim.evaluate(atlas, Q, V, TAU, threads=0)
+    # A count far beyond the machine is refused before any thread starts.
+    with pytest.raises(ValueError, match=r"threads: 100000 is more than \d+ \(8 x this machine's \d+ cores\)"):
+        loopsim.evaluate(atlas, Q, V, TAU, threads=100000)
     empty = loopsim.evaluate(atlas, Q[:0], V[:0], TAU[:0], threads=2)
     assert empty[0].shape == (0, 36) and empty[1].shape == (0, 12)
+
+
+def test_sample_counts_beyond_memory_name_the_count(atlas):
+    # Not the scene: the count is what is wrong (10**9 once overflowed into "could not sample").
+    with pytest.raises(loopsim.ModelError, match=r"samples: 1000000000 states of this scene need [0-9.e+]+ GB; "
+                                                 r"this machine has [0-9.e+]+ GB of memory"):
+        loopsim.sample_states(atlas, 10**9)
+    with pytest.raises(loopsim.ModelError, match="samples: must be at least 1, got 0"):
+        loopsim.sample_states(atlas, 0)
 
 
 def test_evaluate_conventions(atlas):

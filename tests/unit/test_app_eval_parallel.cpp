@@ -139,7 +139,7 @@ TEST_F(EvalParallel, TheFirstBadLineInInputOrderIsReported) {
     const ProcessResult r = loopsim("eval " + scenePath("four_bar.yaml") + " --states " + states.string() +
                                     " --out " + (dir_ / "bad_out.csv").string() + " --threads " + std::to_string(threads));
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_EQ(r.errorLine(), "loopsim: error: " + states.string() + ": line 42: state has a NaN or Inf value")
+    EXPECT_EQ(r.errorLine(), "loopsim: error: " + states.string() + ": line 42: state has a NaN or Inf value (q[0] = inf)")
         << "--threads " << threads;
     EXPECT_FALSE(std::filesystem::exists(dir_ / "bad_out.csv"));
   }

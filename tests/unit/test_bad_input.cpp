@@ -475,3 +475,73 @@ duration: 5
   EXPECT_EQ(r.errorLine().rfind("loopsim: diverged at t = 0.04 s (step 4): kinetic energy grew from ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("; likely cause: the PD gains (kp 2000, kd 0) on joint 'link_"), std::string::npos) << r.err;
 }
+
+// Counts beyond what the machine holds are refused before the work, naming the
+// count and the machine's figure, never the scene.
+TEST_F(BadInput, CountsBeyondTheMachineAreRefusedNamingTheCount) {
+  const std::string scene = write("s.yaml", kFourBar);
+  ProcessResult r = loopsim("eval " + scene + " --states " + scene + " --out " + file("o.csv") + " --threads 100000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.errorLine().find("--threads: 100000 is more than "), std::string::npos) << r.err;
+  EXPECT_NE(r.errorLine().find("cores): more threads than that only add memory and switching"), std::string::npos)
+      << r.err;
+  r = loopsim("bench --scene " + scene + " --threads 100000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.errorLine().find("--threads: 100000 is more than "), std::string::npos) << r.err;
+  r = loopsim("bench --scene " + scene + " --samples 2000000000");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.errorLine().find("loopsim: error: samples: 2000000000 states of this scene need "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.errorLine().find(" of memory (at most half of it is used)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.errorLine().find("could not sample"), std::string::npos) << r.err;
+}
+
+// Values a command would silently ignore or obey absurdly are refused, naming the option.
+TEST_F(BadInput, IgnoredOrAbsurdValuesAreRefusedNamingTheOption) {
+  const std::string scene = write("s.yaml", kFourBar);
+  ProcessResult r = loopsim("run " + scene + " --solver kkt --mu 1e3 --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.errorLine().rfind("loopsim: error: --mu: solver kkt does not use mu (a direct solver); mu is the "
+                                "proximal or augmented-Lagrangian parameter of ",
+                                0),
+            0u)
+      << r.err;
+  EXPECT_EQ(loopsim("run " + scene + " --solver prox-ltl --mu 1e3 --quiet").exit_code, 0);
+  r = loopsim("run " + write("tol.yaml", std::string(kFourBar) + "solver: {name: prox-ltl, tolerance: 1e300}\n") +
+              " --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.errorLine().find("solver.tolerance"), std::string::npos) << r.err;
+  EXPECT_NE(r.errorLine().find("must be at most 0.01, got '1e300' (a residual tolerance this large stops every solve "
+                               "at once and lets the constraints drift)"),
+            std::string::npos)
+      << r.err;
+  r = loopsim("delassus " + scene + " --algorithm dense --algorithm ltl-osim");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.errorLine(), "loopsim: error: --algorithm: prints one matrix: give one algorithm (got dense, "
+                           "ltl-osim), or time several with --bench");
+  r = loopsim("delassus " + scene + " --samples 5");
+  EXPECT_EQ(r.errorLine(), "loopsim: error: --samples: applies to --bench");
+  r = loopsim("bench --mu-sweep --scene " + scene + " --iterations 3");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.errorLine().rfind("loopsim: error: --iterations: --mu-sweep counts solver iterations to tolerance", 0),
+            0u)
+      << r.err;
+}
+
+// Messages name the option that exists and quote the value as typed.
+TEST_F(BadInput, MessagesNameTheOptionAndTheValueAsTyped) {
+  const std::string scene = write("s.yaml", kFourBar);
+  ProcessResult r = loopsim("bench --scene " + scene + " --samples 0");
+  EXPECT_EQ(r.errorLine(), "loopsim: error: --samples: must be at least 1, got 0");
+  r = loopsim("delassus " + scene + " --bench --iterations 0");
+  EXPECT_EQ(r.errorLine(), "loopsim: error: --iterations: must be at least 1, got 0");
+  r = loopsim("bench --mu-sweep --mu-tolerance -1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.errorLine().find("--mu-tolerance: must be a finite number > 0 (got '-1')"), std::string::npos) << r.err;
+  EXPECT_LT(r.err.size(), 400u) << "no 309-digit range: " << r.err;
+  r = loopsim("run " + scene + " --record " + file("r.csv") + " --record-every 0");
+  EXPECT_NE(r.errorLine().find("--record-every: must be a whole number >= 1 (got '0')"), std::string::npos) << r.err;
+  r = loopsim("run " + dir_.string() + " --quiet");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.errorLine(), "loopsim: error: " + dir_.string() + ": is not a regular file") << r.err;
+}

@@ -6,6 +6,7 @@
 
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/model/data.hpp>
+#include <loopsim/model/number_text.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/scene/rigid_shapes.hpp>
 
@@ -135,7 +136,7 @@ void requireRod(const std::string& generator, const RodParams& rod) {
   for (const auto& [name, x] : values) {
     if (!(std::isfinite(x) && x > 0.0)) {
       throw ModelError("", "generator '" + generator + "' parameter '" + name + "'",
-                       "must be a finite number > 0, got " + std::to_string(x));
+                       "must be a finite number > 0, got " + numberText(x));
     }
   }
   const std::pair<const char*, double> passive[] = {{"stiffness", rod.stiffness}, {"damping", rod.damping}};

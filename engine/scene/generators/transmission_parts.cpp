@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 #include <loopsim/scene/rigid_shapes.hpp>
 
 namespace loopsim::generators {
@@ -17,7 +18,7 @@ void requireTransmission(const std::string& generator, const TransmissionSizes& 
   for (const auto& [name, x] : values) {
     if (!(std::isfinite(x) && x > 0.0)) {
       throw ModelError("", "generator '" + generator + "' parameter '" + name + "'",
-                       "must be a finite number > 0, got " + std::to_string(x));
+                       "must be a finite number > 0, got " + numberText(x));
     }
   }
 }

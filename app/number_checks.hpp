@@ -1,0 +1,13 @@
+#pragma once
+// Checks of numeric options that say what is allowed and quote the value as
+// typed (CLI11's own range checks print the double range's 309 digits).
+#include <CLI/CLI.hpp>
+
+namespace loopsim::app {
+
+/// A finite number > 0.
+CLI::Validator positiveNumberCheck();
+/// A whole number >= 1 that fits the option's int.
+CLI::Validator wholeNumberAtLeastOneCheck();
+
+}  // namespace loopsim::app
