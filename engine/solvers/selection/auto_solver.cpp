@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <vector>
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/registry.hpp>
@@ -19,6 +21,7 @@ struct Candidate {
   std::unique_ptr<ConstrainedSolver> solver;
   VectorX vdot, lambda;
   int batch = 1;
+  int solves = 0;  // timed solves so far: picks the next q variant
   std::vector<double> per_round_us;
   ProbeTiming timing;
 };
@@ -28,6 +31,9 @@ double median(std::vector<double> x) {
   std::nth_element(x.begin(), mid, x.end());
   return *mid;
 }
+
+// The q variants the timed solves cycle through (see probeSolvers).
+constexpr int kProbeStates = 4;
 
 double elapsedUs(Clock::time_point start) {
   return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
@@ -58,7 +64,7 @@ SolverSelection probeSolvers(const std::vector<std::string>& names, const Constr
   for (const std::string& name : names) {
     const SolverInfo* info = findSolver(name);
     if (info == nullptr || info->capabilities.soft) continue;
-    Candidate c{info, nullptr, VectorX::Zero(model.nv), VectorX::Zero(set.dimension()), 1, {}, {}};
+    Candidate c{info, nullptr, VectorX::Zero(model.nv), VectorX::Zero(set.dimension()), 1, 0, {}, {}};
     c.timing.solver = name;
     c.timing.iterative = info->capabilities.iterative;
     SolverSettings s = settings_for(*info);
@@ -110,6 +116,15 @@ SolverSelection probeSolvers(const std::vector<std::string>& names, const Constr
     throw ModelError(model.source_file, "solver 'auto'",
                      "no exact solver could run this scene's initial state" + (why.empty() ? "" : " (" + why + ")"));
   }
+  // Every timed solve sees another q than the solve before it: the joint-space
+  // solvers keep M and its factors while q is the same bits (HeldPositionTerms),
+  // which a simulation never gives them twice. The variants differ in one
+  // coordinate by a few units in the last place: the same state to the physics.
+  std::vector<VectorX> fresh_q(kProbeStates, q);
+  for (int k = 1; k < kProbeStates; ++k) {
+    double& last = fresh_q[static_cast<std::size_t>(k)][q.size() - 1];
+    for (int u = 0; u < k; ++u) last = std::nextafter(last, std::numeric_limits<double>::infinity());
+  }
   // Interleaved rounds, order rotated per round, within the time budget.
   const Clock::time_point probe_start = Clock::now();
   const std::size_t n = timed.size();
@@ -117,7 +132,9 @@ SolverSelection probeSolvers(const std::vector<std::string>& names, const Constr
     for (std::size_t k = 0; k < n; ++k) {
       Candidate& c = *timed[(k + static_cast<std::size_t>(r)) % n];
       const Clock::time_point start = Clock::now();
-      for (int b = 0; b < c.batch; ++b) c.solver->solve(q, v, tau, {}, c.vdot, c.lambda);
+      for (int b = 0; b < c.batch; ++b) {
+        c.solver->solve(fresh_q[static_cast<std::size_t>(c.solves++ % kProbeStates)], v, tau, {}, c.vdot, c.lambda);
+      }
       c.per_round_us.push_back(elapsedUs(start) / c.batch);
     }
     if (r >= 4 && elapsedUs(probe_start) > 1e3 * options.budget_ms) break;
