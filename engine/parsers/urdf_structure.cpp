@@ -129,6 +129,23 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
                      "root element must be <robot>");
   }
 
+  // Loop closures and transmissions written as URDF extensions (<loop>,
+  // <coupling>: generalized_rbda's files) are not read: loading the rest
+  // would make a closed mechanism an open tree without a word.
+  for (const char* extension : {"loop", "coupling"}) {
+    if (const TiXmlElement* e = robot->FirstChildElement(extension)) {
+      const char* name = e->Attribute("name");
+      throw ModelError(file, "<" + std::string(extension) + (name != nullptr ? " name='" + std::string(name) + "'" : "") +
+                                 "> (" + lineOf(e) + ")",
+                       std::string("a ") + (extension == std::string("loop") ? "loop closure" : "joint coupling") +
+                           " written as a URDF extension, which this loader does not read: the file would load as "
+                           "an open tree. Load the tree without it and declare the " +
+                           (extension == std::string("loop") ? "loop as a scene constraint (type: revolute)"
+                                                             : "coupling as a scene constraint (type: coupling)") +
+                           " (scenes/README.md, \"Schema\")");
+    }
+  }
+
   UrdfStructure out;
   const char* robot_name = robot->Attribute("name");
   out.robot_name = robot_name != nullptr ? robot_name : "";
