@@ -15,6 +15,7 @@
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/model/number_text.hpp>
+#include <loopsim/model/quiet_log.hpp>
 #include "gui/joint_sliders.hpp"
 #include <loopsim/record/record_row.hpp>
 #include "render/model_view.hpp"
@@ -168,6 +169,8 @@ void SimulationSession::setJointPosition(int joint, double value) {
   // the last pose: the loop follows the branch it is on instead of jumping to
   // another (or winding a passive joint by whole turns).
   if (simulation_->constraints().dimension() > 0) {
+    const QuietLogAtLeast quiet(spdlog::level::warn);  // a projection logs each of the steps
+    wrapUnlimitedRevoluteJoints(model, state.q);  // the same pose: the move starts from the slider's scale
     const double start = state.q[iq];
     const int pieces = std::max(1, static_cast<int>(std::ceil(std::abs(value - start) / kSliderContinuationStep)));
     for (int k = 1; k <= pieces; ++k) {

@@ -8,28 +8,13 @@
 #include <loopsim/algorithms/configuration.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/model/quiet_log.hpp>
 #include <loopsim/parallel/machine_limits.hpp>
 #include <loopsim/sim/simulation.hpp>
 
 namespace loopsim {
 
 namespace {
-
-// Raises the log level to at least `level` for its lifetime (restored on
-// every exit, a throw included): the projections and simulations a bench
-// runs to make its states log per state.
-class QuietLogAtLeast {
- public:
-  explicit QuietLogAtLeast(spdlog::level::level_enum level) : saved_(spdlog::get_level()) {
-    spdlog::set_level(std::max(saved_, level));
-  }
-  ~QuietLogAtLeast() { spdlog::set_level(saved_); }
-  QuietLogAtLeast(const QuietLogAtLeast&) = delete;
-  QuietLogAtLeast& operator=(const QuietLogAtLeast&) = delete;
-
- private:
-  spdlog::level::level_enum saved_;
-};
 
 // Refuses a count that is not positive or whose states would not fit in
 // memory, naming the count (the scene is not at fault).
