@@ -131,12 +131,8 @@ Command registerBenchCommand(CLI::App& parent) {
             }
             options->families = splitListValues(options->families);
             // Counts name their option (the engine's "samples" and "rounds" are --samples and --iterations).
-            if (sub->count("--samples") > 0 && options->samples < 1) {
-              throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(options->samples));
-            }
-            if (sub->count("--iterations") > 0 && options->rounds < 1) {
-              throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(options->rounds));
-            }
+            if (sub->count("--samples") > 0) requireAtLeastOne(options->samples, "--samples");
+            if (sub->count("--iterations") > 0) requireAtLeastOne(options->rounds, "--iterations");
             // What a mode would silently ignore is refused, naming the option.
             if (options->mu_sweep && sub->count("--iterations") > 0) {
               throw ModelError("", "--iterations", "--mu-sweep counts solver iterations to tolerance; it times no "

@@ -11,6 +11,7 @@
 #include <loopsim/delassus/delassus.hpp>
 #include <loopsim/model/errors.hpp>
 #include "delassus_command.hpp"
+#include "number_checks.hpp"
 #include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim::app {
@@ -45,11 +46,9 @@ Command registerDelassusCommand(CLI::App& parent) {
             for (const char* timing : {"--samples", "--iterations"}) {
               if (sub->count(timing) > 0 && !options->bench) throw ModelError("", timing, "applies to --bench");
             }
-            if (options->bench && options->samples < 1) {
-              throw ModelError("", "--samples", "must be at least 1, got " + std::to_string(options->samples));
-            }
-            if (options->bench && options->rounds < 1) {
-              throw ModelError("", "--iterations", "must be at least 1, got " + std::to_string(options->rounds));
+            if (options->bench) {
+              requireAtLeastOne(options->samples, "--samples");
+              requireAtLeastOne(options->rounds, "--iterations");
             }
             if (!options->bench && options->algorithms.size() > 1) {
               std::string given;

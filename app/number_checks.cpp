@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include <loopsim/model/errors.hpp>
+
 namespace loopsim::app {
 
 CLI::Validator positiveNumberCheck() {
@@ -26,6 +28,10 @@ CLI::Validator wholeNumberAtLeastOneCheck() {
         return "must be a whole number >= 1 (got '" + text + "')";
       },
       "N>=1");
+}
+
+void requireAtLeastOne(int value, const char* option) {
+  if (value < 1) throw ModelError("", option, "must be at least 1, got " + std::to_string(value));
 }
 
 }  // namespace loopsim::app

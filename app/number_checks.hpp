@@ -10,4 +10,8 @@ CLI::Validator positiveNumberCheck();
 /// A whole number >= 1 that fits the option's int.
 CLI::Validator wholeNumberAtLeastOneCheck();
 
+/// Throws ModelError "OPTION: must be at least 1, got N" for a count < 1 (an
+/// option whose default the command may replace, so it is checked after parsing).
+void requireAtLeastOne(int value, const char* option);
+
 }  // namespace loopsim::app

@@ -107,8 +107,7 @@ int Window::keyPressCount(int key, bool repeat) const {
 }
 
 void Window::toggleFullscreen() {
-  if (GLFWmonitor* current = glfwGetWindowMonitor(window_)) {
-    (void)current;
+  if (glfwGetWindowMonitor(window_) != nullptr) {
     glfwSetWindowMonitor(window_, nullptr, windowed_x_, windowed_y_, windowed_width_, windowed_height_, GLFW_DONT_CARE);
     return;
   }
