@@ -36,6 +36,7 @@ struct GuiArguments {
   std::vector<std::string> compare;
   std::vector<std::string> tick_compare;
   std::string compare_layout = "overlay";
+  std::string compare_ghosts = "outlines";
   std::vector<std::string> set_joints;
   std::vector<std::string> stabilization_changes;
   std::string perturb;
@@ -137,6 +138,7 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     throw ModelError("", "--compare-layout", "'" + a.compare_layout + "': use overlay or side-by-side");
   }
   o.compare_side_by_side = a.compare_layout == "side-by-side";
+  o.compare_ghost_outlines = a.compare_ghosts == "outlines";
   for (const std::string& item : splitListValues(a.stabilization_changes)) {
     const std::vector<std::string> parts = split(item, ':');
     if (parts.size() != 3 || (parts[2] != "on" && parts[2] != "off")) {
@@ -288,6 +290,11 @@ Command registerGuiCommand(CLI::App& parent) {
                   "Run the simulation to this time (s) first, then start --compare from its state there (the "
                   "panel's 'Compare from here', key C)");
   gui->add_option("--compare-layout", a->compare_layout, "overlay (ghosts on top of each other) or side-by-side")
+      ->capture_default_str();
+  gui->add_option("--compare-ghosts", a->compare_ghosts,
+                  "outlines (the compared runs as coloured outlines over the solid reference: where they agree, "
+                  "the outlines lie on it) or translucent")
+      ->check(CLI::IsMember({"outlines", "translucent"}))
       ->capture_default_str();
   gui->add_option("--perturb", a->perturb,
                   "BODY:T0:T1:X,Y,Z pulls BODY's origin toward the world point X,Y,Z from T0 to T1 (simulated s) "

@@ -1,6 +1,10 @@
 // `import loopsim`: the engine from Python (pybind11 + numpy).
 #include "bindings.hpp"
 
+#include <pybind11/eval.h>
+
+#include "argument_errors_source.hpp"
+
 #include <loopsim/model/errors.hpp>
 #include <loopsim/version.hpp>
 
@@ -43,4 +47,9 @@ Bad input raises loopsim.ModelError (file: element: message).)";
   bindSimulation(m);
   bindEvaluation(m);
   bindRecord(m);
+  // A wrong argument type names the parameter, the type expected and the type given
+  // (pybind11 alone lists the signatures and the values).
+  py::dict scope;
+  py::exec(kArgumentErrorsSource, scope);
+  scope["install"](m);
 }

@@ -17,6 +17,11 @@ Eigen::Vector3f backward(float azimuth_deg, float elevation_deg) {
   return {-std::cos(el) * std::cos(az), -std::cos(el) * std::sin(az), -std::sin(el)};
 }
 
+// Width / height of the view area in a window of the given aspect.
+float areaAspect(const ViewArea& area, float window_aspect) {
+  return window_aspect * std::max(1e-3f, area.width()) / std::max(1e-3f, area.height());
+}
+
 }  // namespace
 
 Eigen::Vector3f OrbitCamera::eye() const { return lookat + distance * backward(azimuth_deg, elevation_deg); }
@@ -42,18 +47,27 @@ Eigen::Matrix4f OrbitCamera::projection(float aspect) const {
   const float far_plane = 100.0f + 20.0f * distance;
   const float f = 1.0f / std::tan(0.5f * radians(fovy_deg));
   Eigen::Matrix4f p = Eigen::Matrix4f::Zero();
-  p(0, 0) = f / aspect;
+  p(0, 0) = f / areaAspect(area, aspect);
   p(1, 1) = f;
   p(2, 2) = (far_plane + near_plane) / (near_plane - far_plane);
   p(2, 3) = 2.0f * far_plane * near_plane / (near_plane - far_plane);
   p(3, 2) = -1.0f;
-  return p;
+  // The area's normalised device coordinates into the window's: x_w = c + h x_a (per axis,
+  // y up), applied in clip space where w = -z_eye.
+  const float hx = area.width(), hy = area.height();
+  const float cx = area.x0 + area.x1 - 1.0f, cy = 1.0f - (area.y0 + area.y1);
+  Eigen::Matrix4f shift = Eigen::Matrix4f::Identity();
+  shift(0, 0) = hx;
+  shift(1, 1) = hy;
+  shift(0, 3) = cx;
+  shift(1, 3) = cy;
+  return shift * p;
 }
 
 void OrbitCamera::frame(const Eigen::Vector3f& min_corner, const Eigen::Vector3f& max_corner, float aspect) {
   lookat = 0.5f * (min_corner + max_corner);
   const float radius = std::max(0.05f, 0.5f * (max_corner - min_corner).norm());
-  const float half_fov = 0.5f * radians(fovy_deg) * std::min(1.0f, aspect);
+  const float half_fov = 0.5f * radians(fovy_deg) * std::min(1.0f, areaAspect(area, aspect));
   distance = 1.15f * radius / std::sin(half_fov);
 }
 
@@ -66,8 +80,9 @@ void OrbitCamera::pan(float dx, float dy, float viewport_height) {
   const Eigen::Vector3f f = -backward(azimuth_deg, elevation_deg);
   const Eigen::Vector3f s = f.cross(Eigen::Vector3f::UnitZ()).normalized();
   const Eigen::Vector3f u = s.cross(f);
-  // One viewport height of mouse motion moves the look-at point by the visible height at its distance.
-  const float scale = 2.0f * distance * std::tan(0.5f * radians(fovy_deg)) / std::max(1.0f, viewport_height);
+  // One view-area height of mouse motion moves the look-at point by the visible height at its distance.
+  const float scale =
+      2.0f * distance * std::tan(0.5f * radians(fovy_deg)) / std::max(1.0f, viewport_height * std::max(1e-3f, area.height()));
   lookat += scale * (-dx * s + dy * u);
 }
 
@@ -79,8 +94,10 @@ Ray OrbitCamera::pixelRay(float x, float y, float width, float height) const {
   const Eigen::Vector3f s = f.cross(Eigen::Vector3f::UnitZ()).normalized();
   const Eigen::Vector3f u = s.cross(f);
   const float t = std::tan(0.5f * radians(fovy_deg));
-  const float ndc_x = 2.0f * x / width - 1.0f, ndc_y = 1.0f - 2.0f * y / height;
-  const Eigen::Vector3f d = f + ndc_x * t * (width / height) * s + ndc_y * t * u;
+  // The pixel in the area's normalised device coordinates.
+  const float ax = (x / width - area.x0) / std::max(1e-3f, area.width()), ay = (y / height - area.y0) / std::max(1e-3f, area.height());
+  const float ndc_x = 2.0f * ax - 1.0f, ndc_y = 1.0f - 2.0f * ay;
+  const Eigen::Vector3f d = f + ndc_x * t * areaAspect(area, width / height) * s + ndc_y * t * u;
   return {e, d.normalized()};
 }
 

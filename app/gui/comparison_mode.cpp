@@ -171,7 +171,9 @@ void ComparisonMode::afterAdvance() {
 }
 
 void ComparisonMode::drawScene(float) {
-  // The reference solid first (it writes depth), then the translucent ghosts.
+  // The reference solid first (it writes depth), then the ghosts: coloured outlines (opaque
+  // wireframe, so that where a run agrees its lines lie on the reference and the reference's
+  // own colour still shows between them) or translucent.
   const int reference = view_->comparison().referenceIndex();
   std::vector<std::size_t> order{static_cast<std::size_t>(reference)};
   for (std::size_t i = 0; i < view_->size(); ++i) {
@@ -179,16 +181,21 @@ void ComparisonMode::drawScene(float) {
   }
   for (const std::size_t i : order) {
     const ComparedSolver& s = view_->comparison().solvers()[i];
+    const bool is_reference = static_cast<int>(i) == reference;
     render::ModelStyle style;
-    style.wireframe = context_.state.toggles.wireframe;
+    style.wireframe = context_.state.toggles.wireframe || (!is_reference && context_.state.compare_ghost_outlines);
     style.use_tint = true;
     style.tint = view_->colour(i);
+    if (!is_reference && context_.state.compare_ghost_outlines) style.tint[3] = 1.0f;
     if (s.simulation->diverged()) style.highlighted_body = s.simulation->model().jointId(s.simulation->divergence()->joint);
     live_.modelView().draw(context_.renderer, poses(i), style);
   }
 }
 
-void ComparisonMode::drawPanels() { drawComparisonPanel(context_.state, *view_); }
+void ComparisonMode::drawPanels() {
+  drawComparisonPanel(context_.state, *view_);
+  drawViewLegend(context_.state, *view_);
+}
 
 std::string ComparisonMode::whereNow() const {
   return fmt::format("t = {:.6g} s (step {})", view_->comparison().time(), view_->comparison().stepCount());

@@ -93,6 +93,8 @@ class GuiApp {
   FrameBudget frameBudget(double wall_dt) const;
   void drawScene(int width, int height);
   void drawUi();
+  /// Sets the camera's view area to what the panels left free this frame.
+  void frameFreeArea();
   void saveScreenshot(const fs::path& path);
   double shownTime() const;
 
@@ -102,12 +104,17 @@ class GuiApp {
   render::MeshCache meshes_;
   render::OrbitCamera camera_;
   float model_scale_ = 1.0f;  // a length typical of the model (m), from the camera's framing
+  bool camera_moved_ = false;  // by the user (mouse, following a body) since it was last framed
   GuiState state_;
   PerturbationInput perturbation_{options_};
   ScriptProgress script_;
   RunFailures failures_;
   GuiContext context_{options_, state_, renderer_, meshes_, camera_, perturbation_, script_, failures_,
-                      [this] { resetCamera(); }};
+                      [this] { resetCamera(); },
+                      [this](const Eigen::Vector3f& point) {
+                        camera_.lookat = point;
+                        camera_moved_ = true;
+                      }};
   GuiModes modes_{context_, window_};
   std::vector<render::PixelRect> covered_;  // this frame's opaque panels in framebuffer pixels
   bool screenshot_pending_ = false;  // Ctrl+P: saved after this frame's UI is drawn
@@ -126,6 +133,7 @@ GuiApp::GuiApp(const GuiOptions& options, render::Window& window, render::Render
   state_.compare_solvers = options.compare;
   state_.compare_reference = options.compare_reference;
   state_.compare_side_by_side = options.compare_side_by_side;
+  state_.compare_ghost_outlines = options.compare_ghost_outlines;
   if (!options.tick_compare.empty()) state_.compare_solvers = options.tick_compare;
   tickContactRuns(state_);
   state_.widgets.setEnabled(options.log_widgets);
@@ -143,7 +151,10 @@ double GuiApp::shownTime() const {
 }
 
 void GuiApp::resetCamera() {
+  const render::ViewArea area = camera_.area;
   camera_ = render::OrbitCamera{};
+  camera_.area = area;
+  camera_moved_ = false;
   int width = 1, height = 1;
   window_.framebufferSize(width, height);
   const float aspect = static_cast<float>(std::max(1, width)) / static_cast<float>(std::max(1, height));
@@ -189,13 +200,23 @@ void GuiApp::handleInput() {
   if (io.WantCaptureMouse) return;
   if (handlePerturbationMouse()) return;  // Ctrl+drag on the selected body: the camera stays
   const float height = std::max(1.0f, io.DisplaySize.y);
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) camera_.rotate(io.MouseDelta.x, io.MouseDelta.y);
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) {
+    camera_.rotate(io.MouseDelta.x, io.MouseDelta.y);
+    camera_moved_ = true;
+  }
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
     camera_.pan(io.MouseDelta.x, io.MouseDelta.y, height);
     state_.follow = false;
+    camera_moved_ = true;
   }
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Middle)) camera_.zoom(-io.MouseDelta.y * 0.05f);
-  if (io.MouseWheel != 0.0f) camera_.zoom(io.MouseWheel);
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Middle)) {
+    camera_.zoom(-io.MouseDelta.y * 0.05f);
+    camera_moved_ = true;
+  }
+  if (io.MouseWheel != 0.0f) {
+    camera_.zoom(io.MouseWheel);
+    camera_moved_ = true;
+  }
   const LiveSessionMode* live = modes_.live();
   if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && live) {
     const render::Ray ray = camera_.pixelRay(io.MousePos.x, io.MousePos.y, io.DisplaySize.x, height);
@@ -329,6 +350,7 @@ void GuiApp::drawScene(int width, int height) {
   const LiveSessionMode* live = modes_.live();
   if (live && state_.follow && state_.selected_body > 0) {
     camera_.lookat = live->session().kinematics().oMi[state_.selected_body].t.cast<float>();
+    camera_moved_ = true;
   }
   // The opaque panels in framebuffer pixels (rows up), rounded inward: only pixels they hide.
   covered_.clear();
@@ -346,16 +368,39 @@ void GuiApp::drawScene(int width, int height) {
 void GuiApp::drawUi() {
   state_.widgets.beginFrame();
   state_.opaque_panels.clear();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  constexpr float kMargin = 8.0f;
+  state_.layout = {kMargin, kMargin, display.x - kMargin, display.y - kMargin, {}};
+  // Docked in this order: the side columns, the status line under the middle, the messages
+  // at its top, then what the shown mode docks at its bottom (comparison, timeline).
+  SimulationSession* session = modes_.live() ? &modes_.live()->session() : nullptr;
   if (state_.show_ui) {
-    SimulationSession* session = modes_.live() ? &modes_.live()->session() : nullptr;
     drawControlPanel(state_, session);
     if (state_.show_info_panel) drawInfoPanel(state_, session);
+    drawStatusLine(state_);
+  }
+  drawMessages(state_);
+  if (state_.show_ui) {
     if (GuiMode* mode = shown()) mode->drawPanels();
   }
   drawHelpOverlay(state_);
-  drawMessages(state_);
   state_.widgets.endFrame();
   window_.fillBehindUi(state_.opaque_panels);
+  frameFreeArea();
+}
+
+void GuiApp::frameFreeArea() {
+  // The camera frames the area the docked panels leave free; while the user has not moved
+  // it, a change of that area (a panel docked or gone, the window resized) frames the model again.
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (display.x < 1.0f || display.y < 1.0f) return;
+  const GuiState::Layout& l = state_.layout;
+  render::ViewArea area{std::clamp(l.x0 / display.x, 0.0f, 0.9f), std::clamp(l.y0 / display.y, 0.0f, 0.9f), 0.0f, 0.0f};
+  area.x1 = std::clamp(l.x1 / display.x, area.x0 + 0.1f, 1.0f);
+  area.y1 = std::clamp(l.y1 / display.y, area.y0 + 0.1f, 1.0f);
+  if (area == camera_.area) return;
+  camera_.area = area;
+  if (!camera_moved_) resetCamera();
 }
 
 void GuiApp::saveScreenshot(const fs::path& path) {

@@ -37,6 +37,7 @@ struct GuiOptions {
   std::vector<std::string> tick_compare;  // --tick-compare: ticked in the panel, not started (C starts them)
   std::string compare_reference;     // empty: kkt, or the first exact solver compared
   bool compare_side_by_side = false;
+  bool compare_ghost_outlines = true;  // --compare-ghosts outlines (else translucent)
   // --compare-from T: the open simulation runs to T first, then the comparison starts from its state there.
   std::optional<double> compare_from;
   std::vector<std::string> play;  // records on the timeline (one, or two overlaid)

@@ -42,6 +42,7 @@ struct GuiContext {
   ScriptProgress& script;
   RunFailures& failures;
   std::function<void()> reset_camera;  // frames what is shown now
+  std::function<void(const Eigen::Vector3f&)> look_at;  // turns the camera to a point (kept as if the user had)
 
   /// --log-events: one line per UI action (key, button, drop), saying what it did.
   void logEvent(const std::string& what) const {

@@ -56,6 +56,7 @@ struct GuiState {
   std::string status;     // the last action's outcome, shown for a few seconds
   double status_time = 0.0;  // ImGui time when it was said
   std::string divergence; // why and when the simulation stopped
+  bool divergence_dismissed = false;  // its message's Dismiss pressed (the Info panel still says it)
 
   double fps = 0.0;       // measured over the last second
   double rtf = 0.0;       // simulated time / wall time over the last second
@@ -82,6 +83,7 @@ struct GuiState {
   std::vector<std::string> compare_contact_solvers;
   std::string compare_reference;
   bool compare_side_by_side = false;
+  bool compare_ghost_outlines = true;  // ghosts as coloured outlines over the solid reference (else translucent)
   bool comparing = false;
 
   GuiRequests requests;
@@ -92,6 +94,18 @@ struct GuiState {
   // Filled by the panels, cleared each frame.
   using PanelRect = render::Window::UiRect;
   std::vector<PanelRect> opaque_panels;
+
+  // This frame's docked layout, as MuJoCo's simulate docks its UI: the side
+  // panels in columns, the comparison or timeline and the status line at the
+  // bottom between them, messages at the top. What they leave free is the
+  // area the camera frames (render::ViewArea). Reset before the panels draw.
+  struct Layout {
+    float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the free area, ImGui pixels from the top left
+    std::vector<std::pair<std::string, PanelRect>> panels;  // docked this frame, by name
+  } layout;
+  enum class Dock { kLeft, kRight, kTop, kBottom };
+  /// Notes the current ImGui window as docked on `side`: the free area shrinks past it.
+  void dock(const char* name, Dock side);
 
   double speed() const { return 1.0 / static_cast<double>(1 << slow_motion); }
   void say(std::string message);

@@ -206,13 +206,25 @@ void LiveSessionMode::advance(const FrameBudget& budget) {
   session_->sampleFrame();
 }
 
+namespace {
+// How far (m) a body may be from where the kept history starts and still count as sane.
+constexpr double kSaneTravel = 5.0;
+}  // namespace
+
 void LiveSessionMode::afterAdvance() {
   if (session_->simulation().diverged() && !divergence_reported_) {
     const Divergence& d = *session_->simulation().divergence();
     context_.state.divergence = d.message();
+    context_.state.divergence_dismissed = false;
     context_.state.running = false;
     divergence_reported_ = true;
     spdlog::error("{}", d.message());
+    // The offending body (red) has usually flown off: look at its last sane place instead.
+    const int body = session_->simulation().model().jointId(d.joint);  // joint i moves body i
+    if (const std::optional<Eigen::Vector3d> place = session_->lastSaneBodyPosition(body, kSaneTravel)) {
+      context_.state.follow = false;
+      context_.look_at(place->cast<float>());
+    }
   }
   session_->updateKinematics();
 }

@@ -32,6 +32,29 @@ bool inputText(const char* label, std::string& text) {
   return enter;
 }
 
+// A reason in a few words for the narrow panel: up to its first clause (" (", ":" or ";"),
+// at most max_chars and cut at a word; the whole reason goes in the item's tooltip.
+std::string shortReason(const std::string& text, std::size_t max_chars = 30) {
+  std::size_t end = text.size();
+  for (const char* stop : {" (", ": ", "; "}) end = std::min(end, text.find(stop));
+  std::string brief = text.substr(0, end);
+  if (brief.size() > max_chars) {
+    const std::size_t space = brief.rfind(' ', max_chars);
+    brief = brief.substr(0, space == std::string::npos || space == 0 ? max_chars : space);
+  }
+  return brief.size() < text.size() ? brief + "..." : brief;
+}
+
+// The last item's tooltip: `text` wrapped to a readable width.
+void wrappedTooltip(const std::string& text) {
+  if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
 void fileSection(GuiState& state, SimulationSession* session) {
   if (!ImGui::CollapsingHeader("File", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (!state.scene_files.empty()) {
@@ -149,10 +172,8 @@ void solverSection(GuiState& state, SimulationSession* session) {
   }
   if (binding.selection) {
     ImGui::SameLine();
-    ImGui::TextColored(kDimColour, "-> %s", binding.selection->picked.c_str());
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
-    ImGui::TextColored(kDimColour, "%s", asciiText(binding.solverLine()).c_str());
-    ImGui::PopTextWrapPos();
+    ImGui::TextColored(kDimColour, "-> %s (why: hover)", binding.selection->picked.c_str());
+    wrappedTooltip(asciiText(binding.solverLine()));
   }
   for (const SolverInfo& info : solverRegistry()) {
     // Greyed with the reason: a missing capability in short, else why the scene checks refuse it
@@ -166,15 +187,14 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", info.description.c_str());
     if (!missing.empty()) {
-      // The scene has something this solver does not handle: say what, wrapped in the panel.
+      // The scene has something this solver does not handle: what, in short beside it; in full on hover.
       ImGui::SameLine();
-      ImGui::PushTextWrapPos(0.0f);  // the window's right edge
-      ImGui::TextColored(kDimColour, "(cannot take %s)", missing.c_str());
-      ImGui::PopTextWrapPos();
+      ImGui::TextColored(kDimColour, "(no %s)", shortReason(missing).c_str());
+      wrappedTooltip("cannot take " + missing);
     } else if (!refusal.empty() && !selected) {
-      ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + kPanelWidth - 24.0f);
-      ImGui::TextColored(kDimColour, "%s", asciiText(refusal).c_str());
-      ImGui::PopTextWrapPos();
+      ImGui::SameLine();
+      ImGui::TextColored(kDimColour, "(%s)", shortReason(asciiText(refusal)).c_str());
+      wrappedTooltip(asciiText(refusal));
     }
   }
   if (const UnilateralStep* step = sim.unilateralStep()) {
@@ -211,7 +231,9 @@ void settingsSection(GuiState& state, SimulationSession* session) {
                       "solvers; %.0e x the constraint-space inertia's largest eigenvalue for lcaba and constrained-aba",
                       kAutoMuFactorProximal, kAutoMuFactorConstraintInertia);
   if (session != nullptr && session->simulation().solverBinding().auto_mu) {
+    ImGui::PushTextWrapPos(0.0f);  // the window's right edge
     ImGui::TextColored(kDimColour, "%s", asciiText(session->simulation().solverBinding().muLine()).c_str());
+    ImGui::PopTextWrapPos();
   }
   if (session != nullptr && !session->simulation().solverBinding().mu_warning.empty()) {
     ImGui::PushTextWrapPos(0.0f);  // the window's right edge
@@ -219,12 +241,15 @@ void settingsSection(GuiState& state, SimulationSession* session) {
                        asciiText(session->simulation().solverBinding().mu_warning).c_str());
     ImGui::PopTextWrapPos();
   }
+  ImGui::SetNextItemWidth(150.0f);
   ImGui::InputDouble("tolerance", &s.tolerance, 0.0, 0.0, "%.3g");
   state.widgets.noteLastItem("tolerance");
   // Typed, without -/+ buttons, like the fields above: with them ImGui's last item is the group of
   // frame, buttons and label, so --log-widgets could not give the frame alone (its centre may be a button).
+  ImGui::SetNextItemWidth(150.0f);
   ImGui::InputInt("max iterations", &s.max_iterations, 0, 0);
   state.widgets.noteLastItem("max iterations");
+  ImGui::SetNextItemWidth(150.0f);
   ImGui::InputDouble("soft weight", &s.soft_weight, 0.0, 0.0, "%.3g");
   state.widgets.noteLastItem("soft weight");
   ImGui::Checkbox("warm start", &s.warm_start);
@@ -234,6 +259,7 @@ void settingsSection(GuiState& state, SimulationSession* session) {
   state.widgets.noteLastItem("Apply on next step");
   ImGui::EndDisabled();
   ImGui::Separator();
+  ImGui::SetNextItemWidth(150.0f);
   ImGui::InputDouble("Baumgarte T (s)", &state.time_constant, 0.0, 0.0, "%.3g");
   state.widgets.noteLastItem("Baumgarte T (s)");
   ImGui::Checkbox("projection", &state.projection);
@@ -303,6 +329,7 @@ void compareSection(GuiState& state, SimulationSession* session) {
   }
   ImGui::EndDisabled();
   ImGui::Checkbox("side by side (else overlaid)", &state.compare_side_by_side);
+  ImGui::Checkbox("ghosts as outlines (else translucent)", &state.compare_ghost_outlines);
   if (!state.comparing) {
     const int k = static_cast<int>(runs.size());
     ImGui::BeginDisabled(k < SolverComparison::kMinSolvers || k > SolverComparison::kMaxSolvers);
@@ -369,10 +396,10 @@ void plot(const char* label, const SeriesBuffer& series, const char* format) {
 // fills the rectangles noted here behind the UI (Window::fillBehindUi) and leaves the 3D view
 // out of them. Its rectangle is noted unless only its title bar shows or it is not drawn this
 // frame (a new auto-sized window's first).
-void beginOpaquePanel(GuiState& state, const char* name) {
+void beginOpaquePanel(GuiState& state, const char* name, ImGuiWindowFlags extra_flags = 0) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
   ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0, 0, 0, 0));
-  ImGui::Begin(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  ImGui::Begin(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | extra_flags);
   ImGui::PopStyleColor();
   ImGui::PopStyleVar();
   if (ImGui::IsWindowCollapsed() || ImGui::GetCurrentWindowRead()->Hidden) return;
@@ -380,12 +407,35 @@ void beginOpaquePanel(GuiState& state, const char* name) {
   state.opaque_panels.push_back({pos.x, pos.y, pos.x + size.x, pos.y + size.y});
 }
 
+// Places the next window at the bottom of the free area, as wide as it (the comparison, the timeline).
+void placeAtBottom(const GuiState& state) {
+  const GuiState::Layout& l = state.layout;
+  const float width = std::max(200.0f, l.x1 - l.x0);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (l.x0 + l.x1), l.y1), ImGuiCond_Always, ImVec2(0.5f, 1));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, std::max(120.0f, 0.6f * (l.y1 - l.y0))));
+}
+
 }  // namespace
+
+void GuiState::dock(const char* name, Dock side) {
+  if (ImGui::GetCurrentWindowRead()->Hidden) return;  // a new auto-sized window's first frame: no size yet
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const PanelRect rect{pos.x, pos.y, pos.x + size.x, pos.y + size.y};
+  layout.panels.emplace_back(name, rect);
+  constexpr float kGap = 8.0f;
+  switch (side) {
+    case Dock::kLeft: layout.x0 = std::max(layout.x0, rect.x1 + kGap); break;
+    case Dock::kRight: layout.x1 = std::min(layout.x1, rect.x0 - kGap); break;
+    case Dock::kTop: layout.y0 = std::max(layout.y0, rect.y1 + kGap); break;
+    case Dock::kBottom: layout.y1 = std::min(layout.y1, rect.y0 - kGap); break;
+  }
+}
 
 void drawControlPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_Always);
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y - 16));
   beginOpaquePanel(state, "loopsim");
+  state.dock("loopsim", GuiState::Dock::kLeft);
   state.widgets.noteTitleBar("loopsim");
   fileSection(state, session);
   // A record on the timeline is played by the timeline panel: the live run's
@@ -406,6 +456,7 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8, 8), ImGuiCond_Always, ImVec2(1, 0));
   ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0), ImVec2(kPanelWidth, io.DisplaySize.y - 16));
   beginOpaquePanel(state, "Info");
+  state.dock("Info", GuiState::Dock::kRight);
   if (session == nullptr) {
     ImGui::TextColored(kDimColour, "no scene loaded");
     ImGui::Text("FPS %.0f", state.fps);
@@ -458,7 +509,11 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
     ImGui::Text("selected   %s%s", sim.model().body_names[static_cast<std::size_t>(state.selected_body)].c_str(),
                 state.follow ? " (followed)" : "");
   }
-  if (!state.divergence.empty()) ImGui::TextColored(kErrorColour, "%s", state.divergence.c_str());
+  if (!state.divergence.empty()) {
+    ImGui::PushTextWrapPos(0.0f);  // the window's right edge
+    ImGui::TextColored(kErrorColour, "%s", state.divergence.c_str());
+    ImGui::PopTextWrapPos();
+  }
   ImGui::Separator();
   ImGui::PushItemWidth(-1);
   ImGui::TextUnformatted("solve time (us)");
@@ -476,11 +531,9 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
 }
 
 void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
-  (void)state;
-  const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
-  ImGui::SetNextWindowBgAlpha(0.85f);
-  ImGui::Begin("Record timeline", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
+  placeAtBottom(state);
+  beginOpaquePanel(state, "Record timeline");
+  state.dock("Record timeline", GuiState::Dock::kBottom);
   const RecordedRun& first = timeline.run(0);
   if (timeline.ghosts()) {
     // The legend: each record's colour swatch and file.
@@ -498,7 +551,7 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
   if (ImGui::Button(timeline.playing() ? "Pause (Space)" : "Play (Space)", ImVec2(110, 0))) timeline.setPlaying(!timeline.playing());
   ImGui::SameLine();
   float t = static_cast<float>(timeline.time());
-  ImGui::SetNextItemWidth(360.0f);
+  ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - 260.0f, 120.0f, 360.0f));
   if (ImGui::SliderFloat("##time", &t, static_cast<float>(first.time(0)), static_cast<float>(first.duration()), "t = %.3f s")) {
     timeline.setPlaying(false);
     timeline.seek(static_cast<double>(t));
@@ -513,7 +566,9 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
   ImGui::SetNextItemWidth(80.0f);
   if (ImGui::Combo("speed", &speed, kSpeedNames, 6)) timeline.setSpeed(kSpeeds[speed]);
   const std::size_t row = timeline.shownRow(0);
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("row %zu of %zu, t = %.6f s (the recorded q exactly; Left / Right: one row)", row + 1, first.rows(), first.time(row));
+  ImGui::PopTextWrapPos();
   if (timeline.size() == 2) {
     const double d = timeline.divergenceNow();
     if (std::isnan(d)) ImGui::TextUnformatted("divergence |q_2 (-) q_1| = - (no row of the second record at this time)");
@@ -523,7 +578,7 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
     values.reserve(timeline.divergence().size());
     for (const double x : timeline.divergence()) values.push_back(x > 0.0 ? static_cast<float>(std::max(-17.0, std::log10(x))) : -17.0f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const float width = 560.0f, height = 70.0f;
+    const float width = std::max(200.0f, ImGui::GetContentRegionAvail().x), height = 70.0f;
     ImGui::PlotLines("##divergence", values.data(), static_cast<int>(values.size()), 0, "log10 divergence", -17.0f, FLT_MAX,
                      ImVec2(width, height));
     const float x = origin.x + width * static_cast<float>(row) / static_cast<float>(std::max<std::size_t>(1, first.rows() - 1));
@@ -533,13 +588,12 @@ void drawTimelinePanel(GuiState& state, RecordTimeline& timeline) {
 }
 
 void drawComparisonPanel(GuiState& state, ComparisonView& view) {
-  const ImGuiIO& io = ImGui::GetIO();
   const SolverComparison& comparison = view.comparison();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
-  ImGui::SetNextWindowBgAlpha(0.85f);
-  ImGui::Begin("Comparison", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove);
-  ImGui::Text("t = %.3f s   reference %s (solid), the others translucent ghosts%s", comparison.time(),
-              comparison.reference().name.c_str(), state.running ? "" : "   (paused)");
+  placeAtBottom(state);
+  beginOpaquePanel(state, "Comparison");
+  state.dock("Comparison", GuiState::Dock::kBottom);
+  ImGui::Text("t = %.3f s   reference %s (solid), the others %s%s", comparison.time(), comparison.reference().name.c_str(),
+              state.compare_ghost_outlines ? "outlined" : "translucent", state.running ? "" : "   (paused)");
   // History of all K in lockstep: Left / Right / the slider show a past step, Enter resumes every solver from it.
   int index = static_cast<int>(view.viewedIndex().value_or(view.historySize() - 1));
   char label[64];
@@ -590,7 +644,7 @@ void drawComparisonPanel(GuiState& state, ComparisonView& view) {
     }
     ImGui::EndTable();
   }
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + 640.0f);  // long reasons wrap instead of widening the panel
+  ImGui::PushTextWrapPos(0.0f);  // long reasons wrap at the panel's edge instead of widening it
   for (const ComparedSolver& s : comparison.solvers()) {
     if (!s.running()) ImGui::TextColored(kErrorColour, "%s: %s", s.name.c_str(), s.failure.c_str());
   }
@@ -601,7 +655,7 @@ void drawComparisonPanel(GuiState& state, ComparisonView& view) {
 
   // Divergence from the reference over the last frames, log10 scale, one line per solver.
   ImGui::TextUnformatted("divergence |q (-) q_ref| (log scale, last 10 s; dashed: 1e-6)");
-  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x), height = 110.0f;
+  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x), height = 90.0f;
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(width, height));
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -690,18 +744,22 @@ void drawHelpOverlay(GuiState& state) {
 
 namespace {
 
-// A message centred at the top of the window until its button dismisses it (clears `text`).
-void drawDismissableMessage(const char* title, std::string& text, const ImVec4& background, const ImVec4& colour,
-                            const char* button) {
-  const ImGuiIO& io = ImGui::GetIO();
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 8), ImGuiCond_Always, ImVec2(0.5f, 0));
-  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 40), 400));
+// A message docked at the top of the free area, wrapped to its width, until its button is
+// pressed (then `dismissed` is called).
+template <class OnDismiss>
+void drawDismissableMessage(GuiState& state, const char* title, const std::string& text, const ImVec4& background,
+                            const ImVec4& colour, const char* button, OnDismiss dismissed) {
+  const GuiState::Layout& l = state.layout;
+  const float width = std::max(200.0f, l.x1 - l.x0);
+  ImGui::SetNextWindowPos(ImVec2(0.5f * (l.x0 + l.x1), l.y0), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, std::max(80.0f, 0.4f * (l.y1 - l.y0))));
   ImGui::PushStyleColor(ImGuiCol_WindowBg, background);
   ImGui::Begin(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse);
-  ImGui::PushTextWrapPos(std::max(200.0f, io.DisplaySize.x - 2 * kPanelWidth - 60));
+  ImGui::PushTextWrapPos(0.0f);  // the window's right edge
   ImGui::TextColored(colour, "%s", text.c_str());
   ImGui::PopTextWrapPos();
-  if (ImGui::Button(button)) text.clear();
+  if (ImGui::Button(button)) dismissed();
+  state.dock(title, GuiState::Dock::kTop);
   ImGui::End();
   ImGui::PopStyleColor();
 }
@@ -711,19 +769,59 @@ void drawDismissableMessage(const char* title, std::string& text, const ImVec4& 
 void drawMessages(GuiState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!state.error.empty()) {
-    drawDismissableMessage("Error", state.error, ImVec4(0.35f, 0.05f, 0.05f, 0.92f), ImVec4(1, 0.85f, 0.8f, 1), "Dismiss");
+    drawDismissableMessage(state, "Error", state.error, ImVec4(0.35f, 0.05f, 0.05f, 0.92f), ImVec4(1, 0.85f, 0.8f, 1),
+                           "Dismiss", [&state] { state.error.clear(); });
+  }
+  if (!state.divergence.empty() && !state.divergence_dismissed && state.show_ui) {
+    drawDismissableMessage(state, "Diverged", state.divergence + "\nThe camera looks at the red body's last sane place; "
+                           "Left steps back through the history, Backspace resets.", ImVec4(0.35f, 0.05f, 0.05f, 0.92f),
+                           ImVec4(1, 0.85f, 0.8f, 1), "Dismiss##diverged", [&state] { state.divergence_dismissed = true; });
   }
   if (!state.warning.empty() && state.error.empty() && state.show_ui) {
-    drawDismissableMessage("Warning", state.warning, ImVec4(0.33f, 0.24f, 0.02f, 0.92f), ImVec4(1, 0.93f, 0.7f, 1),
-                           "Dismiss##warning");
+    drawDismissableMessage(state, "Warning", state.warning, ImVec4(0.33f, 0.24f, 0.02f, 0.92f), ImVec4(1, 0.93f, 0.7f, 1),
+                           "Dismiss##warning", [&state] { state.warning.clear(); });
   }
-  if (!state.status.empty() && ImGui::GetTime() - state.status_time < 6.0) {
+  if (!state.show_ui && !state.status.empty() && ImGui::GetTime() - state.status_time < 6.0) {
+    // Panels hidden: the last action's outcome floats for a few seconds instead of the status line.
     ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, io.DisplaySize.y - 8), ImGuiCond_Always, ImVec2(0.5f, 1));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("##status", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs);
     ImGui::TextUnformatted(state.status.c_str());
     ImGui::End();
   }
+}
+
+void drawStatusLine(GuiState& state) {
+  const GuiState::Layout& l = state.layout;
+  const float width = std::max(200.0f, l.x1 - l.x0);
+  ImGui::SetNextWindowPos(ImVec2(l.x0, l.y1), ImGuiCond_Always, ImVec2(0, 1));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, 200));
+  beginOpaquePanel(state, "##status line", ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs);
+  // The last action's outcome, bright for a few seconds, then dimmed until the next one.
+  if (state.status.empty()) ImGui::TextColored(kDimColour, "F1: keys and mouse");
+  else if (ImGui::GetTime() - state.status_time < 6.0) ImGui::TextUnformatted(state.status.c_str());
+  else ImGui::TextColored(kDimColour, "%s", state.status.c_str());
+  state.dock("status line", GuiState::Dock::kBottom);
+  ImGui::End();
+}
+
+void drawViewLegend(const GuiState& state, const ComparisonView& view) {
+  // Top left of the free area, over the 3D view: which colour is which run, and how it is drawn.
+  ImGui::SetNextWindowPos(ImVec2(state.layout.x0, state.layout.y0), ImGuiCond_Always);
+  ImGui::SetNextWindowBgAlpha(0.55f);
+  ImGui::Begin("##legend", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoInputs |
+                                        ImGuiWindowFlags_NoFocusOnAppearing);
+  const SolverComparison& comparison = view.comparison();
+  for (std::size_t i = 0; i < view.size(); ++i) {
+    const Eigen::Vector4f c = view.colour(i);
+    const bool is_reference = static_cast<int>(i) == comparison.referenceIndex();
+    ImGui::ColorButton(("##legend" + std::to_string(i)).c_str(), ImVec4(c[0], c[1], c[2], 1.0f), ImGuiColorEditFlags_NoTooltip,
+                       ImVec2(12, 12));
+    ImGui::SameLine();
+    ImGui::Text("%s  %s", comparison.solvers()[i].name.c_str(),
+                is_reference ? "reference, solid" : state.compare_ghost_outlines ? "outline" : "translucent");
+  }
+  ImGui::End();
 }
 
 void GuiState::say(std::string message) {

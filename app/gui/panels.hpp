@@ -16,8 +16,13 @@ void drawInfoPanel(GuiState& state, SimulationSession* session);
 void drawTimelinePanel(GuiState& state, RecordTimeline& timeline);
 /// The comparison's legend, table per solver and divergence plot (bottom of the window).
 void drawComparisonPanel(GuiState& state, ComparisonView& view);
+/// Which colour is which compared run, over the top left of the 3D view.
+void drawViewLegend(const GuiState& state, const ComparisonView& view);
 void drawHelpOverlay(GuiState& state);
+/// The error, divergence and warning messages, docked at the top of the free area.
 void drawMessages(GuiState& state);
+/// The last action's outcome, docked at the bottom between the side panels.
+void drawStatusLine(GuiState& state);
 
 /// The keyboard and mouse reference shown by F1 (key, action).
 const std::vector<std::pair<const char*, const char*>>& shortcutList();

@@ -262,6 +262,26 @@ void SimulationSession::finishRecording(const std::string& command_line) {
   recorder_.reset();
 }
 
+std::optional<Eigen::Vector3d> SimulationSession::lastSaneBodyPosition(int body, double max_travel) const {
+  const Model& model = simulation_->model();
+  if (body <= 0 || body >= model.nbodies() || history_.size() == 0) return std::nullopt;
+  Data data(model);
+  const auto positionAt = [&](std::size_t k) -> std::optional<Eigen::Vector3d> {
+    if (!history_.q(k).allFinite()) return std::nullopt;
+    forwardKinematics(model, data, history_.q(k));
+    const Eigen::Vector3d p = data.oMi[static_cast<std::size_t>(body)].t;
+    if (!p.allFinite()) return std::nullopt;
+    return p;
+  };
+  const std::optional<Eigen::Vector3d> start = positionAt(0);
+  if (!start) return std::nullopt;
+  for (std::size_t k = history_.size(); k-- > 0;) {
+    const std::optional<Eigen::Vector3d> p = positionAt(k);
+    if (p && (*p - *start).norm() <= max_travel) return p;
+  }
+  return start;
+}
+
 void SimulationSession::updateKinematics() {
   const Model& model = simulation_->model();
   if (viewed_) forwardKinematics(model, kinematics_, history_.q(*viewed_));

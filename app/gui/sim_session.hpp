@@ -96,6 +96,10 @@ class SimulationSession {
   /// pose cannot be held.
   void setJointPosition(int joint, double value);
 
+  /// Where `body` was (world position) in the newest kept state in which it is finite and
+  /// within `max_travel` of where it was in the oldest kept state: a diverged run's last
+  /// sane place, for the camera.
+  std::optional<Eigen::Vector3d> lastSaneBodyPosition(int body, double max_travel) const;
   /// Forward kinematics at the shown q (for drawing and picking).
   void updateKinematics();
   const Data& kinematics() const { return kinematics_; }

@@ -1,6 +1,7 @@
 #include <loopsim/sim/controller.hpp>
 
 #include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -83,15 +84,20 @@ void Controller::hold(const ConstraintSet& constraints, const Eigen::Ref<const V
   if (spec_.feedforward == ControllerSpec::Feedforward::Hold) {
     HoldingForces holding = loopsim::holdingForces(constraints, q, actuated_joints_);  // throws before any change
     hold_warnings_.clear();
+    // One warning for every joint beyond its limit (a humanoid's pose may exceed several).
+    std::vector<std::string> beyond;
     for (int i = 0; i < model_.nv; ++i) {
       const double limit = model_.effort_limit[i];
       if (limit > 0.0 && std::isfinite(limit) && std::abs(holding.tau[i]) > limit) {
-        hold_warnings_.push_back(
-            fmt::format("hold: the pose needs {:.4g} N m (or N) on '{}', beyond its effort limit {:.4g}; the holding "
-                        "feed-forward is applied in full there (only the PD correction saturates at the limit)",
-                        holding.tau[i], dofName(model_, i), limit));
-        spdlog::warn("{}", hold_warnings_.back());
+        beyond.push_back(fmt::format("'{}' {:.4g} (limit {:.4g})", dofName(model_, i), holding.tau[i], limit));
       }
+    }
+    if (!beyond.empty()) {
+      hold_warnings_.push_back(fmt::format(
+          "hold: the pose needs more than the effort limit on {} {} (N m or N): {}; the holding feed-forward is "
+          "applied in full there (only the PD correction saturates at the limit)",
+          beyond.size(), beyond.size() == 1 ? "joint" : "joints", fmt::join(beyond, ", ")));
+      spdlog::warn("{}", hold_warnings_.back());
     }
     feedforward_ = holding.tau;
     holding_ = std::move(holding);

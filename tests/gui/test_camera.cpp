@@ -47,6 +47,31 @@ TEST(OrbitCamera, FramingShowsTheWholeBox) {
   }
 }
 
+TEST(OrbitCamera, AViewAreaCentresAndFramesTheViewWithinIt) {
+  // The free area between docked panels: left 340 px, right 340 px, bottom 300 px of 1280x720.
+  OrbitCamera camera;
+  camera.area = {340.0f / 1280.0f, 0.0f, 940.0f / 1280.0f, 420.0f / 720.0f};
+  const Eigen::Vector3f lo(-0.5f, -0.3f, 0.0f), hi(0.4f, 0.3f, 1.8f);
+  camera.frame(lo, hi, 1280.0f / 720.0f);
+  Eigen::Vector2f centre;
+  ASSERT_TRUE(camera.project(camera.lookat, 1280.0f, 720.0f, centre));
+  EXPECT_NEAR(centre.x(), 640.0f, 1e-2f);
+  EXPECT_NEAR(centre.y(), 210.0f, 1e-2f);
+  for (int corner = 0; corner < 8; ++corner) {
+    const Eigen::Vector3f p((corner & 1) ? hi.x() : lo.x(), (corner & 2) ? hi.y() : lo.y(), (corner & 4) ? hi.z() : lo.z());
+    Eigen::Vector2f pixel;
+    ASSERT_TRUE(camera.project(p, 1280.0f, 720.0f, pixel));
+    EXPECT_GE(pixel.x(), 340.0f) << corner;
+    EXPECT_LE(pixel.x(), 940.0f) << corner;
+    EXPECT_GE(pixel.y(), 0.0f) << corner;
+    EXPECT_LE(pixel.y(), 420.0f) << corner;
+    // Picking still finds the point under its pixel.
+    const loopsim::render::Ray ray = camera.pixelRay(pixel.x(), pixel.y(), 1280.0f, 720.0f);
+    const Eigen::Vector3f to_point = p - ray.origin;
+    EXPECT_LT((to_point - to_point.dot(ray.direction) * ray.direction).norm(), 1e-4f * to_point.norm()) << corner;
+  }
+}
+
 TEST(OrbitCamera, MouseActionsRotatePanAndZoom) {
   OrbitCamera camera;
   const OrbitCamera start = camera;

@@ -101,6 +101,26 @@ def test_frame_placement_refuses_a_nan_configuration(atlas):
         atlas.model.frame_placement(q, "l_foot_sole")
 
 
+def test_a_wrong_argument_type_names_the_parameter_and_the_types(atlas):
+    with pytest.raises(TypeError) as error:
+        loopsim.load_scene(3)
+    assert "file: expected os.PathLike, got int 3" in str(error.value), error.value
+    assert "incompatible function arguments" not in str(error.value)
+    sim = loopsim.Simulation(atlas)
+    with pytest.raises(TypeError, match=r"Simulation.run\(\): .*\n.*\n    duration: expected float, got str 'x'$"):
+        sim.run("x")
+    with pytest.raises(TypeError) as error:
+        loopsim.sample_states(atlas, "many", colour=2)
+    message = str(error.value)
+    assert "samples: expected int, got str 'many'" in message and "colour=: no such argument" in message, message
+    assert "scene:" not in message.split("\n", 2)[2], message  # the argument that fits is not blamed
+    with pytest.raises(TypeError, match=r"scene: expected loopsim.Scene, got int 3"):
+        loopsim.Simulation(3)
+    # The wrapped functions keep their documentation and still work.
+    assert loopsim.load_scene.__doc__.startswith("load_scene(file: os.PathLike)")
+    assert sim.run(0.002) is True
+
+
 def test_import_without_numpy_says_numpy_is_needed(tmp_path):
     # A numpy that cannot be imported, ahead of the real one on the path.
     (tmp_path / "numpy").mkdir()
