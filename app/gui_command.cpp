@@ -38,6 +38,7 @@ struct GuiArguments {
   std::string compare_layout = "overlay";
   std::string compare_ghosts = "outlines";
   std::vector<std::string> set_joints;
+  std::vector<std::string> set_controls;
   std::vector<std::string> stabilization_changes;
   std::string perturb;
   std::string perturb_buttons = "mujoco";
@@ -154,6 +155,14 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw ModelError("", "--set-joint", "'" + item + "' is not JOINT=VALUE (e.g. crank_joint=0.5)");
     o.set_joints.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), "--set-joint", item));
+  }
+  for (const std::string& item : splitListValues(a.set_controls)) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw ModelError("", "--set-control", "'" + item + "' is not JOINT=VALUE (e.g. FR_calf_joint=-1.2)");
+    o.set_controls.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), "--set-control", item));
+  }
+  if (!o.set_controls.empty() && !o.record.empty()) {
+    throw ModelError("", "--set-control", "a record replays the scene's controller, which --set-control changes: not with --record");
   }
   if (!o.set_joints.empty() && !o.record.empty()) {
     throw ModelError("", "--set-joint", "a record replays from the scene's start, which --set-joint changes: not with --record");
@@ -286,6 +295,9 @@ Command registerGuiCommand(CLI::App& parent) {
   gui->add_option("--set-joint", a->set_joints,
                   "JOINT=VALUE sets a 1-dof joint's position before the first step, as its slider in the Joints panel "
                   "(the other joints re-projected to keep the loops closed; repeatable)");
+  gui->add_option("--set-control", a->set_controls,
+                  "JOINT=VALUE moves an actuated joint's PD target (pd_hold or sinusoid controller) before the first "
+                  "step, as its slider in the Controls panel: the joint is driven there (repeatable)");
   gui->add_option("--compare-from", a->options.compare_from,
                   "Run the simulation to this time (s) first, then start --compare from its state there (the "
                   "panel's 'Compare from here', key C)");

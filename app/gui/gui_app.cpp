@@ -19,6 +19,7 @@
 #include "gui/panels.hpp"
 #include "gui/perturbation_input.hpp"
 #include "gui/scripted_run_report.hpp"
+#include "gui/state_printout.hpp"
 #include "interrupt_guard.hpp"
 #include "render/camera.hpp"
 #include "render/mesh_files.hpp"
@@ -83,6 +84,8 @@ class GuiApp {
   GuiMode* shown() const { return modes_.shown(); }
   /// The panel's solver or settings, on the waiting session's next step (whatever is shown).
   void switchSolver(const GuiRequests& requests);
+  /// Keyframes, copying q, printing the model or data (the live session, not a comparison).
+  void carryOutStateRequests(const GuiRequests& requests);
   void resetCamera();
   void logEvent(const std::string& what) const { context_.logEvent(what); }
   std::string whereNow() const;
@@ -282,6 +285,8 @@ void GuiApp::carryOutRequests() {
   if (requests.view_delta != 0 || requests.view_index) shown()->showHistory(requests.view_delta, requests.view_index);
   if (requests.resume_from_view) shown()->resumeFromView();
   if (requests.set_joint) shown()->setJoint(requests.set_joint->first, requests.set_joint->second);
+  if (requests.set_control && !state_.comparing) modes_.live()->setControl(requests.set_control->first, requests.set_control->second);
+  if (!state_.comparing && !state_.timeline) carryOutStateRequests(requests);
   if (requests.apply_stabilization) shown()->setStabilization(state_.time_constant, state_.projection);
   if (requests.stop_comparison) modes_.stopComparison();
   if (requests.start_comparison || requests.compare_from_here) {
@@ -300,6 +305,33 @@ void GuiApp::carryOutRequests() {
   switchSolver(requests);
   if (!state_.running) {
     for (int k = 0; k < requests.steps; ++k) shown()->step();
+  }
+}
+
+void GuiApp::carryOutStateRequests(const GuiRequests& requests) {
+  LiveSessionMode& live = *modes_.live();
+  if (requests.save_keyframe) live.saveKeyframe();
+  if (requests.load_keyframe) live.loadKeyframe(*requests.load_keyframe);
+  const SimulationSession& session = live.session();
+  if (requests.copy_pose) {
+    // The shown q at full precision, space-separated (as `gui: q =` and the records print it).
+    const Eigen::VectorXd& q = session.viewingPast() ? Eigen::VectorXd(session.history().q(*session.viewedIndex()))
+                                                     : session.simulation().q();
+    const std::string text = fmt::format("{:.17g}", fmt::join(q.data(), q.data() + q.size(), " "));
+    ImGui::SetClipboardText(text.c_str());
+    state_.say(fmt::format("copied q ({} numbers) at t = {} s", q.size(), session.shownTime()));
+    logEvent("copied q: " + text);
+  }
+  for (const auto& [asked, kind] : {std::pair{requests.print_model, "model"}, std::pair{requests.print_data, "data"}}) {
+    if (!asked) continue;
+    try {
+      const std::string text = std::string(kind) == "model" ? modelPrintout(session) : dataPrintout(session);
+      const fs::path path = writeNewTextFile(fs::current_path(), kind, text);
+      state_.say(std::string("printed the ") + kind + " to " + path.string());
+      logEvent(std::string("print ") + kind + " " + path.string());
+    } catch (const std::exception& e) {
+      state_.error = std::string("Cannot print the ") + kind + ":\n" + e.what();
+    }
   }
 }
 

@@ -56,6 +56,7 @@ struct GuiOptions {
   std::vector<StabilizationAt> stabilization_changes;
   // --set-joint NAME=VALUE: the joint sliders' action before the first step (loops re-projected).
   std::vector<std::pair<std::string, double>> set_joints;
+  std::vector<std::pair<std::string, double>> set_controls;  // --set-control JOINT=VALUE: PD targets before the first step
   std::string record;  // CSV record of every step (as `loopsim run --record`)
   bool overwrite = false;
   std::string command_line;

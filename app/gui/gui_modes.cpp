@@ -33,6 +33,17 @@ void GuiModes::openCommandLine() {
       live_->setJoint(joint, value);
       state.running = running;
     }
+    // --set-control: the control sliders' action, scripted, before the first step.
+    for (const auto& [name, value] : options.set_controls) {
+      const int joint = live_->session().simulation().model().jointId(name);
+      if (joint < 1) {
+        state.error = "--set-control: no joint '" + name + "' in the model";
+        spdlog::error("{}", state.error);
+        context_.failures.change = true;
+        continue;
+      }
+      live_->setControl(joint, value);
+    }
   }
   if (!options.play.empty()) {
     openRecords(options.play);

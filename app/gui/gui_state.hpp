@@ -35,6 +35,11 @@ struct GuiRequests {
   bool start_comparison = false;      // GuiState::compare_solvers from the scene's start
   bool compare_from_here = false;     // ... from the state shown now (C)
   std::optional<std::pair<int, double>> set_joint;  // a joint slider (joint, position), while paused
+  std::optional<std::pair<int, double>> set_control;  // a control slider (joint, PD target), running or paused
+  bool save_keyframe = false;                 // the current state as a new keyframe
+  std::optional<std::size_t> load_keyframe;   // a saved keyframe as the current state
+  bool copy_pose = false;                     // q to the clipboard
+  bool print_model = false, print_data = false;  // to new text files in the working directory
   bool stop_comparison = false;
   std::optional<std::string> toggled;  // a Rendering checkbox clicked, "LABEL on|off": already applied, only logged
 };
@@ -72,6 +77,7 @@ struct GuiState {
   // Settings being edited (applied on request).
   SolverSettings settings;
   double history_seconds = 10.0;  // edited in the panel, applied on Enter
+  int keyframe_index = 0;         // the keyframe the panel's Load button loads
   double time_constant = 0.1;
   bool projection = false;
 

@@ -11,6 +11,9 @@ namespace loopsim::app {
 /// The slider range of a 1-dof joint: its position limits, else ±π (revolute) or ±1 m (prismatic).
 std::pair<double, double> jointSliderRange(const Model& model, int joint);
 
+/// The Controls section: a slider per actuated 1-dof joint moving its PD target while the
+/// simulation runs (as MuJoCo's actuator sliders); requests GuiRequests::set_control.
+void controlSlidersSection(GuiState& state, SimulationSession* session);
 void jointSlidersSection(GuiState& state, SimulationSession* session);
 
 }  // namespace loopsim::app

@@ -7,6 +7,8 @@
 #include <limits>
 
 #include "gui/overlays.hpp"
+#include <loopsim/model/errors.hpp>
+#include <loopsim/model/number_text.hpp>
 
 namespace loopsim::app {
 
@@ -91,6 +93,56 @@ void LiveSessionMode::setJoint(int joint, double value) {
     state.error = "Cannot set joint " + name + " to " + std::to_string(value) + ":\n" + e.what();
     spdlog::error("cannot set joint {} to {}: {}", name, value, e.what());
     context_.failures.change = true;  // a --frames run then exits 1
+  }
+}
+
+void LiveSessionMode::setControl(int joint, double value) {
+  GuiState& state = context_.state;
+  const Model& model = session_->simulation().model();
+  const std::string name = joint >= 1 && joint <= model.njoints() ? model.joint_names[static_cast<std::size_t>(joint)] : "?";
+  try {
+    if (recording_) {
+      throw ModelError(session_->file().string(), "control '" + name + "'",
+                       "a record in progress replays the scene's controller, which a new target would change (finish it first)");
+    }
+    session_->setControlTarget(joint, value);
+    spdlog::info("control '{}' target {} from t = {} s", name, value, session_->simulation().time());
+    state.say("control " + name + ": target " + numberText(value) + " from t = " + numberText(session_->simulation().time()) + " s");
+  } catch (const std::exception& e) {
+    state.error = "Cannot set the target of " + name + " to " + numberText(value) + ":\n" + e.what();
+    spdlog::error("cannot set the target of {} to {}: {}", name, value, e.what());
+    context_.failures.change = true;  // a --frames run then exits 1
+  }
+}
+
+void LiveSessionMode::saveKeyframe() {
+  const std::size_t index = session_->saveKeyframe();
+  context_.state.keyframe_index = static_cast<int>(index);
+  const std::string what = fmt::format("keyframe {} saved at t = {} s", index + 1, session_->simulation().time());
+  spdlog::info("{}", what);
+  context_.logEvent(what);
+  context_.state.say(what);
+}
+
+void LiveSessionMode::loadKeyframe(std::size_t index) {
+  GuiState& state = context_.state;
+  try {
+    if (recording_) {
+      finishRecording();
+      spdlog::info("record {} ended at t = {} s (a keyframe was loaded)", context_.options.record, session_->simulation().time());
+    }
+    session_->loadKeyframe(index);
+    state.running = false;
+    state.divergence.clear();
+    divergence_reported_ = false;
+    target_time_ = session_->simulation().time();
+    const std::string what = fmt::format("keyframe {} loaded: t = {} s", index + 1, session_->simulation().time());
+    spdlog::info("{}", what);
+    context_.logEvent(what);
+    state.say(what + " (paused)");
+  } catch (const std::exception& e) {
+    state.error = fmt::format("Cannot load keyframe {}:\n{}", index + 1, e.what());
+    spdlog::error("cannot load keyframe {}: {}", index + 1, e.what());
   }
 }
 

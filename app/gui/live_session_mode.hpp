@@ -42,6 +42,12 @@ class LiveSessionMode final : public GuiMode {
   void resumeFromView() override;
   /// Paused at the newest state only: the session re-projects the loops.
   void setJoint(int joint, double value) override;
+  /// A control slider: the joint's PD target (the simulation goes on); refused while recording.
+  void setControl(int joint, double value);
+  /// Keyframes: the current state (and PD target) kept; loading one makes it the current
+  /// state, paused (a record in progress ends first: it cannot jump).
+  void saveKeyframe();
+  void loadKeyframe(std::size_t index);
   /// Recorded as a change of the run: the record still replays.
   void setStabilization(double time_constant, bool projection) override;
   void reset() override;

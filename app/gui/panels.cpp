@@ -82,6 +82,18 @@ void fileSection(GuiState& state, SimulationSession* session) {
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (Ctrl+P)")) state.requests.screenshot = true;
+  // MuJoCo's "Print model" / "Print data": text files in the working directory, never replacing one.
+  ImGui::BeginDisabled(session == nullptr || state.comparing || state.timeline);
+  if (ImGui::Button("Print model")) state.requests.print_model = true;
+  state.widgets.noteLastItem("Print model");
+  ImGui::SameLine();
+  if (ImGui::Button("Print data")) state.requests.print_data = true;
+  state.widgets.noteLastItem("Print data");
+  ImGui::SameLine();
+  if (ImGui::Button("Copy q")) state.requests.copy_pose = true;
+  state.widgets.noteLastItem("Copy q");
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("the shown q to the clipboard, full precision");
   // Records on the timeline (a `--record` CSV with its JSON summary beside it).
   ImGui::SetNextItemWidth(-90.0f);
   inputText("record##path", state.record_path);
@@ -135,6 +147,25 @@ void simulationSection(GuiState& state, SimulationSession* session) {
       state.requests.history_seconds = state.history_seconds;
     }
   }
+  if (session != nullptr && !state.comparing && !state.timeline) {
+    // Keyframes (MuJoCo's keys): the current state kept in memory, loaded back paused.
+    if (ImGui::Button("Save key")) state.requests.save_keyframe = true;
+    state.widgets.noteLastItem("Save key");
+    const int keys = static_cast<int>(session->keyframes().size());
+    ImGui::BeginDisabled(keys == 0);
+    ImGui::SameLine();
+    state.keyframe_index = std::clamp(state.keyframe_index, 0, std::max(0, keys - 1));
+    char key_label[64];
+    if (keys == 0) std::snprintf(key_label, sizeof key_label, "no keys");
+    else std::snprintf(key_label, sizeof key_label, "key %d: t = %.3f s", state.keyframe_index + 1,
+                       session->keyframes()[static_cast<std::size_t>(state.keyframe_index)].state.time);
+    ImGui::SetNextItemWidth(130.0f);
+    ImGui::SliderInt("##keyframe", &state.keyframe_index, 0, std::max(0, keys - 1), key_label);
+    ImGui::SameLine();
+    if (ImGui::Button("Load key")) state.requests.load_keyframe = static_cast<std::size_t>(state.keyframe_index);
+    state.widgets.noteLastItem("Load key");
+    ImGui::EndDisabled();
+  }
   static const char* kSpeeds[] = {"1x", "1/2x", "1/4x", "1/8x", "1/16x", "1/32x"};
   ImGui::SetNextItemWidth(150.0f);
   ImGui::SliderInt("slow motion (- =)", &state.slow_motion, 0, 5, kSpeeds[std::clamp(state.slow_motion, 0, 5)]);
@@ -175,27 +206,37 @@ void solverSection(GuiState& state, SimulationSession* session) {
     ImGui::TextColored(kDimColour, "-> %s (why: hover)", binding.selection->picked.c_str());
     wrappedTooltip(asciiText(binding.solverLine()));
   }
-  for (const SolverInfo& info : solverRegistry()) {
-    // Greyed with the reason: a missing capability in short, else why the scene checks refuse it
-    // (e.g. loops the declared independent joints cannot cluster).
-    const std::string missing = missingCapability(info.capabilities, sim.constraints());
-    const std::string& refusal = session->solverRefusal(info.name);
-    ImGui::BeginDisabled(!missing.empty() || !refusal.empty());
-    const bool selected = !automatic && info.name == current;
-    if (ImGui::RadioButton(info.name.c_str(), selected) && !selected) state.requests.solver = info.name;
-    state.widgets.noteLastItem(info.name);
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", info.description.c_str());
-    if (!missing.empty()) {
-      // The scene has something this solver does not handle: what, in short beside it; in full on hover.
-      ImGui::SameLine();
-      ImGui::TextColored(kDimColour, "(no %s)", shortReason(missing).c_str());
-      wrappedTooltip("cannot take " + missing);
-    } else if (!refusal.empty() && !selected) {
-      ImGui::SameLine();
-      ImGui::TextColored(kDimColour, "(%s)", shortReason(asciiText(refusal)).c_str());
-      wrappedTooltip(asciiText(refusal));
+  // Two columns of solvers; those the scene refuses are greyed, and why is said once per
+  // reason under them (in short; whole on hover, as over a greyed solver).
+  struct Greyed {
+    std::string brief, full, solvers;
+  };
+  std::vector<Greyed> greyed;
+  if (ImGui::BeginTable("##solvers", 2)) {
+    for (const SolverInfo& info : solverRegistry()) {
+      // A missing capability, else why the scene checks refuse it (e.g. loops the declared
+      // independent joints cannot cluster).
+      const std::string missing = missingCapability(info.capabilities, sim.constraints());
+      const std::string refusal = asciiText(session->solverRefusal(info.name));
+      const bool selected = !automatic && info.name == current;
+      ImGui::TableNextColumn();
+      ImGui::BeginDisabled(!missing.empty() || !refusal.empty());
+      if (ImGui::RadioButton(info.name.c_str(), selected) && !selected) state.requests.solver = info.name;
+      state.widgets.noteLastItem(info.name);
+      ImGui::EndDisabled();
+      const std::string why = !missing.empty() ? "cannot take " + missing : refusal;
+      wrappedTooltip(why.empty() ? info.description : info.description + "\n\n" + why);
+      if (why.empty() || (missing.empty() && selected)) continue;
+      const std::string brief = !missing.empty() ? "no " + shortReason(missing) : info.name + ": " + shortReason(refusal);
+      const auto same = std::find_if(greyed.begin(), greyed.end(), [&](const Greyed& g) { return g.brief == brief; });
+      if (same == greyed.end()) greyed.push_back({brief, why, info.name});
+      else same->solvers += ", " + info.name;
     }
+    ImGui::EndTable();
+  }
+  for (const Greyed& g : greyed) {
+    ImGui::TextColored(kDimColour, "greyed: %s", g.brief.c_str());
+    wrappedTooltip(g.solvers + ": " + g.full);
   }
   if (const UnilateralStep* step = sim.unilateralStep()) {
     // Contacts and joint limits: their velocity-level cone problem's solver.
@@ -386,10 +427,69 @@ void renderingSection(GuiState& state) {
   if (ImGui::Button("Reset view (Ctrl+A)")) state.requests.reset_camera = true;
 }
 
-void plot(const char* label, const SeriesBuffer& series, const char* format) {
-  char overlay[64];
-  std::snprintf(overlay, sizeof overlay, format, static_cast<double>(series.latest()));
-  ImGui::PlotLines(label, series.data(), series.count(), series.offset(), overlay, FLT_MAX, FLT_MAX, ImVec2(0, 60));
+// A step of 1, 2 or 5 times a power of ten, about span / 4.
+double niceStep(double span) {
+  const double rough = std::max(span, 1e-9) / 4.0;
+  const double decade = std::pow(10.0, std::floor(std::log10(rough)));
+  for (const double m : {1.0, 2.0, 5.0}) {
+    if (m * decade >= rough) return m * decade;
+  }
+  return 10.0 * decade;
+}
+
+// A profiler-style plot of `series` against the simulated time in `times` (same ring):
+// the value axis labelled at its ends (`format`), the time axis in seconds before now
+// with ticks, and the latest value over the top right.
+void timePlot(const char* title, const SeriesBuffer& series, const SeriesBuffer& times, const char* format) {
+  ImGui::TextUnformatted(title);
+  const float width = std::max(120.0f, ImGui::GetContentRegionAvail().x), height = 64.0f, axis = 14.0f;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, height + axis));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float label_width = 58.0f;
+  const float left = origin.x + label_width, right = origin.x + width - 2.0f, top = origin.y + 2.0f, bottom = origin.y + height;
+  draw->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), IM_COL32(20, 20, 24, 255));
+  const int n = std::min(series.count(), times.count());
+  if (n < 2) return;
+  const auto value = [&](const SeriesBuffer& b, int k) { return b.data()[(b.offset() + k) % b.capacity()]; };
+  float lo = FLT_MAX, hi = -FLT_MAX;
+  for (int k = 0; k < n; ++k) {
+    lo = std::min(lo, value(series, k));
+    hi = std::max(hi, value(series, k));
+  }
+  if (lo == 0.0f && hi == 0.0f) hi = 1.0f;  // all zero (no contacts): the line at the bottom
+  // A flat line sits mid-height of a range at least 2 % of its size (or 1e-12).
+  const float least = std::max(1e-12f, 0.02f * std::max(std::abs(hi), std::abs(lo)));
+  if (hi - lo < least) {
+    const float middle = 0.5f * (hi + lo);
+    lo = middle - 0.5f * least;
+    hi = middle + 0.5f * least;
+  }
+  const float t_last = value(times, n - 1), t_first = value(times, 0);
+  const float span = std::max(1e-6f, t_last - t_first);
+  const auto x_of = [&](float t) { return right - (t_last - t) / span * (right - left); };
+  const auto y_of = [&](float v) { return bottom - (v - lo) / (hi - lo) * (bottom - top); };
+  char text[48];
+  // Value axis: the shown range's ends.
+  for (const float v : {hi, lo}) {
+    std::snprintf(text, sizeof text, format, static_cast<double>(v));
+    draw->AddText(ImVec2(origin.x, y_of(v) - (v == hi ? 0.0f : 13.0f)), IM_COL32(170, 170, 170, 255), text);
+  }
+  // Time axis: ticks at whole steps before now.
+  const double step = niceStep(span);
+  for (double back = 0.0; back <= span + 1e-9; back += step) {
+    const float x = x_of(t_last - static_cast<float>(back));
+    draw->AddLine(ImVec2(x, top), ImVec2(x, bottom), IM_COL32(60, 60, 70, 255));
+    std::snprintf(text, sizeof text, back == 0.0 ? "now" : "-%.3g s", back);
+    const float w = ImGui::CalcTextSize(text).x;
+    draw->AddText(ImVec2(std::clamp(x - 0.5f * w, left, right - w), bottom + 1.0f), IM_COL32(170, 170, 170, 255), text);
+  }
+  std::vector<ImVec2> points;
+  points.reserve(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) points.emplace_back(x_of(value(times, k)), y_of(value(series, k)));
+  draw->AddPolyline(points.data(), n, IM_COL32(110, 180, 255, 255), ImDrawFlags_None, 1.5f);
+  std::snprintf(text, sizeof text, format, static_cast<double>(series.latest()));
+  draw->AddText(ImVec2(right - ImGui::CalcTextSize(text).x - 4.0f, top + 2.0f), IM_COL32(255, 255, 255, 255), text);
 }
 
 // Begins an opaque panel (square corners, as MuJoCo's) that draws no background itself: GuiApp
@@ -446,6 +546,7 @@ void drawControlPanel(GuiState& state, SimulationSession* session) {
     settingsSection(state, session);
   }
   jointSlidersSection(state, session);
+  controlSlidersSection(state, session);
   compareSection(state, session);
   renderingSection(state);
   ImGui::End();
@@ -515,18 +616,10 @@ void drawInfoPanel(GuiState& state, SimulationSession* session) {
     ImGui::PopTextWrapPos();
   }
   ImGui::Separator();
-  ImGui::PushItemWidth(-1);
-  ImGui::TextUnformatted("solve time (us)");
-  plot("##solve", session->solve_us_plot, "%.1f");
-  ImGui::TextUnformatted("position violation");
-  plot("##violation", session->violation_plot, "%.2e");
-  ImGui::TextUnformatted("energy balance (J)");
-  plot("##energy", session->energy_plot, "%.2e");
-  if (sim.unilateralStep()) {
-    ImGui::TextUnformatted("contacts");
-    plot("##contacts", session->contacts_plot, "%.0f");
-  }
-  ImGui::PopItemWidth();
+  timePlot("solve time (us, median of the last 1 s)", session->solve_us_plot, session->time_plot, "%.1f");
+  timePlot("position violation (m or rad)", session->violation_plot, session->time_plot, "%.2e");
+  timePlot("energy balance (J)", session->energy_plot, session->time_plot, "%.2e");
+  if (sim.unilateralStep()) timePlot("contacts", session->contacts_plot, session->time_plot, "%.0f");
   ImGui::End();
 }
 

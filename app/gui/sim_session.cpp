@@ -56,6 +56,7 @@ SimulationSession::SimulationSession(Scene scene, fs::path file, int plot_frames
     : solve_us_plot(plot_frames),
       violation_plot(plot_frames),
       energy_plot(plot_frames),
+      time_plot(plot_frames),
       contacts_plot(plot_frames),
       scene_(std::move(scene)),
       file_(std::move(file)),
@@ -148,10 +149,10 @@ void requireJointsInRange(const Model& model, const VectorX& q, const std::strin
 
 }  // namespace
 
-void SimulationSession::setJointPosition(int joint, double value) {
+VectorX SimulationSession::poseWithJointAt(VectorX q, int joint, double value, const char* element) const {
   const Model& model = simulation_->model();
   if (joint < 1 || joint > model.njoints() || model.joint_nq[static_cast<std::size_t>(joint)] != 1) {
-    throw ModelError(file_.string(), "joint slider", "joint " + std::to_string(joint) + " is not a 1-dof joint of the model");
+    throw ModelError(file_.string(), element, "joint " + std::to_string(joint) + " is not a 1-dof joint of the model");
   }
   if (!std::isfinite(value)) throw ModelError(file_.string(), model.joint_names[static_cast<std::size_t>(joint)], "position must be finite");
   const auto [lower, upper] = jointSliderRange(model, joint);
@@ -160,31 +161,85 @@ void SimulationSession::setJointPosition(int joint, double value) {
                      "position " + numberText(value) + " is outside the joint's range [" + numberText(lower) + ", " +
                          numberText(upper) + "]");
   }
+  const Eigen::Index iq = model.idx_q[static_cast<std::size_t>(joint)];
+  // The joint keeps its value; the others move to close the loops (throws when they
+  // cannot). In small steps, each projection starting from the last pose: the loop
+  // follows the branch it is on instead of jumping to another (or winding a passive
+  // joint by whole turns).
+  if (simulation_->constraints().dimension() > 0) {
+    const QuietLogAtLeast quiet(spdlog::level::warn);  // a projection logs each of the steps
+    VectorX v = VectorX::Zero(model.nv);
+    wrapUnlimitedRevoluteJoints(model, q);  // the same pose: the move starts from the slider's scale
+    const double start = q[iq];
+    const int pieces = std::max(1, static_cast<int>(std::ceil(std::abs(value - start) / kSliderContinuationStep)));
+    for (int k = 1; k <= pieces; ++k) {
+      q[iq] = start + (value - start) * k / pieces;
+      makeConsistent(simulation_->constraints(), q, v, {joint});
+      wrapUnlimitedRevoluteJoints(model, q);
+    }
+    requireJointsInRange(model, q, file_.string());
+  }
+  q[iq] = value;
+  return q;
+}
+
+void SimulationSession::setJointPosition(int joint, double value) {
   SimulationSnapshot state;
   simulation_->snapshot(state);
   state.v.setZero();
-  const Eigen::Index iq = model.idx_q[static_cast<std::size_t>(joint)];
-  // The slider's joint keeps its value; the others move to close the loops
-  // (throws when they cannot). In small steps, each projection starting from
-  // the last pose: the loop follows the branch it is on instead of jumping to
-  // another (or winding a passive joint by whole turns).
-  if (simulation_->constraints().dimension() > 0) {
-    const QuietLogAtLeast quiet(spdlog::level::warn);  // a projection logs each of the steps
-    wrapUnlimitedRevoluteJoints(model, state.q);  // the same pose: the move starts from the slider's scale
-    const double start = state.q[iq];
-    const int pieces = std::max(1, static_cast<int>(std::ceil(std::abs(value - start) / kSliderContinuationStep)));
-    for (int k = 1; k <= pieces; ++k) {
-      state.q[iq] = start + (value - start) * k / pieces;
-      makeConsistent(simulation_->constraints(), state.q, state.v, {joint});
-      wrapUnlimitedRevoluteJoints(model, state.q);
-    }
-    requireJointsInRange(model, state.q, file_.string());
-  }
-  state.q[iq] = value;
+  state.q = poseWithJointAt(state.q, joint, value, "joint slider");
   simulation_->holdPose(state.q);  // throws before changing anything
   simulation_->restore(state);
   // The edit is no motion: the energy balance starts again here.
   simulation_->restartEnergyBalance();
+  history_.clear();
+  viewed_.reset();
+  history_.push(*simulation_);
+  updateKinematics();
+}
+
+std::string SimulationSession::controlRefusal(int joint) const {
+  const Simulation& sim = *simulation_;
+  const Model& model = sim.model();
+  const ControllerSpec& spec = sim.controller().spec();
+  if (spec.kind != ControllerSpec::Kind::PdHold && spec.kind != ControllerSpec::Kind::Sinusoid) {
+    return "the scene's controller has no position targets (a pd_hold or sinusoid controller has)";
+  }
+  if (joint < 1 || joint > model.njoints() || model.joint_nv[static_cast<std::size_t>(joint)] != 1) return "not a 1-dof joint";
+  if (sim.controller().actuatedMask()[model.idx_v[static_cast<std::size_t>(joint)]] == 0.0) return "not actuated";
+  for (const SinusoidDrive& drive : spec.drives) {
+    if (drive.joint == joint) return "follows its sinusoid drive";
+  }
+  return {};
+}
+
+void SimulationSession::setControlTarget(int joint, double value) {
+  if (const std::string refusal = controlRefusal(joint); !refusal.empty()) {
+    const Model& model = simulation_->model();
+    const std::string name = joint >= 1 && joint <= model.njoints() ? model.joint_names[static_cast<std::size_t>(joint)] : std::to_string(joint);
+    throw ModelError(file_.string(), "control '" + name + "'", refusal);
+  }
+  // The held pose with this joint's target moved, the loops closed at it; the controller
+  // recomputes its holding feed-forward there (throws, keeping the old target, if it cannot).
+  simulation_->holdPose(poseWithJointAt(simulation_->controller().heldPose(), joint, value, "control slider"));
+}
+
+std::size_t SimulationSession::saveKeyframe() {
+  Keyframe key;
+  simulation_->snapshot(key.state);
+  key.held_pose = simulation_->controller().heldPose();
+  keyframes_.push_back(std::move(key));
+  return keyframes_.size() - 1;
+}
+
+void SimulationSession::loadKeyframe(std::size_t index) {
+  if (index >= keyframes_.size()) {
+    throw ModelError(file_.string(), "keyframe", "no keyframe " + std::to_string(index + 1) + " (" +
+                                                     std::to_string(keyframes_.size()) + " saved)");
+  }
+  const Keyframe& key = keyframes_[index];
+  simulation_->holdPose(key.held_pose);  // throws before changing anything
+  simulation_->restore(key.state);
   history_.clear();
   viewed_.reset();
   history_.push(*simulation_);
@@ -199,6 +254,7 @@ void SimulationSession::reset() {
   viewed_.reset();
   history_.push(*simulation_);
   solve_us_plot.clear();
+  time_plot.clear();
   violation_plot.clear();
   energy_plot.clear();
   contacts_plot.clear();
@@ -304,6 +360,7 @@ double SimulationSession::recentMeanIterations() const {
 }
 
 void SimulationSession::sampleFrame() {
+  time_plot.push(static_cast<float>(simulation_->time()));
   solve_us_plot.push(static_cast<float>(recentMedianSolveUs()));
   violation_plot.push(static_cast<float>(simulation_->positionViolation()));
   energy_plot.push(static_cast<float>(simulation_->energy().balance()));

@@ -96,6 +96,24 @@ class SimulationSession {
   /// pose cannot be held.
   void setJointPosition(int joint, double value);
 
+  /// The control sliders (as MuJoCo's actuator sliders): moves the PD target of an actuated
+  /// 1-dof joint to `value` while the simulation goes on, the target's other joints
+  /// re-projected onto the loops as a joint slider does; the controller's holding
+  /// feed-forward follows. Throws ModelError (target unchanged) naming the joint when
+  /// controlRefusal says why not, or when the target pose cannot close or be held.
+  void setControlTarget(int joint, double value);
+  /// Keyframes (MuJoCo's keys): the current state and PD target kept in memory; loading one
+  /// makes it the current state (the history restarts there). Throws ModelError for an index
+  /// out of range.
+  struct Keyframe {
+    SimulationSnapshot state;
+    VectorX held_pose;
+  };
+  std::size_t saveKeyframe();  // its index
+  void loadKeyframe(std::size_t index);
+  const std::vector<Keyframe>& keyframes() const { return keyframes_; }
+  /// Why `joint` has no control slider ("" when it has one).
+  std::string controlRefusal(int joint) const;
   /// Where `body` was (world position) in the newest kept state in which it is finite and
   /// within `max_travel` of where it was in the oldest kept state: a diverged run's last
   /// sane place, for the camera.
@@ -112,10 +130,14 @@ class SimulationSession {
   double recentMeanIterations() const;
 
   SeriesBuffer solve_us_plot, violation_plot, energy_plot;
+  SeriesBuffer time_plot;  // the simulated time of each plotted sample (the plots' time axis)
   SeriesBuffer contacts_plot;  // active contacts, on scenes with contact geometry
 
  private:
   void recordStepStatistics();
+  /// `q` with 1-dof `joint` at `value` (checked against its slider range) and the other
+  /// joints moved along the loops' branch to close them (element: who asks, for errors).
+  VectorX poseWithJointAt(VectorX q, int joint, double value, const char* element) const;
 
   std::map<std::string, std::string> solver_refusals_;  // per registered solver
   Scene scene_;
@@ -131,6 +153,7 @@ class SimulationSession {
   // The last second of per-step solve times and iterations (rings).
   std::vector<double> recent_solve_us_, recent_iterations_, median_scratch_;
   std::size_t recent_next_ = 0, recent_count_ = 0;
+  std::vector<Keyframe> keyframes_;
 };
 
 }  // namespace loopsim::app
