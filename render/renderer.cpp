@@ -8,16 +8,26 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 namespace loopsim::render {
 
 namespace {
 
-constexpr const char* kSolidVertex = R"(#version 330 core
+// INSTANCED: model, normal matrix and colour per instance (GpuMesh::drawInstanced's layout), one
+// draw for many placements of one mesh; else uniforms, one draw per placement.
+constexpr const char* kSolidVertex = R"(
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;
+#ifdef INSTANCED
+layout(location = 2) in mat4 model;
+layout(location = 6) in mat3 normal_matrix;
+layout(location = 9) in vec4 instance_color;
+out vec4 solid_color;
+#else
 uniform mat4 model;
 uniform mat3 normal_matrix;  // inverse transpose of model's 3x3 part, computed once per draw on the CPU
+#endif
 uniform mat4 view_projection;
 out vec3 world_position;
 out vec3 world_normal;
@@ -26,13 +36,21 @@ void main() {
   world_position = p.xyz;
   world_normal = normal_matrix * normal;
   gl_Position = view_projection * p;
+#ifdef INSTANCED
+  solid_color = instance_color;
+#endif
 })";
 
 // Directional key light plus a weaker fill from the opposite side and ambient.
-constexpr const char* kSolidFragment = R"(#version 330 core
+constexpr const char* kSolidFragment = R"(
 in vec3 world_position;
 in vec3 world_normal;
+#ifdef INSTANCED
+in vec4 solid_color;
+#define color solid_color
+#else
 uniform vec4 color;
+#endif
 uniform vec3 eye;
 uniform float unlit;
 out vec4 frag_color;
@@ -184,7 +202,14 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   glGetIntegerv(GL_MAX_COLOR_TEXTURE_SAMPLES, &max_colour);
   glGetIntegerv(GL_MAX_DEPTH_TEXTURE_SAMPLES, &max_depth);
   samples_ = std::min({samples_, std::max(1, static_cast<int>(max_colour)), std::max(1, static_cast<int>(max_depth))});
-  solid_shader_ = std::make_unique<ShaderProgram>("solid", kSolidVertex, kSolidFragment);
+  const std::string solid_vertex = std::string("#version 330 core\n") + kSolidVertex;
+  const std::string solid_fragment = std::string("#version 330 core\n") + kSolidFragment;
+  solid_shader_ = std::make_unique<ShaderProgram>("solid", solid_vertex.c_str(), solid_fragment.c_str());
+  const std::string instanced_vertex = std::string("#version 330 core\n#define INSTANCED\n") + kSolidVertex;
+  const std::string instanced_fragment = std::string("#version 330 core\n#define INSTANCED\n") + kSolidFragment;
+  solid_instanced_shader_ =
+      std::make_unique<ShaderProgram>("solid instanced", instanced_vertex.c_str(), instanced_fragment.c_str());
+  glGenBuffers(1, &instance_vbo_);
   const std::string ground = std::string("#version 330 core\n") + kGroundFragment;
   const std::string ground_edge = std::string("#version 330 core\n#define EDGE_AA\n") + kGroundFragment;
   ground_shader_ = std::make_unique<ShaderProgram>("ground", kGroundVertex, ground.c_str());
@@ -197,7 +222,7 @@ Renderer::Renderer(int msaa_samples) : samples_(std::max(1, msaa_samples)) {
   sphere_ = std::make_unique<RoundMesh>([](int n) { return unitSphere(n, n / 2); }, false);
   hemisphere_ = std::make_unique<RoundMesh>([](int n) { return unitHemisphere(n, std::max(2, n / 4)); }, false);
   cylinder_ = std::make_unique<RoundMesh>([](int n) { return unitCylinder(n); }, true);
-  cone_ = std::make_unique<GpuMesh>(unitCone());
+  cone_ = std::make_unique<RoundMesh>([](int n) { return unitCone(n); }, true);
   glGenVertexArrays(1, &empty_vao_);
   glGenVertexArrays(1, &line_vao_);
   glGenBuffers(1, &line_vbo_);
@@ -217,6 +242,7 @@ void Renderer::buildComposite(int samples) {
 Renderer::~Renderer() {
   releaseTargets();
   glDeleteBuffers(1, &line_vbo_);
+  glDeleteBuffers(1, &instance_vbo_);
   glDeleteVertexArrays(1, &line_vao_);
   glDeleteVertexArrays(1, &empty_vao_);
 }
@@ -340,7 +366,9 @@ float Renderer::pixelRadius(const Eigen::Vector3f& centre, float radius) const {
 void Renderer::drawSolid(const RoundMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba,
                          const SolidStyle& style) {
   const Eigen::Vector3f centre = model.topRightCorner<3, 1>();
-  drawSolid(mesh.forPixelRadius(pixelRadius(centre, mesh.radiusUnder(model))), model, rgba, style);
+  // RoundMesh's levels keep a quarter pixel: a coarser tolerance is a smaller circle to it.
+  const float radius = pixelRadius(centre, mesh.radiusUnder(model)) * 0.25f / std::max(0.25f, style.silhouette_tolerance);
+  drawSolid(mesh.forPixelRadius(radius), model, rgba, style);
 }
 
 void Renderer::drawSolid(const GpuMesh& mesh, const Eigen::Matrix4f& model, const Eigen::Vector4f& rgba,
@@ -360,8 +388,8 @@ void Renderer::drawArrow(const Eigen::Vector3f& from, const Eigen::Vector3f& to,
   const Eigen::Matrix3f R = Eigen::Quaternionf::FromTwoVectors(Eigen::Vector3f::UnitZ(), d / length).toRotationMatrix();
   const float head = std::min(0.35f * length, 6.0f * radius);
   const float shaft = length - head;
-  drawSolid(*cylinder_, transformMatrix(R, from + 0.5f * shaft * d / length, {radius, radius, shaft}), rgba, {});
-  drawSolid(*cone_, transformMatrix(R, from + shaft * d / length, {2.2f * radius, 2.2f * radius, head}), rgba, {});
+  drawSolid(*cylinder_, transformMatrix(R, from + 0.5f * shaft * d / length, {radius, radius, shaft}), rgba, kMarkerStyle);
+  drawSolid(*cone_, transformMatrix(R, from + shaft * d / length, {2.2f * radius, 2.2f * radius, head}), rgba, kMarkerStyle);
 }
 
 void Renderer::drawFrame(const Eigen::Matrix4f& pose, float length) {
@@ -423,6 +451,58 @@ bool Renderer::commandsBox(std::array<int, 4>& box) const {
   return box[2] > box[0] && box[3] > box[1];
 }
 
+void Renderer::drawOpaqueSolidsInstanced() {
+  // Opaque solids in any order (the depth test sorts them): one instanced draw per mesh, style
+  // and winding instead of one draw per placement. A frame's overlays are hundreds of arrows and
+  // spheres of a few meshes; a software rasteriser pays a fixed cost per draw.
+  const auto mirrored = [](const Command& c) { return c.model.topLeftCorner<3, 3>().determinant() < 0.0f; };
+  batch_order_.clear();
+  for (std::size_t i = 0; i < commands_.size(); ++i) {
+    if (commands_[i].mesh != nullptr && commands_[i].color.w() >= 0.999f) batch_order_.push_back(i);
+  }
+  const auto key = [&](std::size_t i) {
+    const Command& c = commands_[i];
+    return std::tuple(c.mesh, c.wireframe, mirrored(c));
+  };
+  std::stable_sort(batch_order_.begin(), batch_order_.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  solid_instanced_shader_->use();
+  solid_instanced_shader_->set("view_projection", view_projection_);
+  solid_instanced_shader_->set("eye", eye_);
+  for (std::size_t begin = 0; begin < batch_order_.size();) {
+    std::size_t end = begin + 1;
+    while (end < batch_order_.size() && key(batch_order_[end]) == key(batch_order_[begin])) ++end;
+    const Command& first = commands_[batch_order_[begin]];
+    instance_data_.clear();
+    for (std::size_t k = begin; k < end; ++k) {
+      const Command& c = commands_[batch_order_[k]];
+      const Eigen::Matrix3f normal_matrix = c.model.topLeftCorner<3, 3>().inverse().transpose();
+      instance_data_.insert(instance_data_.end(), c.model.data(), c.model.data() + 16);
+      instance_data_.insert(instance_data_.end(), normal_matrix.data(), normal_matrix.data() + 9);
+      instance_data_.insert(instance_data_.end(), c.color.data(), c.color.data() + 4);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, instance_vbo_);
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(instance_data_.size() * sizeof(float)), instance_data_.data(),
+                 GL_STREAM_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    solid_instanced_shader_->set("unlit", first.wireframe ? 1.0f : 0.0f);
+    if (first.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+    // An opaque closed solid's back faces are hidden behind its front: not drawn at all
+    // (about half the triangles; a mirroring placement turns the winding around).
+    const bool cull = first.mesh->closed() && !first.wireframe;
+    if (cull) {
+      glEnable(GL_CULL_FACE);
+      glFrontFace(mirrored(first) ? GL_CW : GL_CCW);
+    }
+    first.mesh->drawInstanced(instance_vbo_, static_cast<int>(end - begin));
+    if (cull) {
+      glDisable(GL_CULL_FACE);
+      glFrontFace(GL_CCW);
+    }
+    if (first.wireframe) glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+    begin = end;
+  }
+}
+
 void Renderer::replayCommands() {
   if (!line_points_.empty()) {
     glBindBuffer(GL_ARRAY_BUFFER, line_vbo_);
@@ -430,10 +510,13 @@ void Renderer::replayCommands() {
                  line_points_.data(), GL_STREAM_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
   }
-  // The view's uniforms once per program switch, not per draw.
+  drawOpaqueSolidsInstanced();
+  // Then lines and translucent solids, in the order they were drawn; the view's uniforms once
+  // per program switch, not per draw.
   const ShaderProgram* current = nullptr;
   for (const Command& c : commands_) {
     const bool translucent = c.color.w() < 0.999f;
+    if (c.mesh != nullptr && !translucent) continue;  // drawn above
     if (c.mesh == nullptr) {
       if (current != line_shader_.get()) {
         current = line_shader_.get();

@@ -25,7 +25,12 @@ namespace loopsim::render {
 struct SolidStyle {
   bool wireframe = false;
   float alpha_scale = 1.0f;  // multiplies the colour's alpha (transparency toggle, ghosts)
+  // How far (pixels) a round solid's silhouette may stray from the true circle (RoundMesh's
+  // level): a quarter pixel for the model; markers (arrows, frames, centres of mass) take a
+  // pixel, a quarter of the triangles.
+  float silhouette_tolerance = 0.25f;
 };
+inline constexpr SolidStyle kMarkerStyle{false, 1.0f, 1.0f};
 
 class Renderer {
  public:
@@ -59,7 +64,7 @@ class Renderer {
   const RoundMesh& sphere() const { return *sphere_; }
   const RoundMesh& hemisphere() const { return *hemisphere_; }
   const RoundMesh& cylinder() const { return *cylinder_; }
-  const GpuMesh& cone() const { return *cone_; }
+  const RoundMesh& cone() const { return *cone_; }
 
  private:
   // A solid or a run of line points, kept from its draw call until endScene.
@@ -82,6 +87,8 @@ class Renderer {
   /// The pixels the kept commands can touch (x0 y0 x1 y1, x1 and y1 past the end); false if none.
   bool commandsBox(std::array<int, 4>& box) const;
   void replayCommands();
+  /// The kept opaque solids, grouped by mesh, wireframe and winding, one instanced draw per group.
+  void drawOpaqueSolidsInstanced();
 
   int samples_;
   int width_ = 0, height_ = 0;
@@ -90,12 +97,15 @@ class Renderer {
   int composite_samples_ = 0;                                  // the samples composite_shader_ averages
   unsigned line_vao_ = 0, line_vbo_ = 0, empty_vao_ = 0;
   std::unique_ptr<ShaderProgram> solid_shader_, ground_shader_, ground_edge_shader_, ground_depth_shader_, sky_shader_,
-      line_shader_, composite_shader_;
+      line_shader_, composite_shader_, solid_instanced_shader_;
   std::vector<Command> commands_;
   std::vector<Eigen::Vector3f> line_points_;
   std::vector<PixelRect> visible_regions_;  // beginScene's: the window minus the covered rectangles
-  std::unique_ptr<GpuMesh> box_, cone_;
-  std::unique_ptr<RoundMesh> sphere_, hemisphere_, cylinder_;
+  unsigned instance_vbo_ = 0;                // per-instance model, normal matrix and colour
+  std::vector<float> instance_data_;         // its contents for one draw (kept: no allocation once grown)
+  std::vector<std::size_t> batch_order_;     // the opaque solids' commands, grouped
+  std::unique_ptr<GpuMesh> box_;
+  std::unique_ptr<RoundMesh> sphere_, hemisphere_, cylinder_, cone_;
   Eigen::Matrix4f view_projection_ = Eigen::Matrix4f::Identity();
   float pixels_per_unit_at_unit_depth_ = 1.0f;  // half the viewport height times the projection's y scale
   Eigen::Vector3f eye_ = Eigen::Vector3f::Zero();

@@ -109,7 +109,7 @@ double drawOverlays(render::Renderer& renderer, const SimulationSession& session
       if (!(inertia.mass > 0.0)) continue;
       const Eigen::Vector3f com = data.oMi[i].actPoint(inertia.com).cast<float>();
       renderer.drawSolid(renderer.sphere(), render::transformMatrix(Eigen::Matrix3f::Identity(), com, Eigen::Vector3f::Constant(0.025f * scale)),
-                         {1.0f, 0.85f, 0.1f, 1.0f}, {});
+                         {1.0f, 0.85f, 0.1f, 1.0f}, render::kMarkerStyle);
     }
   }
 
@@ -161,7 +161,7 @@ double drawOverlays(render::Renderer& renderer, const SimulationSession& session
       renderer.drawSolid(renderer.sphere(),
                          render::transformMatrix(Eigen::Matrix3f::Identity(), c.position.cast<float>(),
                                                  Eigen::Vector3f::Constant(0.012f * scale)),
-                         {0.1f, 0.9f, 0.95f, 1.0f}, {});
+                         {0.1f, 0.9f, 0.95f, 1.0f}, render::kMarkerStyle);
     }
     const UnilateralStep* step = sim.unilateralStep();
     const auto impulses = step ? step->contactImpulses() : VectorX().head(0);

@@ -169,6 +169,25 @@ GpuMesh::~GpuMesh() {
   glDeleteVertexArrays(1, &vao_);
 }
 
+void GpuMesh::drawInstanced(unsigned instance_buffer, int count) const {
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, instance_buffer);
+  const GLsizei stride = kInstanceFloats * sizeof(float);
+  const auto attribute = [stride](GLuint location, GLint size, int offset_floats) {
+    glVertexAttribPointer(location, size, GL_FLOAT, GL_FALSE, stride,
+                          reinterpret_cast<void*>(static_cast<std::size_t>(offset_floats) * sizeof(float)));
+    glEnableVertexAttribArray(location);
+    glVertexAttribDivisor(location, 1);
+  };
+  for (GLuint column = 0; column < 4; ++column) attribute(2 + column, 4, 4 * static_cast<int>(column));  // model
+  for (GLuint column = 0; column < 3; ++column) attribute(6 + column, 3, 16 + 3 * static_cast<int>(column));  // normal matrix
+  attribute(9, 4, 25);  // colour
+  glDrawElementsInstanced(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr, count);
+  for (GLuint location = 2; location <= 9; ++location) glDisableVertexAttribArray(location);  // draw() reads none
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  glBindVertexArray(0);
+}
+
 void GpuMesh::draw() const {
   glBindVertexArray(vao_);
   glDrawElements(GL_TRIANGLES, index_count_, GL_UNSIGNED_INT, nullptr);

@@ -39,6 +39,11 @@ class GpuMesh {
   GpuMesh& operator=(const GpuMesh&) = delete;
 
   void draw() const;
+  /// `count` placements in one draw: `instance_buffer` holds per instance the model matrix
+  /// (16 floats, column-major), its normal matrix (9) and the colour (4): attribute locations
+  /// 2-5, 6-8 and 9 of the instanced solid shader.
+  void drawInstanced(unsigned instance_buffer, int count) const;
+  static constexpr int kInstanceFloats = 29;
   const Eigen::Vector3f& minCorner() const { return min_corner_; }
   const Eigen::Vector3f& maxCorner() const { return max_corner_; }
   int triangleCount() const { return index_count_ / 3; }

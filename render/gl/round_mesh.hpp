@@ -1,5 +1,5 @@
 #pragma once
-// A round primitive (sphere, hemisphere, cylinder) at several levels of detail.
+// A round primitive (sphere, hemisphere, cylinder, cone) at several levels of detail.
 // A software rasteriser (Mesa llvmpipe under Xvfb) pays for every triangle, and a
 // capsule 15 pixels across looks the same with 100 triangles as with 400: each
 // draw takes the coarsest level whose silhouette stays within a quarter pixel.
@@ -14,7 +14,7 @@ namespace loopsim::render {
 class RoundMesh {
  public:
   /// Segments around the circle of each level, coarse to fine.
-  static constexpr std::array<int, 6> kSegments{8, 12, 16, 24, 32, 48};
+  static constexpr std::array<int, 7> kSegments{6, 8, 12, 16, 24, 32, 48};
 
   /// `make(segments)` builds one level; `length_along_z`: z scales a length (cylinder), not a radius.
   RoundMesh(const std::function<MeshData(int segments)>& make, bool length_along_z);
