@@ -105,9 +105,16 @@ struct GuiState {
   // panels in columns, the comparison or timeline and the status line at the
   // bottom between them, messages at the top. What they leave free is the
   // area the camera frames (render::ViewArea). Reset before the panels draw.
+  struct DockedPanel {
+    std::string name;
+    PanelRect rect;
+    // Its contents' natural width (text and items unclipped, last frame) and the width it
+    // has for them: more than that is text running off the panel.
+    float content_width = 0, inner_width = 0;
+  };
   struct Layout {
     float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // the free area, ImGui pixels from the top left
-    std::vector<std::pair<std::string, PanelRect>> panels;  // docked this frame, by name
+    std::vector<DockedPanel> panels;       // docked this frame
   } layout;
   enum class Dock { kLeft, kRight, kTop, kBottom };
   /// Notes the current ImGui window as docked on `side`: the free area shrinks past it.

@@ -234,10 +234,12 @@ void solverSection(GuiState& state, SimulationSession* session) {
     }
     ImGui::EndTable();
   }
+  ImGui::PushTextWrapPos(0.0f);  // the window's right edge
   for (const Greyed& g : greyed) {
     ImGui::TextColored(kDimColour, "greyed: %s", g.brief.c_str());
     wrappedTooltip(g.solvers + ": " + g.full);
   }
+  ImGui::PopTextWrapPos();
   if (const UnilateralStep* step = sim.unilateralStep()) {
     // Contacts and joint limits: their velocity-level cone problem's solver.
     ImGui::TextUnformatted("contact solver");
@@ -400,15 +402,16 @@ void renderingSection(GuiState& state) {
   checkbox("centres of mass", t.centers_of_mass);
   checkbox("constraints + closure error", t.constraint_frames);
   checkbox("constraint forces (lambda)", t.constraint_forces);
-  checkbox("contacts: points, normal + friction forces", t.contacts);
+  checkbox("contacts and their forces", t.contacts);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("contact points; normal forces green, friction forces orange");
   if ((t.constraint_forces || t.contacts) && state.force_scale > 0.0) ImGui::TextColored(kDimColour, "  arrows: 1 m = %.3g N", state.force_scale);
   checkbox("friction cones", t.friction_cones);
   // The collision geometry: off, translucent over the visuals, or alone.
-  ImGui::TextUnformatted("collision geometry");
+  ImGui::TextUnformatted("collision geometry");  // its choices on the next line: the panel's width
   int collision = static_cast<int>(t.collision);
   const char* names[] = {"off", "over visuals", "instead"};
   for (int k = 0; k < 3; ++k) {
-    ImGui::SameLine();
+    if (k > 0) ImGui::SameLine();
     const std::string label = std::string("collision ") + names[k];
     if (ImGui::RadioButton((std::string(names[k]) + "##collision").c_str(), &collision, k) &&
         collision != static_cast<int>(t.collision)) {
@@ -519,9 +522,10 @@ void placeAtBottom(const GuiState& state) {
 
 void GuiState::dock(const char* name, Dock side) {
   if (ImGui::GetCurrentWindowRead()->Hidden) return;  // a new auto-sized window's first frame: no size yet
-  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const ImGuiWindow* window = ImGui::GetCurrentWindowRead();
+  const ImVec2 pos = window->Pos, size = window->Size;
   const PanelRect rect{pos.x, pos.y, pos.x + size.x, pos.y + size.y};
-  layout.panels.emplace_back(name, rect);
+  layout.panels.push_back({name, rect, window->ContentSizeIdeal.x, window->ContentRegionRect.GetWidth()});
   constexpr float kGap = 8.0f;
   switch (side) {
     case Dock::kLeft: layout.x0 = std::max(layout.x0, rect.x1 + kGap); break;

@@ -89,9 +89,10 @@ void ScriptedRunReport::comparison(const ComparisonView& view, const std::vector
 int ScriptedRunReport::finish(const GuiState& state, const SimulationSession* session, bool failed) {
   const bool diverged = session != nullptr && session->simulation().diverged();
   // The docked layout of the last frame (ImGui pixels from the top left): the panels and the area they leave.
-  for (const auto& [name, r] : state.layout.panels) {
-    std::printf("gui: panel '%s' at %.0f %.0f %.0f %.0f\n", name.c_str(), static_cast<double>(r.x0), static_cast<double>(r.y0),
-                static_cast<double>(r.x1), static_cast<double>(r.y1));
+  for (const GuiState::DockedPanel& p : state.layout.panels) {
+    std::printf("gui: panel '%s' at %.0f %.0f %.0f %.0f, content %.0f of %.0f px wide\n", p.name.c_str(),
+                static_cast<double>(p.rect.x0), static_cast<double>(p.rect.y0), static_cast<double>(p.rect.x1),
+                static_cast<double>(p.rect.y1), static_cast<double>(p.content_width), static_cast<double>(p.inner_width));
   }
   std::printf("gui: free view area %.0f %.0f %.0f %.0f\n", static_cast<double>(state.layout.x0), static_cast<double>(state.layout.y0),
               static_cast<double>(state.layout.x1), static_cast<double>(state.layout.y1));

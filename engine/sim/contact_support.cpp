@@ -1,5 +1,8 @@
 #include <loopsim/sim/contact_support.hpp>
 
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -59,7 +62,8 @@ std::vector<Constraint> holdingConstraints(const Scene& scene, const std::vector
 
 std::vector<std::string> supportWarnings(const Scene& scene, const std::vector<Support>& supports,
                                          const HoldingForces& hold) {
-  std::vector<std::string> warnings;
+  // One warning per kind, listing every support (a humanoid's sole has several corners).
+  std::vector<std::string> pulling, sliding;
   Eigen::Index row = hold.lambda.size() - 3 * static_cast<Eigen::Index>(supports.size());
   const double weight = scene.model->totalMass() * scene.model->gravity.norm();
   for (const Support& s : supports) {
@@ -69,13 +73,19 @@ std::vector<std::string> supportWarnings(const Scene& scene, const std::vector<S
     const double normal = force.dot(s.normal);
     const double tangential = (force - normal * s.normal).norm();
     if (normal < -1e-6 * std::max(weight, 1.0)) {
-      warnings.push_back("hold: the pose needs " + s.constraint.name + " to pull (" + std::to_string(-normal) +
-                         " N): it cannot stand on its contacts as it is");
+      pulling.push_back(fmt::format("{} {:.4g} N", s.constraint.name, -normal));
     } else if (tangential > s.friction * normal + 1e-6 * std::max(weight, 1.0)) {
-      warnings.push_back("hold: the pose needs " + std::to_string(tangential) + " N of friction at " +
-                         s.constraint.name + ", more than mu " + std::to_string(s.friction) + " times its " +
-                         std::to_string(normal) + " N allows: it will slide");
+      sliding.push_back(fmt::format("{} {:.4g} N against mu {:.4g} x {:.4g} N", s.constraint.name, tangential, s.friction, normal));
     }
+  }
+  std::vector<std::string> warnings;
+  if (!pulling.empty()) {
+    warnings.push_back(fmt::format("hold: the pose needs {} {} to pull ({}): it cannot stand on its contacts as it is",
+                                   pulling.size(), pulling.size() == 1 ? "support" : "supports", fmt::join(pulling, ", ")));
+  }
+  if (!sliding.empty()) {
+    warnings.push_back(fmt::format("hold: the pose needs more friction than the supports allow at {} ({}): it will slide",
+                                   sliding.size() == 1 ? "one" : std::to_string(sliding.size()), fmt::join(sliding, ", ")));
   }
   return warnings;
 }

@@ -1,5 +1,5 @@
 // The docked layout at 1280x720: the panels never overlap each other nor the
-// model's box on screen (the camera frames the area they leave free); an
+// model's box on screen, nor clip their text (the camera frames the area they leave free); an
 // agreeing comparison shows its solid reference through the ghosts' outlines;
 // a divergence is said in a message docked at the top.
 #include <gtest/gtest.h>
@@ -23,10 +23,11 @@ namespace {
 struct Rect {
   std::string name;
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  double content = 0, inner = 0;  // a panel's contents' natural width and the width it has
   bool overlaps(const Rect& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
 };
 
-// "gui: panel 'NAME' at X0 Y0 X1 Y1" lines.
+// "gui: panel 'NAME' at X0 Y0 X1 Y1, content W of V px wide" lines.
 std::vector<Rect> panelsOf(const std::string& text) {
   std::vector<Rect> panels;
   const std::string marker = "gui: panel '";
@@ -34,7 +35,10 @@ std::vector<Rect> panelsOf(const std::string& text) {
     const std::size_t name_end = text.find("' at ", at);
     Rect r;
     r.name = text.substr(at + marker.size(), name_end - at - marker.size());
-    std::istringstream(text.substr(name_end + 5)) >> r.x0 >> r.y0 >> r.x1 >> r.y1;
+    std::string rest = text.substr(name_end + 5, text.find('\n', name_end) - name_end - 5);
+    std::replace(rest.begin(), rest.end(), ',', ' ');
+    std::string word;
+    std::istringstream(rest) >> r.x0 >> r.y0 >> r.x1 >> r.y1 >> word >> r.content >> word >> r.inner;
     panels.push_back(r);
   }
   return panels;
@@ -49,6 +53,9 @@ Rect rectAfter(const std::string& text, const std::string& marker, const std::st
 
 void expectDisjoint(const std::vector<Rect>& panels, const std::vector<Rect>& models, const std::string& text) {
   for (std::size_t i = 0; i < panels.size(); ++i) {
+    // Nothing in a panel runs off its edge (wrapped, shortened, or on a line of its own).
+    EXPECT_GT(panels[i].inner, 0.0) << panels[i].name << "\n" << text;
+    EXPECT_LE(panels[i].content, panels[i].inner + 1.0) << panels[i].name << " is clipped\n" << text;
     for (std::size_t j = 0; j < i; ++j) EXPECT_FALSE(panels[i].overlaps(panels[j])) << panels[i].name << " / " << panels[j].name << "\n" << text;
     for (const Rect& m : models) {
       EXPECT_GT(m.x1, m.x0) << m.name << "\n" << text;
