@@ -449,11 +449,11 @@ void timePlot(const char* title, const SeriesBuffer& series, const SeriesBuffer&
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(width, height + axis));
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float label_width = 58.0f;
-  const float left = origin.x + label_width, right = origin.x + width - 2.0f, top = origin.y + 2.0f, bottom = origin.y + height;
-  draw->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), IM_COL32(20, 20, 24, 255));
   const int n = std::min(series.count(), times.count());
-  if (n < 2) return;
+  if (n < 2) {
+    draw->AddRectFilled(ImVec2(origin.x, origin.y + 2.0f), ImVec2(origin.x + width, origin.y + height), IM_COL32(20, 20, 24, 255));
+    return;
+  }
   const auto value = [&](const SeriesBuffer& b, int k) { return b.data()[(b.offset() + k) % b.capacity()]; };
   float lo = FLT_MAX, hi = -FLT_MAX;
   for (int k = 0; k < n; ++k) {
@@ -461,6 +461,10 @@ void timePlot(const char* title, const SeriesBuffer& series, const SeriesBuffer&
     hi = std::max(hi, value(series, k));
   }
   if (lo == 0.0f && hi == 0.0f) hi = 1.0f;  // all zero (no contacts): the line at the bottom
+  if (std::strcmp(format, "%.0f") == 0 && hi - lo < 2.0f) {  // counts: whole numbers at the ends
+    lo = std::floor(lo) - (hi - lo < 1.0f ? 1.0f : 0.0f);
+    hi = lo + 2.0f;
+  }
   // A flat line sits mid-height of a range at least 2 % of its size (or 1e-12).
   const float least = std::max(1e-12f, 0.02f * std::max(std::abs(hi), std::abs(lo)));
   if (hi - lo < least) {
@@ -468,16 +472,21 @@ void timePlot(const char* title, const SeriesBuffer& series, const SeriesBuffer&
     lo = middle - 0.5f * least;
     hi = middle + 0.5f * least;
   }
+  // The value labels first: the plot starts right of the wider one.
+  char hi_text[48], lo_text[48];
+  std::snprintf(hi_text, sizeof hi_text, format, static_cast<double>(hi));
+  std::snprintf(lo_text, sizeof lo_text, format, static_cast<double>(lo));
+  const float label_width = std::max(ImGui::CalcTextSize(hi_text).x, ImGui::CalcTextSize(lo_text).x) + 6.0f;
+  const float left = origin.x + label_width, right = origin.x + width - 2.0f, top = origin.y + 2.0f, bottom = origin.y + height;
+  draw->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), IM_COL32(20, 20, 24, 255));
   const float t_last = value(times, n - 1), t_first = value(times, 0);
   const float span = std::max(1e-6f, t_last - t_first);
   const auto x_of = [&](float t) { return right - (t_last - t) / span * (right - left); };
   const auto y_of = [&](float v) { return bottom - (v - lo) / (hi - lo) * (bottom - top); };
   char text[48];
   // Value axis: the shown range's ends.
-  for (const float v : {hi, lo}) {
-    std::snprintf(text, sizeof text, format, static_cast<double>(v));
-    draw->AddText(ImVec2(origin.x, y_of(v) - (v == hi ? 0.0f : 13.0f)), IM_COL32(170, 170, 170, 255), text);
-  }
+  draw->AddText(ImVec2(origin.x, top), IM_COL32(170, 170, 170, 255), hi_text);
+  draw->AddText(ImVec2(origin.x, bottom - ImGui::GetFontSize()), IM_COL32(170, 170, 170, 255), lo_text);
   // Time axis: ticks at whole steps before now.
   const double step = niceStep(span);
   for (double back = 0.0; back <= span + 1e-9; back += step) {
