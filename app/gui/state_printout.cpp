@@ -18,20 +18,6 @@ namespace loopsim::app {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-const char* controllerName(ControllerSpec::Kind kind) {
-  switch (kind) {
-    case ControllerSpec::Kind::None: return "none";
-    case ControllerSpec::Kind::PdHold: return "pd_hold";
-    case ControllerSpec::Kind::GravityCompensation: return "gravity_compensation";
-    case ControllerSpec::Kind::Sinusoid: return "sinusoid";
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string modelPrintout(const SimulationSession& session) {
   const Simulation& sim = session.simulation();
   const Scene& scene = sim.scene();
@@ -51,7 +37,7 @@ std::string modelPrintout(const SimulationSession& session) {
                        c.body2 == 0 ? std::string("world") : sim.model().body_names[static_cast<std::size_t>(c.body2)]);
   }
   const ControllerSpec& spec = sim.controller().spec();
-  out << "\ncontroller:  " << controllerName(spec.kind) << fmt::format(", kp {:.6g}, kd {:.6g}", spec.kp, spec.kd) << '\n';
+  out << "\ncontroller:  " << controllerKindName(spec.kind) << fmt::format(", kp {:.6g}, kd {:.6g}", spec.kp, spec.kd) << '\n';
   const VectorX& mask = sim.controller().actuatedMask();
   out << "actuated:   ";
   for (int i = 0; i < sim.model().nv; ++i) {

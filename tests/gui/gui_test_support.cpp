@@ -1,5 +1,6 @@
 #include "gui_test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <png.h>
 #include <unistd.h>
 
@@ -122,6 +123,42 @@ std::vector<Ghost> ghostsOf(const std::string& text) {
     if (in) ghosts.push_back(g);
   }
   return ghosts;
+}
+
+std::vector<ScreenRect> panelsOf(const std::string& text) {
+  std::vector<ScreenRect> panels;
+  const std::string marker = "gui: panel '";
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    const std::size_t name_end = text.find("' at ", at);
+    ScreenRect r;
+    r.name = text.substr(at + marker.size(), name_end - at - marker.size());
+    std::string rest = text.substr(name_end + 5, text.find('\n', name_end) - name_end - 5);
+    std::replace(rest.begin(), rest.end(), ',', ' ');
+    std::string word;
+    std::istringstream(rest) >> r.x0 >> r.y0 >> r.x1 >> r.y1 >> word >> r.content >> word >> r.inner;
+    panels.push_back(r);
+  }
+  return panels;
+}
+
+ScreenRect rectAfter(const std::string& text, const std::string& marker, const std::string& name) {
+  ScreenRect r{name};
+  const std::size_t at = text.find(marker);
+  if (at != std::string::npos) std::istringstream(text.substr(at + marker.size())) >> r.x0 >> r.y0 >> r.x1 >> r.y1;
+  return r;
+}
+
+void expectPanelsClear(const std::vector<ScreenRect>& panels, const std::vector<ScreenRect>& models, const std::string& text) {
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    // Nothing in a panel runs off its edge (wrapped, shortened, or on a line of its own).
+    EXPECT_GT(panels[i].inner, 0.0) << panels[i].name << "\n" << text;
+    EXPECT_LE(panels[i].content, panels[i].inner + 1.0) << panels[i].name << " is clipped\n" << text;
+    for (std::size_t j = 0; j < i; ++j) EXPECT_FALSE(panels[i].overlaps(panels[j])) << panels[i].name << " / " << panels[j].name << "\n" << text;
+    for (const ScreenRect& m : models) {
+      EXPECT_GT(m.x1, m.x0) << m.name << "\n" << text;
+      EXPECT_FALSE(panels[i].overlaps(m)) << panels[i].name << " covers " << m.name << "\n" << text;
+    }
+  }
 }
 
 double numberAfter(const std::string& text, const std::string& marker) {

@@ -66,6 +66,22 @@ struct Ghost {
 // "gui: ghost I NAME ROLE rgb R G B alpha A box X0 Y0 X1 Y1 divergence D STATUS" lines of a --frames run.
 std::vector<Ghost> ghostsOf(const std::string& text);
 
+// A rectangle in window pixels from the top left: a docked panel (with its contents' natural
+// width and the width it has) or a model's box on screen.
+struct ScreenRect {
+  std::string name;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  double content = 0, inner = 0;
+  bool overlaps(const ScreenRect& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// "gui: panel 'NAME' at X0 Y0 X1 Y1, content W of V px wide" lines of a --frames run.
+std::vector<ScreenRect> panelsOf(const std::string& text);
+// The four numbers after `marker` (e.g. "gui: model on screen: "), named `name`.
+ScreenRect rectAfter(const std::string& text, const std::string& marker, const std::string& name);
+// No panel clips its contents or overlaps another panel or any of `models`.
+void expectPanelsClear(const std::vector<ScreenRect>& panels, const std::vector<ScreenRect>& models, const std::string& text);
+
 /// The number just after `marker` in `text` (NaN when `marker` is not there).
 double numberAfter(const std::string& text, const std::string& marker);
 

@@ -207,10 +207,11 @@ TEST(Gui, WallClockPhysicsStaysOnTheTrajectoryOfRunAndNeverAheadOfTheClock) {
   }
 }
 
-TEST(Gui, DivergencePausesAndSaysWhatAndWhen) {
-  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
-  // An explicit PD far too stiff for dt = 10 ms: the loop opens at the second step.
-  const fs::path scene = freshPath("unstable.yaml"), png = freshPath("unstable.png");
+namespace {
+
+// The four-bar with an explicit PD far too stiff for dt = 10 ms: the loop opens at the second step.
+fs::path unstableFourBar(const std::string& name) {
+  const fs::path scene = freshPath(name);
   std::ofstream(scene) << R"(name: unstable
 models:
   - generator: four_bar
@@ -221,6 +222,14 @@ controller: {type: pd_hold, kp: 100000, kd: 0}
 initial: {v: {crank_joint: 1.0}}
 dt: 0.01
 )";
+  return scene;
+}
+
+}  // namespace
+
+TEST(Gui, DivergencePausesAndSaysWhatAndWhen) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path scene = unstableFourBar("unstable.yaml"), png = freshPath("unstable.png");
   const Output out = runGui(scene.string() + " --frames 6 --size 320x240 --msaa 0 --hide-ui --screenshot " + png.string());
   EXPECT_EQ(out.exit_code, 3) << out.text;
   EXPECT_NE(out.text.find("gui: 6 frames"), std::string::npos) << out.text;
@@ -239,6 +248,18 @@ dt: 0.01
   EXPECT_GT(red, 100) << "no highlighted body in " << png;
   fs::remove(scene);
   fs::remove(png);
+}
+
+TEST(Gui, ADivergenceIsSaidInADockedMessageClearOfTheModel) {
+  if (!haveXvfb()) GTEST_SKIP() << "xvfb-run not found (Debian package xvfb): GUI tests skipped";
+  const fs::path scene = unstableFourBar("unstable_docked.yaml");
+  const Output out = runGui(scene.string() + " --frames 6 --size 1280x720 --msaa 0");
+  EXPECT_EQ(out.exit_code, 3) << out.text;
+  // The message is docked at the top, as wide as the free area: its reason wraps there.
+  const std::vector<ScreenRect> panels = panelsOf(out.text);
+  EXPECT_TRUE(std::any_of(panels.begin(), panels.end(), [](const ScreenRect& p) { return p.name == "Diverged"; })) << out.text;
+  expectPanelsClear(panels, {rectAfter(out.text, "gui: model on screen: ", "the model")}, out.text);
+  fs::remove(scene);
 }
 
 TEST(Gui, AJointSliderSetsQWhilePausedAndTheLoopStaysClosed) {
