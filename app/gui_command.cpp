@@ -63,6 +63,20 @@ double number(const std::string& text, const std::string& option, const std::str
   throw ModelError("", option, "'" + whole + "' is not valid: '" + text + "' is not a number");
 }
 
+// JOINT=VALUE items (--set-joint, --set-control), each checked; `example` goes in the message.
+std::vector<std::pair<std::string, double>> jointValues(const std::vector<std::string>& given, const char* option,
+                                                        const char* example) {
+  std::vector<std::pair<std::string, double>> values;
+  for (const std::string& item : splitListValues(given)) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ModelError("", option, "'" + item + "' is not JOINT=VALUE (e.g. " + example + ")");
+    }
+    values.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), option, item));
+  }
+  return values;
+}
+
 GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   GuiOptions o = a.options;
   o.command_line = command_line;
@@ -151,16 +165,8 @@ GuiOptions checkedOptions(GuiArguments& a, const std::string& command_line) {
   }
   std::stable_sort(o.stabilization_changes.begin(), o.stabilization_changes.end(),
                    [](const auto& x, const auto& y) { return x.time < y.time; });
-  for (const std::string& item : splitListValues(a.set_joints)) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw ModelError("", "--set-joint", "'" + item + "' is not JOINT=VALUE (e.g. crank_joint=0.5)");
-    o.set_joints.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), "--set-joint", item));
-  }
-  for (const std::string& item : splitListValues(a.set_controls)) {
-    const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw ModelError("", "--set-control", "'" + item + "' is not JOINT=VALUE (e.g. FR_calf_joint=-1.2)");
-    o.set_controls.emplace_back(item.substr(0, eq), number(item.substr(eq + 1), "--set-control", item));
-  }
+  o.set_joints = jointValues(a.set_joints, "--set-joint", "crank_joint=0.5");
+  o.set_controls = jointValues(a.set_controls, "--set-control", "FR_calf_joint=-1.2");
   if (!o.set_controls.empty() && !o.record.empty()) {
     throw ModelError("", "--set-control", "a record replays the scene's controller, which --set-control changes: not with --record");
   }

@@ -19,30 +19,26 @@ void GuiModes::openCommandLine() {
   if (!options.scene.empty()) open(options.scene, /*from_command_line=*/true);
   const bool times_ok = !live_ || checkScheduledTimes();
   if (live_) {
-    // --set-joint: the sliders' action, scripted, before the first step.
+    // The joint a --set-joint or --set-control names (0, said and counted as a failed change, when none).
+    const auto scriptedJoint = [&](const char* option, const std::string& name) {
+      const int joint = live_->session().simulation().model().jointId(name);
+      if (joint >= 1) return joint;
+      state.error = std::string(option) + ": no joint '" + name + "' in the model";
+      spdlog::error("{}", state.error);
+      context_.failures.change = true;
+      return 0;
+    };
+    // --set-joint and --set-control: the sliders' actions, scripted, before the first step.
     for (const auto& [name, value] : options.set_joints) {
-      const int joint = live_->session().simulation().model().jointId(name);
-      if (joint < 1) {
-        state.error = "--set-joint: no joint '" + name + "' in the model";
-        spdlog::error("{}", state.error);
-        context_.failures.change = true;
-        continue;
+      if (const int joint = scriptedJoint("--set-joint", name)) {
+        const bool running = state.running;
+        state.running = false;
+        live_->setJoint(joint, value);
+        state.running = running;
       }
-      const bool running = state.running;
-      state.running = false;
-      live_->setJoint(joint, value);
-      state.running = running;
     }
-    // --set-control: the control sliders' action, scripted, before the first step.
     for (const auto& [name, value] : options.set_controls) {
-      const int joint = live_->session().simulation().model().jointId(name);
-      if (joint < 1) {
-        state.error = "--set-control: no joint '" + name + "' in the model";
-        spdlog::error("{}", state.error);
-        context_.failures.change = true;
-        continue;
-      }
-      live_->setControl(joint, value);
+      if (const int joint = scriptedJoint("--set-control", name)) live_->setControl(joint, value);
     }
   }
   if (!options.play.empty()) {
