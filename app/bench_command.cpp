@@ -2,6 +2,7 @@
 // `loopsim bench --table2 [--solver ...] [--samples N] [--iterations K] [--format table|csv|json]`
 // `loopsim bench --loop-scaling [--family ...] [--max-links N] [--solver ...] [--samples N] [--iterations K] [--format table|csv]`
 // `loopsim bench --contact [--scene ...] [--samples N] [--iterations K] [--format table|csv]`
+// `loopsim bench --paper 000|001|002|004 [--quick] [--out DIR] [--overwrite]`
 // `loopsim bench --mu-sweep [--mu-relative] [--mu-values ...] [--scene ...] [--samples N] [--format table|csv]`
 #include <algorithm>
 #include <cstdio>
@@ -12,11 +13,13 @@
 #include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/bench/loop_scaling.hpp>
 #include <loopsim/bench/mu_sweep.hpp>
+#include <loopsim/bench/paper_reproduction.hpp>
 #include <loopsim/bench/paper_table_cases.hpp>
 #include <loopsim/bench/scaling_benchmark.hpp>
 #include <loopsim/bench/solver_benchmark.hpp>
 #include "list_values.hpp"
 #include "number_checks.hpp"
+#include "paper_bench_command.hpp"
 #include <loopsim/model/errors.hpp>
 #include "record_commands.hpp"
 #include <loopsim/scene/scene_loader.hpp>
@@ -62,6 +65,10 @@ Command registerBenchCommand(CLI::App& parent) {
     int threads = 1;
     bool trajectory = false;
     bool contact = false;
+    std::string paper;
+    bool quick = false;
+    std::string out;
+    bool overwrite = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* sub = parent.add_subcommand(
@@ -88,6 +95,18 @@ Command registerBenchCommand(CLI::App& parent) {
                 "Instead of scenes: paper 000 Table II's cases on Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) "
                 "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
                 "prox-pv, ltl, prox-ltl, soft-ltl, kkt unless --solver is given");
+  sub->add_option("--paper", options->paper,
+                  "Instead: every table and figure of paper 000, 001, 002 or 004 that has cases here, beside the "
+                  "paper's own figures (ratios within a robot, exponents, iterations); prints the page, or with --out "
+                  "writes it with a CSV and a PNG plot per table or figure")
+      ->check(CLI::IsMember(paperBenchIds()));
+  sub->add_flag("--quick", options->quick,
+                "With --paper: few states, rounds and sizes (the whole paper in well under two minutes; for checks)");
+  sub->add_option("--out", options->out,
+                  "With --paper: the directory to write paper-N.md, paper-N-ID.csv and paper-N-ID.png into "
+                  "(created if missing)");
+  sub->add_flag("--overwrite", options->overwrite,
+                "With --out: replace the regular files of an earlier run (never anything else)");
   sub->add_flag("--dynamics", options->dynamics,
                 "Solver table: also time RNEA and CRBA (symmetric M; crba-lower: one triangle) as columns beside the ABA floor, interleaved "
                 "with it (their ratios to ABA)");
@@ -130,6 +149,22 @@ Command registerBenchCommand(CLI::App& parent) {
               if (findSolver(name) == nullptr) throw ModelError("", "--solver", unknownSolverMessage(name));
             }
             options->families = splitListValues(options->families);
+            if (!options->paper.empty()) {
+              for (const char* other : {"--scene", "--solver", "--samples", "--iterations", "--scaling",
+                                        "--loop-scaling", "--family", "--max-links", "--table2", "--dynamics",
+                                        "--mu-sweep", "--mu-relative", "--mu-cap", "--mu-values", "--mu-tolerance",
+                                        "--contact", "--trajectory", "--no-delassus", "--threads", "--format"}) {
+                if (sub->count(other) > 0) {
+                  throw ModelError("", other, "--paper brings its own cases, solvers and sizes (and --quick); not "
+                                              "with " + std::string(other));
+                }
+              }
+              if (options->overwrite && options->out.empty()) throw ModelError("", "--overwrite", "applies to --out");
+              return runPaperBench({options->paper, options->quick, options->out, options->overwrite}, scenesDir());
+            }
+            for (const char* paper_only : {"--quick", "--out", "--overwrite"}) {
+              if (sub->count(paper_only) > 0) throw ModelError("", paper_only, "applies to --paper");
+            }
             // Counts name their option (the engine's "samples" and "rounds" are --samples and --iterations).
             if (sub->count("--samples") > 0) requireAtLeastOne(options->samples, "--samples");
             if (sub->count("--iterations") > 0) requireAtLeastOne(options->rounds, "--iterations");

@@ -3,6 +3,7 @@
 // stderr kept apart so a test can check the exact first line of an error.
 #include <sys/wait.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,6 +53,21 @@ inline ProcessResult runLoopsimProcess(const std::string& arguments, const std::
   std::filesystem::remove(out_file);
   std::filesystem::remove(err_file);
   return result;
+}
+
+// Width and height from a PNG's IHDR chunk (bytes 16-23, big-endian); false
+// when the file is not a PNG.
+inline bool pngSize(const std::filesystem::path& path, std::uint32_t& width, std::uint32_t& height) {
+  const std::string bytes = readWholeFile(path);
+  if (bytes.size() < 24 || bytes.compare(1, 3, "PNG") != 0) return false;
+  auto be32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
+    return v;
+  };
+  width = be32(16);
+  height = be32(20);
+  return true;
 }
 
 }  // namespace loopsim::test

@@ -18,6 +18,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using loopsim::test::pngSize;
 using loopsim::test::ProcessResult;
 using loopsim::test::readWholeFile;
 using loopsim::test::runLoopsimProcess;
@@ -34,20 +35,6 @@ fs::path scratchDir(const std::string& name) {
 }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-// Width and height from a PNG's IHDR chunk (bytes 16-23, big-endian).
-bool pngSize(const fs::path& path, std::uint32_t& width, std::uint32_t& height) {
-  const std::string bytes = readWholeFile(path);
-  if (bytes.size() < 24 || bytes.compare(1, 3, "PNG") != 0) return false;
-  auto be32 = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    for (std::size_t k = 0; k < 4; ++k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
-    return v;
-  };
-  width = be32(16);
-  height = be32(20);
-  return true;
-}
 
 // The table CSV as solver -> column -> text (the last column, the quoted reason, is left out).
 std::map<std::string, std::map<std::string, std::string>> readTable(const fs::path& path) {
