@@ -92,8 +92,8 @@ Command registerBenchCommand(CLI::App& parent) {
   sub->add_option("--max-links", options->max_links,
                   "With --loop-scaling: only the sizes with at most N links (each family keeps at least 2)");
   sub->add_flag("--table2", options->table2,
-                "Instead of scenes: paper 000 Table II's cases on Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) "
-                "and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
+                "Instead of scenes: paper 000 Table II's cases on Iiwa (no constraint, tool as a 3D point, tool welded), "
+                "Atlas (no constraint, F, 2F, 2F+H, 2F+2H, 6D welds) and Go1 (no constraint, 1-4 feet as 3D points), columns pv, pv-early, pv-soft, constrained-aba, "
                 "prox-pv, ltl, prox-ltl, soft-ltl, kkt unless --solver is given");
   sub->add_option("--paper", options->paper,
                   "Instead: every table and figure of paper 000, 001, 002 or 004 that has cases here, beside the "

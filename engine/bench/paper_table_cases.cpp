@@ -30,12 +30,25 @@ Scene withConstraints(const Scene& full, const std::string& name, const std::vec
   return scene;
 }
 
+// `full` with its weld `weld` held as a point only (a 3D connect of the weld's
+// frame origins: the paper's H3), renamed.
+Scene withPointOf(const Scene& full, const std::string& name, const std::string& weld) {
+  Scene scene = withConstraints(full, name, {weld});
+  scene.constraints.front().kind = ConstraintKind::Connect;
+  scene.constraints.front().name = weld + "_point";
+  return scene;
+}
+
 }  // namespace
 
 std::vector<Scene> paperTable2Cases(const std::filesystem::path& scenes_dir) {
   const Scene go1 = loadScene(scenes_dir / "go1_standing.yaml");
   const Scene atlas = loadScene(scenes_dir / "atlas_2f2h.yaml");
+  const Scene iiwa = loadScene(scenes_dir / "iiwa_tool_weld.yaml");
   return {
+      withConstraints(iiwa, "iiwa (0D)", {}),
+      withPointOf(iiwa, "iiwa (H3)", "tool_weld"),
+      withConstraints(iiwa, "iiwa (H)", {"tool_weld"}),
       withConstraints(go1, "go1 (0D)", {}),
       withConstraints(go1, "go1 (F3)", {"FL_contact"}),
       withConstraints(go1, "go1 (2F3)", {"FL_contact", "RR_contact"}),

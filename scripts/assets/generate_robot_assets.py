@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates assets/robots/{atlas,go1}/*.urdf from the reference models.
+"""Generates assets/robots/{atlas,go1,iiwa}/*.urdf from the reference models.
 
 Kinematics (joint origins, axes, limits, damping) and mass properties come
 from the reference URDFs; fixed links are lumped into their moving parents;
@@ -189,6 +189,53 @@ Geometry: loopsim's own primitives; collision: the trunk, thighs and foot sphere
     print(f"go1: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
 
 
+# --------------------------------------------------------------------- Iiwa
+
+IIWA_MATERIALS = {
+    "iiwa_orange": [0.96, 0.45, 0.07, 1.0],
+    "iiwa_grey": [0.55, 0.56, 0.58, 1.0],
+    "iiwa_flange": [0.2, 0.2, 0.22, 1.0],
+}
+
+# Where the next joint (or the flange) sits in each link's frame: the reference's joint origins.
+IIWA_NEXT = {"base": [0.0, 0.0, 0.1575], "iiwa_link_1": [0.0, 0.0, 0.2025], "iiwa_link_2": [0.0, 0.2045, 0.0],
+             "iiwa_link_3": [0.0, 0.0, 0.2155], "iiwa_link_4": [0.0, 0.1845, 0.0],
+             "iiwa_link_5": [0.0, 0.0, 0.2155], "iiwa_link_6": [0.0, 0.081, 0.0], "iiwa_link_7": [0.0, 0.0, 0.045]}
+
+
+def iiwa_visuals() -> dict[str, list[Visual]]:
+    """A rounded bone from each joint to the next, orange on the links that carry a motor housing
+    (the odd ones, as the robot's livery alternates), and a dark flange at the tool."""
+    visuals: dict[str, list[Visual]] = {}
+    radii = {"base": 0.075, "iiwa_link_1": 0.065, "iiwa_link_2": 0.065, "iiwa_link_3": 0.06,
+             "iiwa_link_4": 0.06, "iiwa_link_5": 0.055, "iiwa_link_6": 0.05, "iiwa_link_7": 0.04}
+    for k, (link, end) in enumerate(IIWA_NEXT.items()):
+        material = "iiwa_grey" if k % 2 == 0 else "iiwa_orange"
+        visuals[link] = [bone([0.0, 0.0, 0.0], end, radii[link], material)]
+    visuals["iiwa_link_7"].append(cylinder([0.0, 0.0, 0.04], 0.035, 0.012, "iiwa_flange", [0, 0, 0]))
+    return visuals
+
+
+def make_iiwa(models: str, out: str) -> None:
+    source = os.path.join(models, "extras", "iiwa14_no_collision.urdf")
+    ref = read_reference(source)
+    reduced = reduce_to_moving_tree(ref, keep_links=["iiwa_link_ee"])
+    check_inertias(reduced)
+    assert len(reduced.moving_joints) == 7, len(reduced.moving_joints)
+    header = f"""KUKA LBR iiwa 14, loopsim asset. GENERATED FILE: edit
+scripts/assets/generate_robot_assets.py instead and re-run it.
+Kinematics, limits and mass properties: RobotLocomotion/drake
+manipulation/models/iiwa_description/urdf/iiwa14_no_collision.urdf @ c5175473 (iiwa_stack BSD,
+(c) 2015 Krug & Stoyanov; Drake BSD-3-Clause); fixed links lumped into their moving parents:
+  {lumped_summary(reduced)}.
+Geometry: loopsim's own primitives, no collision shapes. 7 revolute joints; root 'base', fixed to the world as loaded
+(no floating joint); frame 'iiwa_link_ee' is the tool flange."""
+    text, mass = write_urdf(reduced, iiwa_visuals(), IIWA_MATERIALS, header, keep_dynamics=("damping", "friction"))
+    check_total_mass(reduced, ref.total_mass(), mass)
+    write(os.path.join(out, "iiwa", "iiwa.urdf"), text)
+    print(f"iiwa: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
+
+
 # ------------------------------------------------------------------ common
 
 def lumped_summary(reduced) -> str:
@@ -205,13 +252,14 @@ def write(path: str, text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=os.path.join(os.path.dirname(REPO), "shared", "models"),
-                        help="folder holding atlas/atlas_minimal_contact.urdf and go1/go1.urdf")
+                        help="folder holding atlas/atlas_minimal_contact.urdf, go1/go1.urdf and extras/iiwa14_no_collision.urdf")
     parser.add_argument("--out", default=os.path.join(REPO, "assets", "robots"))
     args = parser.parse_args()
     if not os.path.isdir(args.models):
         raise SystemExit(f"reference models not found in {args.models} (pass --models)")
     make_atlas(args.models, args.out)
     make_go1(args.models, args.out)
+    make_iiwa(args.models, args.out)
 
 
 if __name__ == "__main__":

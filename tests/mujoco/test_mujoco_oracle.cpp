@@ -263,6 +263,15 @@ TEST(MujocoOracle, FloatingBaseAtlas) {
   expectSameDynamics(oracle, 30, 15u);
 }
 
+TEST(MujocoOracle, FixedBaseIiwa) {
+  Oracle oracle(asset("robots/iiwa/iiwa.urdf"), false);
+  EXPECT_EQ(oracle.model().nq, 7);
+  EXPECT_EQ(oracle.model().nv, 7);
+  EXPECT_NEAR(oracle.model().totalMass(), 25.61, 1e-9);  // the base's 5 kg stays with the world
+  EXPECT_NEAR(oracle.model().totalMass(), oracle.mujocoTotalMass(), 1e-9);
+  expectSameDynamics(oracle, 30, 16u);
+}
+
 TEST(MujocoOracle, GravityConvention) {
   // At rest h is the gravity load: on the free base's linear coordinates
   // (base frame) it is -Rᵀ m g, i.e. it pushes up against g.

@@ -88,6 +88,7 @@ TEST(AppDelassus, DampingErrorsNameTheValue) {
 TEST(BenchTable2, CasesMirrorPaper000TableTwo) {
   const std::vector<Scene> cases = paperTable2Cases(scenesDir());
   const std::vector<std::pair<std::string, int>> expected = {
+      {"iiwa (0D)", 0},  {"iiwa (H3)", 3},    {"iiwa (H)", 6},
       {"go1 (0D)", 0},   {"go1 (F3)", 3},     {"go1 (2F3)", 6},     {"go1 (3F3)", 9},      {"go1 (4F3)", 12},
       {"atlas (0D)", 0}, {"atlas (F)", 6},    {"atlas (2F)", 12},   {"atlas (2F+H)", 18},  {"atlas (2F+2H)", 24}};
   ASSERT_EQ(cases.size(), expected.size());
@@ -101,7 +102,7 @@ TEST(BenchTable2, CasesMirrorPaper000TableTwo) {
 TEST(BenchTable2, RunsEveryCaseWithTheTableColumns) {
   const Output out = runLoopsim("bench --table2 --samples 1 --iterations 1 --no-delassus --format csv");
   ASSERT_EQ(out.exit_code, 0) << out.text;
-  for (const std::string name : {"go1 (0D)", "go1 (4F3)", "atlas (0D)", "atlas (F)", "atlas (2F+H)", "atlas (2F+2H)"}) {
+  for (const std::string name : {"iiwa (0D)", "iiwa (H3)", "iiwa (H)", "go1 (0D)", "go1 (4F3)", "atlas (0D)", "atlas (F)", "atlas (2F+H)", "atlas (2F+2H)"}) {
     EXPECT_TRUE(contains(out.text, name)) << name << "\n" << out.text;
   }
   for (const std::string& solver : paperTable2Solvers()) {
