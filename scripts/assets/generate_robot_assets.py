@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates assets/robots/{atlas,go1,iiwa}/*.urdf from the reference models.
+"""Generates assets/robots/{atlas,go1,iiwa,allegro}/*.urdf from the reference models.
 
 Kinematics (joint origins, axes, limits, damping) and mass properties come
 from the reference URDFs; fixed links are lumped into their moving parents;
@@ -21,7 +21,8 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from urdf_assembly import (ExtraFrame, Pose, Visual, bone, box, check_inertias, check_total_mass,  # noqa: E402
-                           cylinder, read_reference, reduce_to_moving_tree, rpy_to_matrix, sphere, write_urdf)
+                           RigidInertia, cylinder, parse_origin, read_reference, reduce_to_moving_tree, rpy_to_matrix, sphere,
+                           write_urdf)
 
 HALF_PI = math.pi / 2.0
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -236,6 +237,84 @@ Geometry: loopsim's own primitives, no collision shapes. 7 revolute joints; root
     print(f"iiwa: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg (reference {ref.total_mass():.6f})")
 
 
+# ------------------------------------------------------------------ Allegro
+
+ALLEGRO_MATERIALS = {
+    "allegro_black": [0.12, 0.12, 0.13, 1.0],
+    "allegro_white": [0.9, 0.9, 0.9, 1.0],
+}
+ALLEGRO_TIPS = [f"link_{k}.0_tip" for k in (3, 7, 11, 15)]
+
+
+def allegro_visuals(ref) -> dict[str, list[Visual]]:
+    """The palm as the reference's collision box; each phalanx a black bone to the next joint
+    (or to its tip); each fingertip a white sphere of the reference's collision radius."""
+    visuals: dict[str, list[Visual]] = {"palm_link": [box([-0.0093, 0.0, -0.0475], [0.0408, 0.113, 0.095],
+                                                          "allegro_black")]}
+    tips = {}
+    for j in ref.joints:
+        end = parse_origin(j.origin).translation
+        if j.child in ALLEGRO_TIPS:
+            tips[j.parent] = end
+        if j.parent == "palm_link":
+            continue
+        visuals.setdefault(j.parent, []).append(bone([0.0, 0.0, 0.0], end, 0.0095, "allegro_black"))
+    for link, end in tips.items():
+        visuals[link].append(sphere(end, 0.012, "allegro_white"))
+    return visuals
+
+
+def allegro_rod_inertias(ref) -> list[str]:
+    """The reference's rotational inertias of the phalanges are not physical (their principal
+    moments violate the triangle inequality, e.g. link_1.0: 1.3e-5, 7.1e-5, 1.0e-4 kg m^2), which
+    MuJoCo and loopsim's strict loading refuse. Each phalanx keeps its mass and centre of mass and
+    gets the inertia of a solid rod of radius 9.5 mm along its bone (to its next joint or tip).
+    Returns the links changed."""
+    changed = []
+    for j in ref.joints:
+        if j.parent == "palm_link" or j.child in ALLEGRO_TIPS:
+            continue
+        link = j.parent
+        inertia = ref.inertias[link]
+        end = parse_origin(j.origin).translation
+        length = math.sqrt(sum(x * x for x in end))
+        u = [x / length for x in end]
+        radius = 0.0095
+        across = inertia.mass * (3.0 * radius * radius + length * length) / 12.0
+        along = inertia.mass * radius * radius / 2.0
+        tensor = [[across * ((1.0 if a == b else 0.0) - u[a] * u[b]) + along * u[a] * u[b] for b in range(3)]
+                  for a in range(3)]
+        ref.inertias[link] = RigidInertia(inertia.mass, inertia.com, tensor)
+        changed.append(link)
+    return changed
+
+
+def make_allegro(models: str, out: str) -> None:
+    source = os.path.join(models, "extras", "allegro_right_hand.urdf")
+    ref = read_reference(source)
+    reshaped = allegro_rod_inertias(ref)
+    reduced = reduce_to_moving_tree(ref, keep_links=ALLEGRO_TIPS)
+    check_inertias(reduced)
+    assert len(reduced.moving_joints) == 16, len(reduced.moving_joints)
+    header = f"""Wonik Allegro hand (right), loopsim asset. GENERATED FILE: edit
+scripts/assets/generate_robot_assets.py instead and re-run it.
+Kinematics, limits and mass properties: Gepetto/example-robot-data
+robots/allegro_hand_description/urdf/allegro_right_hand.urdf @ 39aa9437 (repository BSD-3-Clause);
+fixed links lumped into their moving parents:
+  {lumped_summary(reduced)}.
+The reference's phalanx inertias are not physical: {len(reshaped)} phalanges keep their masses and centres and take
+the inertia of a solid rod (radius 9.5 mm) along their bones.
+Joint damping as the reference; its Coulomb friction is left out (loopsim models none in joints).
+Geometry: loopsim's own primitives, no collision shapes. 16 revolute joints (4 per finger; the thumb is
+joints 12-15); root 'palm_link', fixed to the world as loaded; frames 'link_3.0_tip', 'link_7.0_tip',
+'link_11.0_tip' (index, middle, ring) and 'link_15.0_tip' (thumb) are the fingertip centres."""
+    text, mass = write_urdf(reduced, allegro_visuals(ref), ALLEGRO_MATERIALS, header, keep_dynamics=("damping",))
+    check_total_mass(reduced, ref.total_mass(), mass)
+    write(os.path.join(out, "allegro", "allegro_right_hand.urdf"), text)
+    print(f"allegro: {len(reduced.moving_joints)} revolute joints, mass {mass:.6f} kg "
+          f"(reference {ref.total_mass():.6f})")
+
+
 # ------------------------------------------------------------------ common
 
 def lumped_summary(reduced) -> str:
@@ -252,7 +331,7 @@ def write(path: str, text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", default=os.path.join(os.path.dirname(REPO), "shared", "models"),
-                        help="folder holding atlas/atlas_minimal_contact.urdf, go1/go1.urdf and extras/iiwa14_no_collision.urdf")
+                        help="folder holding atlas/atlas_minimal_contact.urdf, go1/go1.urdf and extras/ (iiwa, allegro)")
     parser.add_argument("--out", default=os.path.join(REPO, "assets", "robots"))
     args = parser.parse_args()
     if not os.path.isdir(args.models):
@@ -260,6 +339,7 @@ def main() -> None:
     make_atlas(args.models, args.out)
     make_go1(args.models, args.out)
     make_iiwa(args.models, args.out)
+    make_allegro(args.models, args.out)
 
 
 if __name__ == "__main__":
