@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates assets/robots/{atlas,go1,iiwa,allegro}/*.urdf from the reference models.
+"""Generates assets/robots/{atlas,go1,iiwa,allegro,mini_cheetah,mit_humanoid}/*.urdf from the reference models.
 
 Kinematics (joint origins, axes, limits, damping) and mass properties come
 from the reference URDFs; fixed links are lumped into their moving parents;
@@ -21,7 +21,7 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from urdf_assembly import (ExtraFrame, Pose, Visual, bone, box, check_inertias, check_total_mass,  # noqa: E402
-                           RigidInertia, cylinder, parse_origin, read_reference, reduce_to_moving_tree, rpy_to_matrix, sphere,
+                           RigidInertia, cylinder, parse_origin, read_reference, symmetric_eigenvalues, reduce_to_moving_tree, rpy_to_matrix, sphere,
                            write_urdf)
 
 HALF_PI = math.pi / 2.0
@@ -315,6 +315,131 @@ joints 12-15); root 'palm_link', fixed to the world as loaded; frames 'link_3.0_
           f"(reference {ref.total_mass():.6f})")
 
 
+# ------------------------------------------- Mini Cheetah and MIT Humanoid
+
+# Robots of paper 004 with their rotors as bodies of their own: the rotor joints are ordinary
+# revolute joints here, and the transmissions (the reference's <coupling> elements) become
+# coupling constraints in the scenes (scenes/mini_cheetah_standing.yaml, mit_humanoid_standing.yaml).
+ROTOR_MATERIALS = {
+    "rbda_body": [0.25, 0.27, 0.3, 1.0],
+    "rbda_link": [0.75, 0.76, 0.78, 1.0],
+    "rbda_rotor": [0.85, 0.35, 0.1, 1.0],
+}
+
+
+def floating_root(ref, root_name: str):
+    """Drops the reference's explicit floating joint (loopsim floats a root by convention) and
+    renames the floating body ("Floating Base") to root_name."""
+    floating = [j for j in ref.joints if j.type == "floating"]
+    assert len(floating) == 1, floating
+    old = floating[0].child
+    ref.joints = [j for j in ref.joints if j.type != "floating"]
+    del ref.inertias[floating[0].parent]
+    ref.inertias[root_name] = ref.inertias.pop(old)
+    for j in ref.joints:
+        if j.parent == old:
+            j.parent = root_name
+    ref.root = root_name
+
+
+def rotor_robot_visuals(ref, root_box: list[Visual], tips: dict[str, Vec]) -> dict[str, list[Visual]]:
+    """A light bone from each link to its next link joint (or its tip), an orange disc for each
+    rotor about its axis, and the trunk as root_box."""
+    visuals: dict[str, list[Visual]] = {ref.root: root_box}
+    for j in ref.joints:
+        if j.child.endswith("_rotor"):
+            a = j.axis
+            rpy = [0.0, HALF_PI, 0.0] if abs(a[0]) > 0.5 else ([HALF_PI, 0.0, 0.0] if abs(a[1]) > 0.5 else [0, 0, 0])
+            visuals.setdefault(j.child, []).append(cylinder([0.0, 0.0, 0.0], 0.03, 0.02, "rbda_rotor", rpy))
+        elif j.parent != ref.root:
+            visuals.setdefault(j.parent, []).append(bone([0.0, 0.0, 0.0], parse_origin(j.origin).translation, 0.018,
+                                                         "rbda_link"))
+    for link, end in tips.items():
+        visuals.setdefault(link, []).append(bone([0.0, 0.0, 0.0], end, 0.018, "rbda_link"))
+        visuals[link].append(sphere(end, 0.02, "rbda_body"))
+    return visuals
+
+
+def make_rotor_robot(models: str, out: str, name: str, root_box: list[Visual], tips: dict[str, Vec],
+                     title: str) -> None:
+    source = os.path.join(models, "extras", f"{name}.urdf")
+    ref = read_reference_lenient(source)
+    floating_root(ref, "body")
+    mended = mend_triangle_inequality(ref)
+    for j in ref.joints:
+        if j.child.endswith("_rotor"):  # a motor turns without end: no position range
+            j.type = "continuous"
+            j.limit = {k: v for k, v in j.limit.items() if k not in ("lower", "upper")}
+    reduced = reduce_to_moving_tree(ref, keep_links=[])
+    for link, end in tips.items():
+        reduced.frames.append(ExtraFrame(link.replace("_link", "") + "_foot", link, Pose(translation=list(end))))
+    check_inertias(reduced)
+    rotors = sum(1 for j in reduced.moving_joints if j.child.endswith("_rotor"))
+    header = f"""{title}, loopsim asset. GENERATED FILE: edit
+scripts/assets/generate_robot_assets.py instead and re-run it.
+Kinematics and mass properties: ROAM-Lab-ND/generalized_rbda robot-models/{name}.urdf @ 45fa7c46 (MIT);
+its floating joint is dropped (loopsim floats the root, renamed 'body') and its <coupling> transmissions
+are left to the scenes, as coupling constraints. {len(reduced.moving_joints) - rotors} joints and {rotors} rotors,
+each rotor a continuous joint of its own; the joints' limits are the reference's (+-10 rad: none in effect).
+Inertias whose principal moments break the triangle inequality (a + b < c) take the deficit c - a - b on
+each principal moment (an isotropic addition, so the axes stay): {mended}.
+Geometry: loopsim's own primitives, no collision shapes; frames '*_foot' mark the feet."""
+    text, mass = write_urdf(reduced, rotor_robot_visuals(ref, root_box, tips), ROTOR_MATERIALS, header,
+                            keep_dynamics=("damping",))
+    check_total_mass(reduced, ref.total_mass(), mass)
+    write(os.path.join(out, name, f"{name}.urdf"), text)
+    print(f"{name}: {len(reduced.moving_joints)} revolute joints ({rotors} rotors), mass {mass:.6f} kg "
+          f"(reference {ref.total_mass():.6f})")
+
+
+def mend_triangle_inequality(ref) -> str:
+    """Adds the deficit d = c - a - b (a <= b <= c, the principal moments) times 1.000001 to
+    each diagonal entry of every inertia that breaks the triangle inequality; returns what changed."""
+    changed = []
+    for link, inertia in ref.inertias.items():
+        if inertia.mass <= 0.0:
+            continue
+        a, b, c = symmetric_eigenvalues(inertia.inertia)
+        deficit = c - a - b
+        if deficit <= 0.0:
+            continue
+        add = deficit * 1.000001
+        tensor = [[inertia.inertia[i][j] + (add if i == j else 0.0) for j in range(3)] for i in range(3)]
+        ref.inertias[link] = RigidInertia(inertia.mass, inertia.com, tensor)
+        changed.append(f"{link} +{add:.3g} kg m^2 ({100.0 * add / c:.1f} % of its largest)")
+    return "; ".join(changed) if changed else "none"
+
+
+def read_reference_lenient(path: str):
+    """read_reference, after taking out what it does not know: generalized_rbda's <coupling>
+    elements and 'independent' attributes (parsed by the scenes instead)."""
+    import tempfile
+    import xml.etree.ElementTree as ET
+    tree = ET.parse(path)
+    root = tree.getroot()
+    for c in root.findall("coupling"):
+        root.remove(c)
+    with tempfile.NamedTemporaryFile("wb", suffix=".urdf", delete=False) as f:
+        tree.write(f)
+        name = f.name
+    try:
+        return read_reference(name)
+    finally:
+        os.remove(name)
+
+
+def make_mini_cheetah(models: str, out: str) -> None:
+    tips = {f"{leg}_knee_link": [0.0, 0.0, -0.19] for leg in ("FR", "FL", "HR", "HL")}
+    make_rotor_robot(models, out, "mini_cheetah", [box([0.0, 0.0, 0.0], [0.38, 0.1, 0.1], "rbda_body")], tips,
+                     "MIT Mini Cheetah with its 12 rotors")
+
+
+def make_mit_humanoid(models: str, out: str) -> None:
+    tips = {f"{side}_ankle_link": [0.03, 0.0, -0.04] for side in ("right", "left")}
+    make_rotor_robot(models, out, "mit_humanoid", [box([0.0, 0.0, 0.12], [0.16, 0.3, 0.3], "rbda_body")], tips,
+                     "MIT Humanoid with its 18 rotors")
+
+
 # ------------------------------------------------------------------ common
 
 def lumped_summary(reduced) -> str:
@@ -340,6 +465,8 @@ def main() -> None:
     make_go1(args.models, args.out)
     make_iiwa(args.models, args.out)
     make_allegro(args.models, args.out)
+    make_mini_cheetah(args.models, args.out)
+    make_mit_humanoid(args.models, args.out)
 
 
 if __name__ == "__main__":

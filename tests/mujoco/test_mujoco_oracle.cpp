@@ -282,6 +282,24 @@ TEST(MujocoOracle, FixedBaseAllegroHand) {
   expectSameDynamics(oracle, 30, 17u, 0.01);
 }
 
+// Paper 004's robots with their rotors as bodies of their own (the
+// transmissions are scene constraints, not in the URDF).
+TEST(MujocoOracle, FloatingBaseMiniCheetahWithRotors) {
+  Oracle oracle(asset("robots/mini_cheetah/mini_cheetah.urdf"), true);
+  EXPECT_EQ(oracle.model().nv, 30);
+  EXPECT_NEAR(oracle.model().totalMass(), 8.912, 1e-9);
+  EXPECT_NEAR(oracle.model().totalMass(), oracle.mujocoTotalMass(), 1e-9);
+  expectSameDynamics(oracle, 30, 18u);
+}
+
+TEST(MujocoOracle, FloatingBaseMitHumanoidWithRotors) {
+  Oracle oracle(asset("robots/mit_humanoid/mit_humanoid.urdf"), true);
+  EXPECT_EQ(oracle.model().nv, 42);
+  EXPECT_NEAR(oracle.model().totalMass(), 25.96855, 1e-9);
+  EXPECT_NEAR(oracle.model().totalMass(), oracle.mujocoTotalMass(), 1e-9);
+  expectSameDynamics(oracle, 30, 19u);
+}
+
 TEST(MujocoOracle, GravityConvention) {
   // At rest h is the gravity load: on the free base's linear coordinates
   // (base frame) it is -Rᵀ m g, i.e. it pushes up against g.

@@ -115,9 +115,12 @@ TEST(AppPaperBench, EveryPaperQuickWritesItsPageCsvsAndPlotsAndItsExactSolversAg
         if (row.paper > 0.0) ++paper_figures;
         if (row.exact && row.error >= 0.0) {
           ++exact_compared;
-          // Exact solvers (direct, or iterative to 1e-10) and every Delassus
-          // algorithm against the dense reference.
-          EXPECT_LT(row.error, 1e-8) << row.case_name << " " << row.column;
+          // Direct solvers and every Delassus algorithm against the dense
+          // reference at round-off; iterative ones solved to ‖J v̇ − k‖∞ ≤ 1e-10,
+          // whose v̇ then differs more (lcaba's penalty round-off at mu: auto
+          // reaches ~3e-8 on the full run's largest chains of loops).
+          const bool iterative = row.column.find(" tol ") != std::string::npos;
+          EXPECT_LT(row.error, iterative ? 1e-7 : 1e-8) << row.case_name << " " << row.column;
         }
       }
     }
