@@ -1,7 +1,8 @@
 // `loopsim delassus SCENE [--algorithm NAME] [--damping MU] [--bench] [--samples N] [--iterations K]`:
 // prints the Delassus matrix J M⁻¹ Jᵀ of the scene's constraints at its
 // consistent start (with --damping: the damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹),
-// or times the algorithms (engine/delassus).
+// or times the algorithms (engine/delassus; with --damping, the damped
+// inverse by each and by pv-osim-fast).
 #include <cstdio>
 #include <memory>
 
@@ -35,13 +36,14 @@ Command registerDelassusCommand(CLI::App& parent) {
   sub->add_option("--damping", options->damping,
                   "Print the damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ for this mu (paper 001 eq. 13's Λ_μ, inverted); "
                   "--algorithm may then also be pv-osim-fast (paper 000 eq. 55 on L_b^A + μ⁻¹I)");
-  sub->add_flag("--bench", options->bench, "Time the algorithms instead of printing the matrix (ABA as the floor)");
+  sub->add_flag("--bench", options->bench,
+                "Time the algorithms instead of printing the matrix (ABA as the floor); with --damping, the damped "
+                "inverse by each algorithm and by pv-osim-fast");
   sub->add_option("--samples", options->samples, "Configurations timed (--bench)")->capture_default_str();
   sub->add_option("--iterations", options->rounds, "Timed passes over the configurations (--bench)")
       ->capture_default_str();
   return {sub, [options, sub] {
             const bool damped = sub->count("--damping") > 0;
-            if (damped && options->bench) throw ModelError("", "--damping", "applies to printing, not to --bench");
             // What printing would silently ignore is refused, naming the option.
             for (const char* timing : {"--samples", "--iterations"}) {
               if (sub->count(timing) > 0 && !options->bench) throw ModelError("", timing, "applies to --bench");
@@ -61,11 +63,13 @@ Command registerDelassusCommand(CLI::App& parent) {
               BenchOptions bench;
               bench.samples = options->samples;
               bench.rounds = options->rounds;
-              for (const auto& name : options->algorithms) {
-                const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
-                makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);  // errors before timing
+              const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+              for (const auto& name : options->algorithms) {  // errors before timing
+                if (damped) DampedDelassusInverse(set, name, options->damping);
+                else makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);
               }
-              const auto results = benchmarkDelassus(scene, bench, options->algorithms);
+              const auto results = damped ? benchmarkDampedDelassus(scene, bench, options->damping, options->algorithms)
+                                          : benchmarkDelassus(scene, bench, options->algorithms);
               std::fputs(formatDelassusTable(results).c_str(), stdout);
               return 0;
             }

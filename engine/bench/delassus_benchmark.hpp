@@ -14,6 +14,14 @@ namespace loopsim {
 std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOptions& options,
                                            const std::vector<std::string>& algorithms = {});
 
+/// The damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ at μ = `damping` (DampedDelassusInverse)
+/// by each algorithm and by `pv-osim-fast`, timed as benchmarkDelassus (same
+/// configurations, ABA as the floor, columns interleaved), each with its
+/// deviation from the dense route's. Results use mode "damped". `algorithms`
+/// empty: every algorithm of delassusAlgorithms() that takes the set, and pv-osim-fast.
+std::vector<BenchResult> benchmarkDampedDelassus(const Scene& scene, const BenchOptions& options, double damping,
+                                                 const std::vector<std::string>& algorithms = {});
+
 /// One row per case, one column per algorithm: median µs and the ratio to ABA.
 std::string formatDelassusTable(const std::vector<BenchResult>& results);
 

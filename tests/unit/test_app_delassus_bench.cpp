@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/bench/paper_table_cases.hpp>
 #include <loopsim/sim/projection.hpp>
 #include <loopsim/delassus/damped_delassus.hpp>
@@ -80,9 +82,43 @@ TEST(AppDelassus, DampingErrorsNameTheValue) {
   out = runLoopsim("delassus " + scene + " --algorithm pv-osim-fast");
   EXPECT_NE(out.exit_code, 0);
   EXPECT_TRUE(contains(out.text, "give --damping")) << out.text;
-  out = runLoopsim("delassus " + scene + " --damping 10 --bench");
+  out = runLoopsim("delassus " + scene + " --damping 0 --bench");
   EXPECT_NE(out.exit_code, 0);
-  EXPECT_TRUE(contains(out.text, "--damping")) << out.text;
+  EXPECT_TRUE(contains(out.text, "damping")) << out.text;
+}
+
+// delassus --bench --damping: the damped inverse timed by every algorithm and
+// by pv-osim-fast, each equal to the dense route's.
+TEST(AppDelassus, DampedBenchTimesEveryAlgorithmAndPvOsimFastAgainstTheDenseRoute) {
+  for (const char* file : {"go1_standing.yaml", "atlas_2f2h.yaml", "four_bar.yaml"}) {
+    const Scene scene = loadScene(scenesDir() / file);
+    BenchOptions options;
+    options.samples = 3;
+    options.rounds = 2;
+    const auto results = benchmarkDampedDelassus(scene, options, 1e3);
+    int compared = 0;
+    for (const BenchResult& r : results) {
+      if (r.solver == "aba") continue;
+      EXPECT_EQ(r.mode, "damped");
+      if (!r.note.empty()) continue;  // an algorithm that does not take the set says why
+      ++compared;
+      EXPECT_GT(r.median_us, 0.0) << file << " " << r.solver;
+      EXPECT_LT(r.max_vdot_deviation, 1e-9) << file << " " << r.solver;
+    }
+    EXPECT_GE(compared, 2) << file;
+    const bool world_set = std::string(file) != "four_bar.yaml";
+    const bool fast_ran = std::any_of(results.begin(), results.end(), [](const BenchResult& r) {
+      return r.solver == "pv-osim-fast" && r.note.empty();
+    });
+    if (world_set) {
+      EXPECT_TRUE(fast_ran) << file;
+    }
+  }
+  const Output out = runLoopsim("delassus " + (scenesDir() / "go1_standing.yaml").string() +
+                                " --damping 1000 --bench --samples 2 --iterations 2");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(contains(out.text, "pv-osim-fast")) << out.text;
+  EXPECT_TRUE(contains(out.text, "Damped Delassus inverse")) << out.text;
 }
 
 TEST(BenchTable2, CasesMirrorPaper000TableTwo) {
