@@ -38,7 +38,7 @@ void appendCells(PaperExperiment& experiment, const std::string& case_name, doub
     if (info != nullptr && info->capabilities.iterative) cell.iterations = r.mean_iterations;
     cell.error = r.max_vdot_deviation;
     const bool fixed_iterations = r.mode.find(" iter") != std::string::npos;
-    cell.exact = r.mode == "delassus" || (info != nullptr && !info->capabilities.soft && !fixed_iterations);
+    cell.exact = r.mode == "delassus" || r.mode == "damped" || (info != nullptr && !info->capabilities.soft && !fixed_iterations);
     experiment.cells.push_back(std::move(cell));
   }
 }
