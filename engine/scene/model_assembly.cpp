@@ -40,7 +40,13 @@ int ModelAssembly::addFloatingBody(const std::string& joint_name, const Inertia&
   return addBody(0, joint_name, spec, SE3::Identity(), inertia, body_name, q);
 }
 
-AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& options, const VectorX& q0) {
+AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& options, const VectorX& q0,
+                                    std::vector<Attachment>* attachments) {
+  return appendAt(src, options, q0, std::nullopt, attachments);
+}
+
+AppendedModel ModelAssembly::appendAt(const Model& src, const AppendOptions& options, const VectorX& q0,
+                                      const std::optional<BodyMapping>& at, std::vector<Attachment>* attachments) {
   const std::string& prefix = options.prefix;
   const VectorX qs = q0.size() == 0 ? neutral(src) : q0;
   if (qs.size() != src.nq) {
@@ -52,13 +58,45 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
   out.prefix = prefix;
   out.bodies.assign(src.nbodies(), BodyMapping{});
   out.joints.assign(src.nbodies(), -1);
-  out.bodies[0] = {0, options.base_pose};
+  out.bodies[0] = at ? *at : BodyMapping{0, options.base_pose};
 
+  // The attachments whose target is a body or frame of this model: appended
+  // once the target's subtree is in (the builder takes bodies depth-first).
+  struct Claimed {
+    std::size_t attachment;
+    int body;   // source body carrying the target
+    SE3 frame;  // the target in that body
+  };
+  std::vector<Claimed> claimed;
+  for (std::size_t a = 0; attachments != nullptr && a < attachments->size(); ++a) {
+    const Attachment& attachment = (*attachments)[a];
+    if (attachment.done) continue;
+    for (int b = 1; b < src.nbodies(); ++b) {
+      if (prefix + src.body_names[b] == attachment.to) claimed.push_back({a, b, SE3::Identity()});
+    }
+    for (const Frame& frame : src.frames) {
+      if (frame.kind != Frame::Kind::Body && prefix + frame.name == attachment.to) {
+        claimed.push_back({a, frame.body, frame.placement});
+      }
+    }
+  }
+  auto attach = [&](const Claimed& c) {
+    Attachment& attachment = (*attachments)[c.attachment];
+    if (attachment.done) return;
+    attachment.done = true;
+    const BodyMapping& m = out.bodies[c.body];
+    const AppendedModel appended = appendAt(*attachment.model, attachment.options, attachment.q0,
+                                            BodyMapping{m.body, m.placement * c.frame * attachment.placement},
+                                            attachments);
+    if (attachment.attached) attachment.attached(appended);
+  };
+
+  int attached_root = -1;  // a floating root welded at the attachment (its frame comes with addFixedLink)
   bool has_jointed_roots = false;
   for (int i = 1; i < src.nbodies(); ++i) {
     if (src.parent[i] == 0 && src.joint_types[i] != JointType::Floating) has_jointed_roots = true;
   }
-  if (options.base == BaseMode::Floating && has_jointed_roots) {
+  if (options.base == BaseMode::Floating && has_jointed_roots && !at) {
     const std::string name = prefix + "floating_base";
     if (!options.floating_base_body) {
       throw ModelError(source_file_, "model '" + src.name + "'",
@@ -73,11 +111,23 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
   }
 
   for (int i = 1; i < src.nbodies(); ++i) {
+    for (const Claimed& c : claimed) {
+      if (c.body > 0 && c.body < i && i >= src.subtree_end[c.body]) attach(c);  // left the target's subtree
+    }
     const int parent = src.parent[i];
     const JointType type = src.joint_types[i];
     const std::string body_name = prefix + src.body_names[i];
     const std::string joint_name = prefix + src.joint_names[i];
     const auto q_joint = qs.segment(src.idx_q[i], src.joint_nq[i]);
+    if (parent == 0 && type == JointType::Floating && at) {
+      // Welded at the attachment: its inertia rides on that body.
+      if (at->body != 0) {
+        builder_.addFixedLink(at->body, at->placement, src.body_inertias[i], body_name);
+        attached_root = i;
+      }
+      out.bodies[i] = *at;
+      continue;
+    }
     if (parent == 0 && type == JointType::Floating) {
       const SE3 pose = options.base_pose * detail::jointPlacement(src, i, qs);
       if (options.base == BaseMode::Fixed) {
@@ -115,11 +165,14 @@ AppendedModel ModelAssembly::append(const Model& src, const AppendOptions& optio
                             src.armature.segment(iv, nv), src.stiffness.segment(iv, nv)});
   }
 
+  for (const Claimed& c : claimed) attach(c);  // the rest: targets in the last subtree, or the world
+
   for (std::size_t f = 1; f < src.frames.size(); ++f) {  // frame 0 is the source's "world"
     const Frame& frame = src.frames[f];
     const BodyMapping& m = out.bodies[frame.body];
     const bool body_kept = frame.body != 0 && m.body != 0 && out.joints[frame.body] >= 0;
     if (frame.kind == Frame::Kind::Body && body_kept) continue;  // the builder made it with the body
+    if (frame.kind == Frame::Kind::Body && frame.body == attached_root) continue;  // made by addFixedLink
     const Frame::Kind kind = frame.kind == Frame::Kind::Body ? Frame::Kind::MergedLink : frame.kind;
     builder_.addFrame(prefix + frame.name, m.body, m.placement * frame.placement, kind);
   }

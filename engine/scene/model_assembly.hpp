@@ -14,9 +14,16 @@
 //              joint are carried by a new floating body "<prefix>floating_base"
 //              whose inertia comes from AppendOptions::floating_base_body (a fixed
 //              model's root link is the world and has no inertia to reuse).
+// A model may instead be attached to a body or frame of another (a hand on a
+// robot's wrist): passed to the append of the model that holds the target,
+// it is appended there, inside the target's subtree (the builder takes bodies
+// depth-first), its world frame at the target; a floating root is welded there
+// with its inertia added to the target body's, its world-jointed roots hang
+// from it. Attachments may target attached models in turn.
 // Floating joints of the assembly have identity placements, so their q is the
 // body's pose in the world ([position; quaternion xyzw]), as docs/conventions.md states.
 // The assembly also collects the initial configuration q0.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +55,17 @@ struct AppendedModel {
   std::vector<int> joints;          // per source joint: joint of the assembly, -1 when merged away
 };
 
+/// A model to attach to a body or frame of a model being appended (ModelAssembly::append).
+struct Attachment {
+  std::string to;         // a body or frame of the assembly, prefixed ("r_hand_mount")
+  SE3 placement;          // the attached model's world frame in that body or frame
+  const Model* model = nullptr;
+  AppendOptions options;  // its prefix (base and base_pose do not apply)
+  VectorX q0;             // its configuration to start from (empty = neutral)
+  std::function<void(const AppendedModel&)> attached;  // called once it is in
+  bool done = false;
+};
+
 class ModelAssembly {
  public:
   /// source_file names the scene in error messages.
@@ -55,7 +73,10 @@ class ModelAssembly {
 
   /// Appends `model` (whose bodies are in depth-first order, as every Model is).
   /// q0: the source model's configuration to start from (empty = neutral).
-  AppendedModel append(const Model& model, const AppendOptions& options, const VectorX& q0 = {});
+  /// `attachments`: models that may attach to a body or frame of this one (or
+  /// of a model attached meanwhile); those that do are appended and marked done.
+  AppendedModel append(const Model& model, const AppendOptions& options, const VectorX& q0 = {},
+                       std::vector<Attachment>* attachments = nullptr);
 
   /// A free rigid body: a Floating joint "<name>_joint" from the world, starting at `pose`.
   int addFreeBody(const std::string& name, const RigidShape& shape, const SE3& pose);
@@ -74,6 +95,8 @@ class ModelAssembly {
               const Inertia& inertia, const std::string& body_name, const Eigen::Ref<const VectorX>& q_init);
   int addFloatingBody(const std::string& joint_name, const Inertia& inertia, const std::string& body_name,
                       const SE3& pose);
+  AppendedModel appendAt(const Model& model, const AppendOptions& options, const VectorX& q0,
+                         const std::optional<BodyMapping>& at, std::vector<Attachment>* attachments);
 
   // Per-dof properties copied from a source joint, written after build (the
   // builder takes one value per joint; sources may differ per dof).

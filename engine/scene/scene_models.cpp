@@ -1,5 +1,6 @@
 // `models` and `bodies` of a scene file -> one forest under the world.
 #include <cstdlib>
+#include <optional>
 
 #include <loopsim/model/errors.hpp>
 #include <loopsim/parsers/mjcf_loader.hpp>
@@ -146,14 +147,46 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
   if (given == 0) (models.node().IsDefined() ? models : bodies).fail("is empty: a scene needs at least one model or body");
   if (models.node().IsDefined()) {
     models.requireSequence();
+    // Every model is loaded first: a model attached to another ('attach') is
+    // appended while the model holding its target is (the forest is built
+    // depth-first), the others in their order.
+    struct Loaded {
+      Model model;
+      AppendOptions options;
+      VectorX q0;
+      std::vector<Constraint> constraints;
+      std::optional<std::size_t> attachment;  // index into `attachments`
+    };
+    std::vector<Loaded> loaded;
+    std::vector<Attachment> attachments;
+    std::vector<std::size_t> attachment_entry;  // per attachment: its entry
     for (std::size_t i = 0; i < models.size(); ++i) {
       const YamlValue entry = models.at(i);
-      entry.requireMap({"urdf", "mjcf", "generator", "params", "prefix", "base", "base_body", "pose"});
+      entry.requireMap({"urdf", "mjcf", "generator", "params", "prefix", "base", "base_body", "pose", "attach"});
       const bool is_urdf = entry.has("urdf"), is_mjcf = entry.has("mjcf"), is_generator = entry.has("generator");
       if (is_urdf + is_mjcf + is_generator != 1) entry.fail("give exactly one of 'urdf' or 'generator' or 'mjcf'");
       if (!is_generator && entry.has("params")) entry["params"].fail("'params' applies to generators only");
-      AppendOptions options;
+      Loaded item;
+      AppendOptions& options = item.options;
       if (entry.has("prefix")) options.prefix = entry["prefix"].string();
+      const bool attached = entry.has("attach");
+      if (attached) {
+        // On a body or frame of another model, instead of a place in the world.
+        for (const char* key : {"base", "pose", "base_body"}) {
+          if (entry.has(key)) {
+            entry[key].fail("'" + std::string(key) + "' does not apply to an attached model ('attach' places it)");
+          }
+        }
+        const YamlValue attach = entry["attach"];
+        attach.requireMap({"to", "placement"});
+        if (!attach.has("to")) attach.fail("'attach' needs 'to': a body or frame of another model (prefixed name)");
+        Attachment a;
+        a.to = attach["to"].string();
+        if (attach.has("placement")) a.placement = attach["placement"].pose();
+        item.attachment = attachments.size();
+        attachments.push_back(std::move(a));
+        attachment_entry.push_back(i);
+      }
       if (entry.has("base")) options.base = parseBase(entry["base"]);
       if (entry.has("pose")) options.base_pose = entry["pose"].pose();
       if (entry.has("base_body")) {
@@ -165,38 +198,69 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
         if (is_urdf) {
           const YamlValue urdf = entry["urdf"];
           const fs::path file = resolveModelFile(urdf, urdf.string(), base_dir);
+          // Floating, the loader keeps the root link's inertia (an attached model's rides on its target).
+          const bool keep_root = options.base == BaseMode::Floating || attached;
           Model model = loadUrdf(file);
-          if (options.base == BaseMode::Floating && !model.isFloatingBase()) {
-            // The loader's floating base keeps the root link's inertia.
-            model = loadUrdf(file, UrdfOptions{.floating_base = true});
-          }
+          if (keep_root && !model.isFloatingBase()) model = loadUrdf(file, UrdfOptions{.floating_base = true});
           out.model_files.push_back(file.string());
-          assembly.append(model, options);
+          item.model = std::move(model);
         } else if (is_mjcf) {
           // The MJCF's equality constraints (loop closures) come with the model, prefixed.
           const YamlValue mjcf = entry["mjcf"];
           const fs::path file = resolveModelFile(mjcf, mjcf.string(), base_dir);
-          const MjcfLoad load = loadMjcf(file);
+          MjcfLoad load = loadMjcf(file);
           if (options.base == BaseMode::Floating && !load.model.isFloatingBase() && !options.floating_base_body) {
             entry.fail("'" + mjcf.string() + "' has a fixed base; 'base: floating' also needs 'base_body'");
           }
           out.model_files.push_back(file.string());
-          const AppendedModel where = assembly.append(load.model, options, load.qpos0_loopsim);
-          for (const Constraint& c : load.constraints) out.constraints.push_back(remapConstraint(c, where));
+          item.model = std::move(load.model);
+          item.q0 = std::move(load.qpos0_loopsim);
+          item.constraints = std::move(load.constraints);
         } else {
-          const GeneratedMechanism mech = runGenerator(entry);
+          GeneratedMechanism mech = runGenerator(entry);
           if (options.base == BaseMode::Floating && !mech.model.isFloatingBase() && !options.floating_base_body) {
             entry.fail("generator '" + mech.model.name +
                        "' builds a fixed-base mechanism; 'base: floating' also needs 'base_body' "
                        "({shape, size, mass}) for the new floating base");
           }
-          const AppendedModel where = assembly.append(mech.model, options, mech.q0);
-          for (const Constraint& c : mech.constraints) out.constraints.push_back(remapConstraint(c, where));
+          item.model = std::move(mech.model);
+          item.q0 = std::move(mech.q0);
+          item.constraints = std::move(mech.constraints);
         }
       } catch (const ModelError& e) {
         if (e.file() == doc.file()) throw;  // already names the scene
         entry.fail(e.what());
       }
+      loaded.push_back(std::move(item));
+    }
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      if (!loaded[i].attachment) continue;
+      Attachment& a = attachments[*loaded[i].attachment];
+      a.model = &loaded[i].model;
+      a.options = loaded[i].options;
+      a.q0 = loaded[i].q0;
+      const std::vector<Constraint>* constraints = &loaded[i].constraints;
+      a.attached = [&out, constraints](const AppendedModel& where) {
+        for (const Constraint& c : *constraints) out.constraints.push_back(remapConstraint(c, where));
+      };
+    }
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      if (loaded[i].attachment) continue;
+      const YamlValue entry = models.at(i);
+      try {
+        const AppendedModel where = assembly.append(loaded[i].model, loaded[i].options, loaded[i].q0, &attachments);
+        for (const Constraint& c : loaded[i].constraints) out.constraints.push_back(remapConstraint(c, where));
+      } catch (const ModelError& e) {
+        if (e.file() == doc.file()) throw;
+        entry.fail(e.what());
+      }
+    }
+    for (std::size_t a = 0; a < attachments.size(); ++a) {
+      if (attachments[a].done) continue;
+      const YamlValue to = models.at(attachment_entry[a])["attach"]["to"];
+      to.fail("no body or frame '" + attachments[a].to +
+              "' in the other models (prefixed names, as `loopsim check` lists them; a model cannot attach to "
+              "itself or to a model attached to it)");
     }
   }
   if (bodies.node().IsDefined()) {

@@ -44,6 +44,19 @@ std::string loadError(const std::string& text, const fs::path& base_dir = kDataS
     }                                                                                            \
   } while (0)
 
+// Two hands on one arm-less base: 'attach' places each model on a frame of another.
+const std::string kAttachedHands = R"(
+name: hands
+models:
+  - generator: four_bar
+  - urdf: robots/allegro/allegro_right_hand.urdf
+    prefix: a_
+    attach: {to: coupler, placement: {position: [0, 0, 0.1]}}
+  - urdf: robots/allegro/allegro_right_hand.urdf
+    prefix: b_
+    attach: {to: a_link_3.0_tip}
+)";
+
 VectorX constraintErrors(const Scene& s) {
   const ConstraintSet set(*s.model, s.constraints, s.time_constant);
   Data data(*s.model);
@@ -389,6 +402,35 @@ TEST(SceneValidation, MissingSceneFile) {
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("no_such_scene.yaml: cannot open scene file"), std::string::npos) << e.what();
   }
+}
+
+// 'attach': a model fixed to a body or frame of another, appended inside that
+// body's subtree (depth-first), its root link's inertia riding on the body;
+// attachments to attached models; the errors name the entry and the value.
+TEST(SceneLoader, AttachedModelsRideOnTheirTargetWithTheirRootInertia) {
+  const Scene s = loadSceneString(kAttachedHands, "hands.yaml", fs::path(LOOPSIM_ASSETS_DIR));
+  const Scene hand = loadSceneString("name: h\nmodels:\n  - urdf: robots/allegro/allegro_right_hand.urdf\n",
+                                     "h.yaml", fs::path(LOOPSIM_ASSETS_DIR));
+  const Scene four_bar = loadSceneString(kFourBar, "fb.yaml", kDataScenes);
+  EXPECT_EQ(s.model->nv, four_bar.model->nv + 2 * hand.model->nv);
+  // The fixed hand's palm (0.4154 kg) is carried by the world; attached, by the coupler or the fingertip.
+  EXPECT_NEAR(s.model->totalMass(), four_bar.model->totalMass() + 2 * (hand.model->totalMass() + 0.4154), 1e-9);
+  const int coupler = s.model->bodyId("coupler");
+  const int a_palm = s.model->frameId("a_palm_link");
+  ASSERT_GE(a_palm, 0);
+  EXPECT_EQ(s.model->frames[static_cast<std::size_t>(a_palm)].body, coupler);
+  EXPECT_TRUE(s.model->frames[static_cast<std::size_t>(a_palm)].placement.t.isApprox(Vector3(0, 0, 0.1)));
+  // Hand b sits on hand a's index fingertip: its fingers hang below that link.
+  const int b_first = s.model->bodyId("b_link_0.0");
+  EXPECT_EQ(s.model->parent[static_cast<std::size_t>(b_first)], s.model->bodyId("a_link_3.0"));
+  // Depth-first: every body's subtree is contiguous (ModelBuilder checks it; the loops still close).
+  EXPECT_LT(constraintErrors(s).lpNorm<Eigen::Infinity>(), 1e-12);
+
+  EXPECT_ERROR(std::string(kAttachedHands).replace(kAttachedHands.find("to: coupler"), 11, "to: copuler"),
+               "no body or frame 'copuler'", "attach");
+  EXPECT_ERROR(std::string(kAttachedHands).replace(kAttachedHands.find("    prefix: b_"), 14,
+                                                   "    prefix: b_\n    pose: {position: [0, 0, 1]}"),
+               "'pose' does not apply to an attached model");
 }
 
 }  // namespace
