@@ -37,7 +37,7 @@ render::RgbImage tablePlot(const PaperExperiment& e) {
   chart.y_label = ascii(e.unit);
   chart.mark_label = "paper";
   // The reference column is 1 by definition: left out of the bars.
-  for (const auto& column : inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.column; })) {
+  for (const auto& column : orderedColumns(e, e.cells)) {
     if (column != e.reference_column) chart.series.push_back(column);
   }
   for (const auto& name : inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; })) {
@@ -62,7 +62,7 @@ render::PlotPanel familyPanel(const PaperExperiment& e, const std::string& famil
   panel.title = title;
   panel.log_y = true;
   int colour = 0;
-  for (const auto& column : inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.column; })) {
+  for (const auto& column : orderedColumns(e, e.cells)) {
     render::PlotSeries series;
     series.rgb = render::seriesColour(colour++);
     std::vector<std::pair<double, double>> points;

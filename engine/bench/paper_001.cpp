@@ -53,6 +53,8 @@ PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBench
       "welds (48 rows, redundant); its feet are welded in 6D as the paper's F²: digit_standing has 30 rows, "
       "digit_box 36 and two_digits_box 72 against the paper's 48, 54 and 108.",
       "Our box is held by one 3D connect per hand (T² as the paper's cube)."};
+  e.column_order = {"aba", "lcaba 1 iter", "prox-bbo 1 iter", "prox-ltl 1 iter", "lcaba 3 iter", "prox-bbo 3 iter",
+                    "prox-ltl 3 iter", "lcaba tol 1e-10", "prox-bbo tol 1e-10", "prox-ltl tol 1e-10", "kkt"};
   BenchOptions bench = paperTimingOptions(options);
   bench.solvers = {"lcaba", "prox-bbo", "prox-ltl", "kkt"};
   bench.fixed_iterations = {1, 3};

@@ -123,6 +123,21 @@ void reportProgress(const PaperBenchOptions& options, const std::string& what) {
   if (options.progress) options.progress(what);
 }
 
+std::vector<std::string> orderedColumns(const PaperExperiment& experiment, const std::vector<PaperCell>& cells) {
+  std::vector<std::string> seen;
+  for (const PaperCell& c : cells) {
+    if (std::find(seen.begin(), seen.end(), c.column) == seen.end()) seen.push_back(c.column);
+  }
+  std::vector<std::string> out;
+  for (const std::string& column : experiment.column_order) {
+    if (std::find(seen.begin(), seen.end(), column) != seen.end()) out.push_back(column);
+  }
+  for (const std::string& column : seen) {
+    if (std::find(out.begin(), out.end(), column) == out.end()) out.push_back(column);
+  }
+  return out;
+}
+
 const std::vector<std::string>& paperBenchIds() {
   static const std::vector<std::string> ids = {"000", "001", "002", "004"};
   return ids;

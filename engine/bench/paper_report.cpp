@@ -75,7 +75,7 @@ std::string tableCell(const PaperCell* c) {
 
 std::string tableSection(const PaperExperiment& e) {
   const auto cases = inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; });
-  const auto columns = inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.column; });
+  const auto columns = orderedColumns(e, e.cells);
   std::vector<std::string> header = {"case (nv, rows)"};
   header.insert(header.end(), columns.begin(), columns.end());
   std::string out = headerRows(header);
@@ -100,7 +100,7 @@ std::string scalingSection(const PaperExperiment& e) {
     for (const PaperCell& c : e.cells) {
       if (c.case_name == family) mine.push_back(c);
     }
-    const auto columns = inOrder<std::string>(mine, [](const PaperCell& c) { return c.column; });
+    const auto columns = orderedColumns(e, mine);
     auto xs = inOrder<double>(mine, [](const PaperCell& c) { return c.x; });
     std::sort(xs.begin(), xs.end());
     out += fmt::format("\n**{}** (µs, and the ratio to {} in parentheses)\n\n", family, e.reference_column);

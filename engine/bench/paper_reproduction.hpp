@@ -45,6 +45,7 @@ struct PaperExperiment {
   enum class Kind { Table, Scaling, MuSweep } kind = Kind::Table;
   std::string x_label;  // figures: "links", "stem links", "μ"
   std::vector<std::string> differences;  // where our cases differ from the paper's, and why
+  std::vector<std::string> column_order;  // the paper's column order (the rest follow as measured); empty: as measured
   std::vector<PaperCell> cells;
   std::vector<PaperFit> fits;
 };
@@ -54,6 +55,9 @@ struct PaperBenchOptions {
   // Called before each case is measured ("paper 000 Table II: atlas (2F)").
   std::function<void(const std::string&)> progress;
 };
+
+/// The experiment's columns in its column_order, then the others as they first appear.
+std::vector<std::string> orderedColumns(const PaperExperiment& experiment, const std::vector<PaperCell>& cells);
 
 /// "000", "001", "002", "004" (paper 003 has no experiments).
 const std::vector<std::string>& paperBenchIds();
