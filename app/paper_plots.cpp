@@ -12,16 +12,6 @@ namespace loopsim::app {
 
 namespace {
 
-template <class T, class Key>
-std::vector<T> inOrder(const std::vector<PaperCell>& cells, Key key) {
-  std::vector<T> out;
-  for (const PaperCell& c : cells) {
-    T value = key(c);
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-  }
-  return out;
-}
-
 // The bitmap font has Latin-1 only: the plots spell μ as "mu".
 std::string ascii(std::string s) {
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"μ", "mu"}, {"²", "^2"}, {"⁻¹", "^-1"},
@@ -40,7 +30,7 @@ render::RgbImage tablePlot(const PaperExperiment& e) {
   for (const auto& column : orderedColumns(e, e.cells)) {
     if (column != e.reference_column) chart.series.push_back(column);
   }
-  for (const auto& name : inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; })) {
+  for (const auto& name : orderedCases(e.cells)) {
     render::BarGroup group;
     group.label = name;
     for (const auto& column : chart.series) {
@@ -85,7 +75,7 @@ render::PlotPanel familyPanel(const PaperExperiment& e, const std::string& famil
 
 render::RgbImage curvesPlot(const PaperExperiment& e) {
   std::vector<render::PlotPanel> panels;
-  for (const auto& family : inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; })) {
+  for (const auto& family : orderedCases(e.cells)) {
     if (e.kind == PaperExperiment::Kind::MuSweep) {
       // Fig. 10's measure (iterations) and Fig. 11's (the error of v̇), one above the other.
       panels.push_back(familyPanel(e, family, family + ": median iterations to 1e-10",

@@ -71,27 +71,82 @@ std::vector<VectorX> delassusConfigurations(const Scene& scene, const BenchOptio
   return qs;
 }
 
-// Medians, spreads and ratios to the first column (ABA) of timed columns.
-void summarise(const std::vector<Column>& columns, const std::vector<std::size_t>& result_of_column,
-               std::vector<BenchResult>& results) {
-  const std::vector<double>& floor = columns[0].per_round_us;
-  for (std::size_t k = 0; k < columns.size(); ++k) {
-    BenchResult& r = results[result_of_column[k]];
-    const std::vector<double>& t = columns[k].per_round_us;
-    r.median_us = percentile(t, 0.5);
-    r.spread_us = percentile(t, 0.75) - percentile(t, 0.25);
-    std::tie(r.ratio_to_aba, r.ratio_to_aba_spread) = medianRatio(t, floor);
+// The timed columns of one scene: ABA first (the floor), then each algorithm
+// checked against a reference on every configuration before it is timed.
+class DelassusTable {
+ public:
+  DelassusTable(const Scene& scene, const BenchOptions& options)
+      : scene_(scene),
+        options_(options),
+        qs_(delassusConfigurations(scene, options)),
+        data_(*scene.model),
+        zero_(VectorX::Zero(scene.model->nv)),
+        m_(ConstraintSet(*scene.model, scene.constraints).dimension()) {
+    results_.push_back({scene.name, "aba", "unconstrained", 0, 0, options.samples, 0.0, -1.0, ""});
+    columns_.push_back({[this](const VectorX& q) { aba(*scene_.model, data_, q, zero_, zero_); }, {}});
+    result_of_column_.push_back(0);
   }
-}
+
+  /// A column named `name` in `mode`: make() builds the algorithm (a
+  /// ModelError becomes the column's note), reference(q, out) the matrix it
+  /// must equal; its deviation is the largest relative one over the configurations.
+  template <class Make, class Reference>
+  void add(const std::string& name, const std::string& mode, Make make, Reference reference) {
+    BenchResult result{scene_.name, name, mode, 0, 0, options_.samples, 0, -1, ""};
+    try {
+      auto algorithm = make();
+      MatrixX expected = MatrixX::Zero(m_, m_), out = MatrixX::Zero(m_, m_);
+      double deviation = 0.0;
+      for (const VectorX& q : qs_) {
+        reference(q, expected);
+        algorithm->compute(q, out);
+        deviation = std::max(deviation, (out - expected).template lpNorm<Eigen::Infinity>() /
+                                             std::max(1e-300, expected.template lpNorm<Eigen::Infinity>()));
+      }
+      result.max_vdot_deviation = deviation;
+      auto* raw = algorithm.get();
+      auto buffer = std::make_shared<MatrixX>(MatrixX::Zero(m_, m_));
+      keep_.push_back(std::shared_ptr<void>(std::move(algorithm)));
+      columns_.push_back({[raw, buffer](const VectorX& q) { raw->compute(q, *buffer); }, {}});
+      result_of_column_.push_back(results_.size());
+    } catch (const ModelError& e) {
+      result.note = e.what();
+    }
+    results_.push_back(std::move(result));
+  }
+
+  /// Times every column (interleaved) and returns the rows with their medians and ratios.
+  std::vector<BenchResult> run() && {
+    timeInterleaved(qs_, options_, columns_);
+    const std::vector<double>& floor = columns_[0].per_round_us;
+    for (std::size_t k = 0; k < columns_.size(); ++k) {
+      BenchResult& r = results_[result_of_column_[k]];
+      const std::vector<double>& t = columns_[k].per_round_us;
+      r.median_us = percentile(t, 0.5);
+      r.spread_us = percentile(t, 0.75) - percentile(t, 0.25);
+      std::tie(r.ratio_to_aba, r.ratio_to_aba_spread) = medianRatio(t, floor);
+    }
+    return std::move(results_);
+  }
+
+ private:
+  const Scene& scene_;
+  const BenchOptions& options_;
+  std::vector<VectorX> qs_;
+  Data data_;
+  VectorX zero_;
+  int m_;  // constraint rows
+  std::vector<BenchResult> results_;
+  std::vector<Column> columns_;
+  std::vector<std::size_t> result_of_column_;
+  std::vector<std::shared_ptr<void>> keep_;  // the timed algorithms
+};
 
 }  // namespace
 
 std::vector<BenchResult> benchmarkDampedDelassus(const Scene& scene, const BenchOptions& options, double damping,
                                                  const std::vector<std::string>& algorithms) {
-  const Model& model = *scene.model;
-  const ConstraintSet set(model, scene.constraints, scene.time_constant);
-  const int m = set.dimension();
-  const std::vector<VectorX> qs = delassusConfigurations(scene, options);
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
   std::vector<std::string> names = algorithms;
   if (names.empty()) {
     for (const DelassusAlgorithmInfo& info : delassusAlgorithms()) {
@@ -99,84 +154,31 @@ std::vector<BenchResult> benchmarkDampedDelassus(const Scene& scene, const Bench
     }
     names.push_back("pv-osim-fast");
   }
-  std::vector<BenchResult> results;
-  std::vector<Column> columns;
-  Data data(model);
-  const VectorX zero = VectorX::Zero(model.nv);
-  results.push_back({scene.name, "aba", "unconstrained", 0, 0, options.samples, 0.0, -1.0, ""});
-  columns.push_back({[&](const VectorX& q) { aba(model, data, q, zero, zero); }, {}});
-  MatrixX reference = MatrixX::Zero(m, m), out = MatrixX::Zero(m, m);
+  DelassusTable table(scene, options);
   DampedDelassusInverse dense(set, "dense", damping);
-  std::vector<std::unique_ptr<DampedDelassusInverse>> timed;
-  std::vector<std::size_t> result_of_column = {0};
   for (const std::string& name : names) {
-    BenchResult result{scene.name, name, "damped", 0, 0, options.samples, 0, -1, ""};
-    try {
-      auto inverse = std::make_unique<DampedDelassusInverse>(set, name, damping);
-      double deviation = 0.0;  // max relative deviation from the dense route over the samples
-      for (const VectorX& q : qs) {
-        dense.compute(q, reference);
-        inverse->compute(q, out);
-        deviation = std::max(deviation, (out - reference).lpNorm<Eigen::Infinity>() /
-                                             std::max(1e-300, reference.lpNorm<Eigen::Infinity>()));
-      }
-      result.max_vdot_deviation = deviation;
-      DampedDelassusInverse* raw = inverse.get();
-      timed.push_back(std::move(inverse));
-      columns.push_back({[raw, &out](const VectorX& q) { raw->compute(q, out); }, {}});
-      result_of_column.push_back(results.size());
-    } catch (const ModelError& e) {
-      result.note = e.what();
-    }
-    results.push_back(result);
+    table.add(
+        name, "damped", [&] { return std::make_unique<DampedDelassusInverse>(set, name, damping); },
+        [&](const VectorX& q, MatrixX& out) { dense.compute(q, out); });
   }
-  timeInterleaved(qs, options, columns);
-  summarise(columns, result_of_column, results);
-  return results;
+  return std::move(table).run();
 }
 
 std::vector<BenchResult> benchmarkDelassus(const Scene& scene, const BenchOptions& options,
                                            const std::vector<std::string>& algorithms) {
-  const Model& model = *scene.model;
-  const ConstraintSet set(model, scene.constraints, scene.time_constant);
-  const int m = set.dimension();
-  const std::vector<VectorX> qs = delassusConfigurations(scene, options);
-  const VectorX zero = VectorX::Zero(model.nv);
-  std::vector<BenchResult> results;
-  std::vector<Column> columns;
-  Data data(model);
-  results.push_back({scene.name, "aba", "unconstrained", 0, 0, options.samples, 0.0, -1.0, ""});
-  columns.push_back({[&](const VectorX& q) { aba(model, data, q, zero, zero); }, {}});
-  MatrixX reference = MatrixX::Zero(m, m), out = MatrixX::Zero(m, m);
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  DelassusTable table(scene, options);
   auto dense = makeDelassusAlgorithm("dense", set);
   auto dense_closed = makeDelassusAlgorithm("dense-closed", set);  // the reference of the loops-closed ones
-  std::vector<std::unique_ptr<DelassusAlgorithm>> timed;
-  std::vector<std::size_t> result_of_column = {0};
   for (const DelassusAlgorithmInfo& info : delassusAlgorithms()) {
     if (!algorithms.empty() && std::find(algorithms.begin(), algorithms.end(), info.name) == algorithms.end()) continue;
-    BenchResult result{scene.name, info.name, "delassus", 0, 0, options.samples, 0, -1, ""};
-    try {
-      auto algorithm = makeDelassusAlgorithm(info.name, set, scene.solver_settings.independent_dofs_internal_loops);
-      double deviation = 0.0;  // max relative deviation from the reference over the samples
-      for (const VectorX& q : qs) {
-        (info.loops_closed ? dense_closed : dense)->compute(q, reference);
-        algorithm->compute(q, out);
-        deviation = std::max(deviation, (out - reference).lpNorm<Eigen::Infinity>() /
-                                             std::max(1e-300, reference.lpNorm<Eigen::Infinity>()));
-      }
-      result.max_vdot_deviation = deviation;
-      DelassusAlgorithm* raw = algorithm.get();
-      timed.push_back(std::move(algorithm));
-      columns.push_back({[raw, &out](const VectorX& q) { raw->compute(q, out); }, {}});
-      result_of_column.push_back(results.size());
-    } catch (const ModelError& e) {
-      result.note = e.what();
-    }
-    results.push_back(result);
+    DelassusAlgorithm* reference = info.loops_closed ? dense_closed.get() : dense.get();
+    table.add(
+        info.name, "delassus",
+        [&] { return makeDelassusAlgorithm(info.name, set, scene.solver_settings.independent_dofs_internal_loops); },
+        [reference](const VectorX& q, MatrixX& out) { reference->compute(q, out); });
   }
-  timeInterleaved(qs, options, columns);
-  summarise(columns, result_of_column, results);
-  return results;
+  return std::move(table).run();
 }
 
 std::string formatDelassusTable(const std::vector<BenchResult>& results) {

@@ -123,6 +123,14 @@ void reportProgress(const PaperBenchOptions& options, const std::string& what) {
   if (options.progress) options.progress(what);
 }
 
+std::vector<std::string> orderedCases(const std::vector<PaperCell>& cells) {
+  std::vector<std::string> out;
+  for (const PaperCell& c : cells) {
+    if (std::find(out.begin(), out.end(), c.case_name) == out.end()) out.push_back(c.case_name);
+  }
+  return out;
+}
+
 std::vector<std::string> orderedColumns(const PaperExperiment& experiment, const std::vector<PaperCell>& cells) {
   std::vector<std::string> seen;
   for (const PaperCell& c : cells) {

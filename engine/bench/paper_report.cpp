@@ -9,14 +9,13 @@ namespace loopsim {
 
 namespace {
 
-template <class T, class Key>
-std::vector<T> inOrder(const std::vector<PaperCell>& cells, Key key) {
-  std::vector<T> out;
-  for (const PaperCell& c : cells) {
-    T value = key(c);
-    if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
-  }
-  return out;
+// The abscissae of `cells`, increasing.
+std::vector<double> abscissae(const std::vector<PaperCell>& cells) {
+  std::vector<double> xs;
+  for (const PaperCell& c : cells) xs.push_back(c.x);
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  return xs;
 }
 
 const PaperCell* find(const PaperExperiment& e, const std::string& case_name, double x, const std::string& column) {
@@ -74,7 +73,7 @@ std::string tableCell(const PaperCell* c) {
 }
 
 std::string tableSection(const PaperExperiment& e) {
-  const auto cases = inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; });
+  const auto cases = orderedCases(e.cells);
   const auto columns = orderedColumns(e, e.cells);
   std::vector<std::string> header = {"case (nv, rows)"};
   header.insert(header.end(), columns.begin(), columns.end());
@@ -94,15 +93,14 @@ std::string tableSection(const PaperExperiment& e) {
 
 std::string scalingSection(const PaperExperiment& e) {
   std::string out;
-  const auto families = inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; });
+  const auto families = orderedCases(e.cells);
   for (const std::string& family : families) {
     std::vector<PaperCell> mine;
     for (const PaperCell& c : e.cells) {
       if (c.case_name == family) mine.push_back(c);
     }
     const auto columns = orderedColumns(e, mine);
-    auto xs = inOrder<double>(mine, [](const PaperCell& c) { return c.x; });
-    std::sort(xs.begin(), xs.end());
+    const auto xs = abscissae(mine);
     out += fmt::format("\n**{}** (µs, and the ratio to {} in parentheses)\n\n", family, e.reference_column);
     std::vector<std::string> header = {e.x_label + " (nv, rows)"};
     header.insert(header.end(), columns.begin(), columns.end());
@@ -136,15 +134,14 @@ std::string scalingSection(const PaperExperiment& e) {
 
 std::string muSweepSection(const PaperExperiment& e) {
   std::string out;
-  const auto cases = inOrder<std::string>(e.cells, [](const PaperCell& c) { return c.case_name; });
+  const auto cases = orderedCases(e.cells);
   for (const std::string& name : cases) {
     std::vector<PaperCell> mine;
     for (const PaperCell& c : e.cells) {
       if (c.case_name == name) mine.push_back(c);
     }
-    const auto columns = inOrder<std::string>(mine, [](const PaperCell& c) { return c.column; });
-    auto xs = inOrder<double>(mine, [](const PaperCell& c) { return c.x; });
-    std::sort(xs.begin(), xs.end());
+    const auto columns = orderedColumns(e, mine);
+    const auto xs = abscissae(mine);
     out += fmt::format("\n**{}** (median iterations · median relative error of v̇)\n\n", name);
     std::vector<std::string> header = {"μ"};
     header.insert(header.end(), columns.begin(), columns.end());

@@ -56,6 +56,9 @@ struct PaperBenchOptions {
   std::function<void(const std::string&)> progress;
 };
 
+/// The cases of `cells` in the order they first appear.
+std::vector<std::string> orderedCases(const std::vector<PaperCell>& cells);
+
 /// The experiment's columns in its column_order, then the others as they first appear.
 std::vector<std::string> orderedColumns(const PaperExperiment& experiment, const std::vector<PaperCell>& cells);
 

@@ -2,6 +2,7 @@
 // Runs the built `loopsim` binary for the app tests: exit code, stdout and
 // stderr kept apart so a test can check the exact first line of an error.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +37,16 @@ inline std::string readWholeFile(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+/// An empty directory under the temporary directory for one test of a suite
+/// ("loopsim_<suite>_test_<pid>_<name>"), emptied if it exists.
+inline std::filesystem::path scratchDir(const std::string& suite, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("loopsim_" + suite + "_test_" + std::to_string(::getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 /// Runs in the directory `scratch` (where stdout and stderr are captured);

@@ -27,12 +27,7 @@ std::string scenePath(const std::string& name) {
   return (fs::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / name).string();
 }
 
-fs::path scratchDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("loopsim_compare_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratchDir(const std::string& name) { return loopsim::test::scratchDir("compare", name); }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

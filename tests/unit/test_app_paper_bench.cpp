@@ -26,12 +26,7 @@ using loopsim::test::ProcessResult;
 using loopsim::test::readWholeFile;
 using loopsim::test::runLoopsimProcess;
 
-fs::path scratchDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("loopsim_paper_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratchDir(const std::string& name) { return loopsim::test::scratchDir("paper", name); }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

@@ -25,12 +25,7 @@ namespace fs = std::filesystem;
 using loopsim::test::ProcessResult;
 using loopsim::test::runLoopsimProcess;
 
-fs::path scratchDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("loopsim_loop_scaling_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratchDir(const std::string& name) { return loopsim::test::scratchDir("loop_scaling", name); }
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
