@@ -41,11 +41,10 @@ PaperTable table2Figures() {
 }
 
 PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "000";
-  e.id = "table2";
-  e.title = "Paper 000 Table II: constrained forward dynamics on Iiwa, Go1 and Atlas";
-  e.unit = "time / ABA on the same robot (the paper's: time / its PV on the unconstrained robot)";
+  PaperExperiment e = paperExperiment(
+      "000", "table2",
+      "Paper 000 Table II: constrained forward dynamics on Iiwa, Go1 and Atlas",
+      "time / ABA on the same robot (the paper's: time / its PV on the unconstrained robot)");
   e.differences = {
       "Talos rows: no such robot here (not in ../shared/models).",
       "Iiwa, Go1 and Atlas are our assets (from the reference figures); Iiwa's H holds its tool flange in 6D and "
@@ -57,21 +56,16 @@ PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBench
   e.column_order = {"aba", "pv", "pv-early", "ltl", "pv-soft", "soft-ltl", "kkt"};  // the paper's, then ours
   BenchOptions bench = paperTimingOptions(options);
   bench.solvers = {"pv", "pv-early", "ltl", "pv-soft", "soft-ltl", "kkt"};
-  for (const Scene& scene : paperTable2Cases(scenes_dir)) {
-    reportProgress(options, e.title + ": " + scene.name);
-    const ConstraintSet set(*scene.model, scene.constraints);
-    appendCells(e, scene.name, 0.0, scene.model->nv, set.dimension(), benchmarkScene(scene, bench));
-  }
+  timeTableRows(e, paperTable2Cases(scenes_dir), bench, options);
   setPaperFigures(e, table2Figures());
   return e;
 }
 
 PaperExperiment fig2(const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "000";
-  e.id = "fig2";
-  e.title = "Paper 000 Fig. 2e-f: the Delassus (OSIM) algorithms on the long stem against its length";
-  e.unit = "time / ABA on the same mechanism";
+  PaperExperiment e = paperExperiment(
+      "000", "fig2",
+      "Paper 000 Fig. 2e-f: the Delassus (OSIM) algorithms on the long stem against its length",
+      "time / ABA on the same mechanism");
   e.kind = PaperExperiment::Kind::Scaling;
   e.x_label = "links (stem and branches)";
   e.differences = {
@@ -104,11 +98,10 @@ PaperExperiment fig2(const PaperBenchOptions& options) {
 }
 
 PaperExperiment fig4(const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "000";
-  e.id = "fig4";
-  e.title = "Paper 000 Fig. 4: a chain with its tip welded (4a) and the ladder, m ~ n (4c)";
-  e.unit = "time / ABA on the same mechanism";
+  PaperExperiment e = paperExperiment(
+      "000", "fig4",
+      "Paper 000 Fig. 4: a chain with its tip welded (4a) and the ladder, m ~ n (4c)",
+      "time / ABA on the same mechanism");
   e.kind = PaperExperiment::Kind::Scaling;
   e.x_label = "links";
   e.differences = {"The paper's chains run from 6 to 100 joints; ours from 8 to 128 (quick: 8 to 32).",

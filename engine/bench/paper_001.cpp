@@ -37,11 +37,10 @@ PaperTable table2Figures() {
 }
 
 PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "001";
-  e.id = "table2";
-  e.title = "Paper 001 Table II: LCABA, proxBBO and proxLTL on the Allegro hands and the Digits holding a cube or box";
-  e.unit = "time / ABA on the same robot";
+  PaperExperiment e = paperExperiment(
+      "001", "table2",
+      "Paper 001 Table II: LCABA, proxBBO and proxLTL on the Allegro hands and the Digits holding a cube or box",
+      "time / ABA on the same robot");
   e.differences = {
       "The humanoid with an Allegro hand on each wrist is our Atlas with two of our Allegro hands attached (nv 74 "
       "against the paper's 73): atlas_allegro_box (F²T⁸, 36 rows) and the same without its foot welds (T⁸, 24 rows, "
@@ -71,22 +70,17 @@ PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBench
       cases.insert(cases.end() - 1, std::move(hands_only));
     }
   }
-  for (const Scene& scene : cases) {
-    reportProgress(options, e.title + ": " + scene.name);
-    const ConstraintSet set(*scene.model, scene.constraints);
-    appendCells(e, scene.name, 0.0, scene.model->nv, set.dimension(), benchmarkScene(scene, bench));
-  }
+  timeTableRows(e, cases, bench, options);
   setPaperFigures(e, table2Figures());
   return e;
 }
 
 PaperExperiment figs6to9(const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "001";
-  e.id = "figs6-9";
-  e.title = "Paper 001 Figs. 6-9: the first prox/ALM iteration on the cycle, the chain of loops, the worst case "
-            "and the favourable topology";
-  e.unit = "time / ABA on the same mechanism";
+  PaperExperiment e = paperExperiment(
+      "001", "figs6-9",
+      "Paper 001 Figs. 6-9: the first prox/ALM iteration on the cycle, the chain of loops, the worst case "
+            "and the favourable topology",
+      "time / ABA on the same mechanism");
   e.kind = PaperExperiment::Kind::Scaling;
   e.x_label = "links";
   e.differences = {
@@ -112,11 +106,10 @@ PaperExperiment figs6to9(const PaperBenchOptions& options) {
 }
 
 PaperExperiment figs10to11(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "001";
-  e.id = "figs10-11";
-  e.title = "Paper 001 Figs. 10-11: iterations to 1e-10 and the error of v̇ against μ";
-  e.unit = "median iterations (cold start) to ‖J v̇ − k‖∞ ≤ 1e-10";
+  PaperExperiment e = paperExperiment(
+      "001", "figs10-11",
+      "Paper 001 Figs. 10-11: iterations to 1e-10 and the error of v̇ against μ",
+      "median iterations (cold start) to ‖J v̇ − k‖∞ ≤ 1e-10");
   e.kind = PaperExperiment::Kind::MuSweep;
   e.x_label = "μ";
   e.differences = {

@@ -12,11 +12,7 @@ namespace loopsim {
 namespace {
 
 PaperExperiment scalingExperiment(const std::string& id, const std::string& title, const std::string& x_label) {
-  PaperExperiment e;
-  e.paper = "002";
-  e.id = id;
-  e.title = title;
-  e.unit = "time / ABA on the same mechanism";
+  PaperExperiment e = paperExperiment("002", id, title, "time / ABA on the same mechanism");
   e.kind = PaperExperiment::Kind::Scaling;
   e.x_label = x_label;
   e.differences = {"The paper counts operations; we time the algorithms (ratios to ABA, exponents of time)."};
@@ -93,11 +89,10 @@ PaperExperiment fig4b(const PaperBenchOptions& options) {
 }
 
 PaperExperiment fig5(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "002";
-  e.id = "fig5";
-  e.title = "Paper 002 Fig. 5: the Delassus algorithms on Atlas standing on point feet";
-  e.unit = "time / ABA on the same robot";
+  PaperExperiment e = paperExperiment(
+      "002", "fig5",
+      "Paper 002 Fig. 5: the Delassus algorithms on Atlas standing on point feet",
+      "time / ABA on the same robot");
   e.differences = {"The paper counts operations; we time.",
                    "Fig. 6 (Atlas with Shadow-hand-like fingers): no such scene here yet."};
   const Scene scene = loadScene(scenes_dir / "atlas_point_feet.yaml");

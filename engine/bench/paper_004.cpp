@@ -51,11 +51,10 @@ const std::vector<std::string>& solvers() {
 }
 
 PaperExperiment table3(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "004";
-  e.id = "table3";
-  e.title = "Paper 004 Table III: C-ABA against the Lagrange-multiplier method and approximate ABA";
-  e.unit = "time / cluster-aba on the same robot (the paper's: 1 + its percentage against C-ABA)";
+  PaperExperiment e = paperExperiment(
+      "004", "table3",
+      "Paper 004 Table III: C-ABA against the Lagrange-multiplier method and approximate ABA",
+      "time / cluster-aba on the same robot (the paper's: 1 + its percentage against C-ABA)");
   e.differences = {
       "The Lagrange-multiplier method is our kkt (dense, as the paper's) and ltl (sparse); approximate ABA is our "
       "bare ABA on the spanning tree, which ignores the couplings where the paper's adds the rotors' reflected "
@@ -73,11 +72,7 @@ PaperExperiment table3(const std::filesystem::path& scenes_dir, const PaperBench
       transmissionsOnly(loadScene(scenes_dir / "mini_cheetah_standing.yaml"), "mini cheetah"),
       transmissionsOnly(loadScene(scenes_dir / "mit_humanoid_standing.yaml"), "mit humanoid"),
       loadScene(scenes_dir / "digit_box.yaml")};
-  for (const Scene& scene : cases) {
-    reportProgress(options, e.title + ": " + scene.name);
-    const ConstraintSet set(*scene.model, scene.constraints);
-    appendCells(e, scene.name, 0.0, scene.model->nv, set.dimension(), benchmarkScene(scene, bench));
-  }
+  timeTableRows(e, cases, bench, options);
   rereference(e, "cluster-aba");
   // 12-link GT chain and PBT chain: percentages against C-ABA.
   setPaperFigures(e, {{"geared chain n=12", {{"kkt", 2.331}, {"aba", 1.0 - 0.341}}},
@@ -88,11 +83,10 @@ PaperExperiment table3(const std::filesystem::path& scenes_dir, const PaperBench
 }
 
 PaperExperiment fig11(const PaperBenchOptions& options) {
-  PaperExperiment e;
-  e.paper = "004";
-  e.id = "fig11";
-  e.title = "Paper 004 Fig. 11: constrained forward dynamics of the geared and belt chains from 2 to 24 links";
-  e.unit = "time / ABA on the same mechanism";
+  PaperExperiment e = paperExperiment(
+      "004", "fig11",
+      "Paper 004 Fig. 11: constrained forward dynamics of the geared and belt chains from 2 to 24 links",
+      "time / ABA on the same mechanism");
   e.kind = PaperExperiment::Kind::Scaling;
   e.x_label = "links";
   e.differences = {"The Lagrange-multiplier method is our kkt (dense) and ltl (sparse); the projection method "

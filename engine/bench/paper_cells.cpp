@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <loopsim/bench/power_law_fit.hpp>
+#include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/registry.hpp>
 
@@ -41,6 +42,25 @@ void appendCells(PaperExperiment& experiment, const std::string& case_name, doub
     cell.exact = r.mode == "delassus" || r.mode == "damped" || (info != nullptr && !info->capabilities.soft && !fixed_iterations);
     experiment.cells.push_back(std::move(cell));
   }
+}
+
+void timeTableRows(PaperExperiment& experiment, const std::vector<Scene>& cases, const BenchOptions& bench,
+                   const PaperBenchOptions& options) {
+  for (const Scene& scene : cases) {
+    reportProgress(options, experiment.title + ": " + scene.name);
+    const ConstraintSet set(*scene.model, scene.constraints);
+    appendCells(experiment, scene.name, 0.0, scene.model->nv, set.dimension(), benchmarkScene(scene, bench));
+  }
+}
+
+PaperExperiment paperExperiment(const std::string& paper, const std::string& id, const std::string& title,
+                                const std::string& unit) {
+  PaperExperiment e;
+  e.paper = paper;
+  e.id = id;
+  e.title = title;
+  e.unit = unit;
+  return e;
 }
 
 Scene mechanismScene(const std::string& name, GeneratedMechanism mechanism, const std::vector<std::string>& independent) {

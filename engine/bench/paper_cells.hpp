@@ -25,6 +25,15 @@ BenchOptions paperTimingOptions(const PaperBenchOptions& options);
 void appendCells(PaperExperiment& experiment, const std::string& case_name, double x, int nv, int constraint_dim,
                  const std::vector<BenchResult>& rows);
 
+/// Times each scene (benchmarkScene) as a table row of `experiment`, its case
+/// named after the scene, reporting progress before each.
+void timeTableRows(PaperExperiment& experiment, const std::vector<Scene>& cases, const BenchOptions& bench,
+                   const PaperBenchOptions& options);
+
+/// A new experiment of `paper` with its id, title and unit.
+PaperExperiment paperExperiment(const std::string& paper, const std::string& id, const std::string& title,
+                                const std::string& unit);
+
 /// A generated mechanism as a bench case at its reference pose, at rest, with
 /// mu: auto (as the loop-scaling cases); `independent` names the joints that
 /// coordinate its clusters (cluster-aba), empty for none.
