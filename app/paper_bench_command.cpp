@@ -61,22 +61,33 @@ void checkReplaceable(const fs::path& path, bool overwrite) {
   }
 }
 
-// Written beside the target, then renamed over it: a reader never sees half a file.
-void writeText(const fs::path& path, const std::string& text) {
+// Where a file is written before it is renamed over its target (a reader
+// never sees half a file): a regular leftover of an interrupted run is
+// removed; anything else there is refused, never followed or replaced.
+fs::path partialOf(const fs::path& path) {
   const fs::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw ModelError(partial.string(), "--out", "cannot write");
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(partial, ec);
+  if (fs::is_regular_file(status)) fs::remove(partial);
+  else if (fs::exists(status)) throw ModelError(partial.string(), "--out", "exists and is not a regular file; not replaced");
+  return partial;
+}
+
+void writeText(const fs::path& path, const std::string& text) {
+  const fs::path partial = partialOf(path);
+  std::FILE* file = std::fopen(partial.c_str(), "wbx");  // exclusive: never through a link created meanwhile
+  if (file == nullptr) throw ModelError(partial.string(), "--out", "cannot create");
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written) {
+    fs::remove(partial);
+    throw ModelError(partial.string(), "--out", "cannot write");
   }
   fs::rename(partial, path);
 }
 
 void writePlot(const fs::path& path, const render::RgbImage& image) {
-  const fs::path partial = path.string() + ".partial";
-  std::error_code ec;
-  if (fs::is_regular_file(fs::symlink_status(partial, ec))) fs::remove(partial);
-  render::writePngExclusive(partial, image);
+  const fs::path partial = partialOf(path);
+  render::writePngExclusive(partial, image);  // exclusive create, as writeText
   fs::rename(partial, path);
 }
 

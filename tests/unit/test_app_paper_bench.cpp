@@ -151,6 +151,16 @@ TEST(AppPaperBench, OutputsAreNeverReplacedWithoutOverwriteAndOnlyRegularFiles) 
   EXPECT_TRUE(contains(again.errorLine(), "paper-004-fig11.csv")) << again.err;
   EXPECT_TRUE(contains(again.errorLine(), "not a regular file")) << again.err;
 
+  // A link left where the CSV's partial file goes is not followed.
+  fs::remove_all(dir / "out" / "paper-004-fig11.csv");
+  std::ofstream(dir / "mine.csv") << "mine";
+  fs::create_symlink(dir / "mine.csv", dir / "out" / "paper-004-fig11.csv.partial");
+  again = runLoopsimProcess("bench --paper 004 --quick --out out --overwrite", dir);
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_TRUE(contains(again.errorLine(), "paper-004-fig11.csv.partial")) << again.err;
+  EXPECT_EQ(readWholeFile(dir / "mine.csv"), "mine");
+  fs::remove(dir / "out" / "paper-004-fig11.csv.partial");
+
   // --out naming a file.
   std::ofstream(dir / "a_file") << "mine";
   again = runLoopsimProcess("bench --paper 004 --quick --out a_file", dir);
