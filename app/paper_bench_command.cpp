@@ -129,11 +129,15 @@ int runPaperBench(const PaperBenchRequest& request, const fs::path& scenes_dir) 
   info.csv_name = &csvName;
   info.plot_name = &plotName;
   fs::create_directories(dir);
+  // Checked again as each is written: a file may have appeared while the experiments ran.
   for (const PaperExperiment& e : experiments) {
+    checkReplaceable(dir / csvName(e), request.overwrite);
     writeText(dir / csvName(e), paperExperimentCsv(e));
+    checkReplaceable(dir / plotName(e), request.overwrite);
     writePlot(dir / plotName(e), plotPaperExperiment(e));
   }
   const fs::path page = dir / (pagePrefix(request.paper) + ".md");
+  checkReplaceable(page, request.overwrite);
   writeText(page, paperPageMarkdown(request.paper, experiments, info));
   std::fprintf(stderr, "bench --paper %s: wrote %s and %zu CSV files and plots beside it\n", request.paper.c_str(),
                page.c_str(), experiments.size());
