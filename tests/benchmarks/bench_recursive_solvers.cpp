@@ -110,3 +110,15 @@ void BM_SceneDelassus(benchmark::State& state, const std::string& file, const st
 LOOPSIM_SCENE_BENCHMARKS(atlas_2F, std::string("atlas_standing.yaml"));
 LOOPSIM_SCENE_BENCHMARKS(atlas_2F2H, std::string("atlas_2f2h.yaml"));
 LOOPSIM_SCENE_BENCHMARKS(go1_4F, std::string("go1_standing.yaml"));
+
+// Paper 004's transmissions: cluster-aba beside the Lagrange-multiplier
+// solvers on the geared and belt chains and the Mini Cheetah's rotors.
+#define LOOPSIM_CLUSTER_BENCHMARKS(tag, file)                           \
+  BENCHMARK_CAPTURE(BM_SceneAba, tag, file);                            \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_kkt, file, "kkt", 0);         \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_ltl, file, "ltl", 0);         \
+  BENCHMARK_CAPTURE(BM_SceneSolver, tag##_cluster_aba, file, "cluster-aba", 0)
+
+LOOPSIM_CLUSTER_BENCHMARKS(geared_chain, std::string("geared_chain.yaml"));
+LOOPSIM_CLUSTER_BENCHMARKS(belt_chain, std::string("belt_chain.yaml"));
+LOOPSIM_CLUSTER_BENCHMARKS(mini_cheetah, std::string("mini_cheetah_standing.yaml"));

@@ -52,18 +52,23 @@ void ClusterAbaSolver::backwardPass(int k) {
   }
   // Lines 26-28 (eq. 49): U_k, D_k, D_k⁻¹; u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
   inertias_.factor(k, S, G);
-  u.noalias() = G.transpose() * joint_tau;
-  u.noalias() -= S.transpose() * pA_[k];
+  u.noalias() = G.transpose().lazyProduct(joint_tau);
+  u.noalias() -= S.transpose().lazyProduct(pA_[k]);
   if (cl.parent < 0) return;  // line 29: the world takes no articulated terms
 
   // Lines 30-33 (eqs. 55-56): I^a to the parent (shared with cluster-efpa),
-  // p^a = p^A + I^a c + U D⁻¹ u, p^A_λ += ^λX*_k p^a block by block: body i's
-  // rows land on its output body Λ(i) (eq. 18, ^λX*_k = ^kX_λᵀ).
+  // p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u - Uᵀ c), p^A_λ +=
+  // ^λX*_k p^a block by block: body i's rows land on its output body Λ(i)
+  // (eq. 18, ^λX*_k = ^kX_λᵀ).
   inertias_.addToParent(k, structure_, kinematics_);
+  const VectorX& c = kinematics_.c(k);
   VectorX& pa = pa_[k];
   pa = pA_[k];
-  pa.noalias() += inertias_.Ia[k] * kinematics_.c(k);
-  pa.noalias() += inertias_.UDinv[k] * u;
+  inertias_.addBlocksTimes(k, c, pa);
+  VectorX& u_minus = u_minus_[k];  // scratch here; the forward pass sets it anew
+  u_minus = u;
+  u_minus.noalias() -= inertias_.U[k].transpose().lazyProduct(c);
+  pa.noalias() += inertias_.UDinv[k].lazyProduct(u_minus);
   VectorX& pA_parent = pA_[cl.parent];
   for (int a = 0; a < cl.bodyCount(); ++a) {
     const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
@@ -84,10 +89,10 @@ void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
   VectorX& ydd = ydd_[k];
   VectorX& u_minus = u_minus_[k];
   u_minus = u_[k];
-  u_minus.noalias() -= inertias_.U[k].transpose() * a;
-  ydd.noalias() = inertias_.Dinv[k] * u_minus;
+  u_minus.noalias() -= inertias_.U[k].transpose().lazyProduct(a);
+  ydd.noalias() = inertias_.Dinv[k].lazyProduct(u_minus);
   // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
-  a.noalias() += kinematics_.S(k) * ydd;
+  a.noalias() += kinematics_.S(k).lazyProduct(ydd);
   for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.segment<6>(6 * p)));
   const MatrixX& G = spanning_.G(k);
   const VectorX& g = spanning_.g(k);

@@ -11,7 +11,6 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
   for (const BodyCluster& cl : structure.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
     IA.push_back(MatrixX::Zero(n6, n6));
-    Ia.push_back(MatrixX::Zero(n6, n6));
     U.push_back(MatrixX::Zero(n6, ny));
     UDinv.push_back(MatrixX::Zero(n6, ny));
     D.push_back(MatrixX::Zero(ny, ny));
@@ -24,6 +23,17 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
   // addToParent's blocks (output a, output b) of every child cluster.
   const auto& clusters = structure.clusters();
   for (const BodyCluster& cl : clusters) {
+    outputs.emplace_back();
+    output_of.emplace_back();
+    for (int o : cl.output) {
+      const int position = o == 0 ? -1 : structure.positionInCluster(o);
+      auto it = std::find(outputs.back().begin(), outputs.back().end(), position);
+      if (it == outputs.back().end()) it = outputs.back().insert(outputs.back().end(), position);
+      output_of.back().push_back(static_cast<int>(it - outputs.back().begin()));
+    }
+    const int nout = static_cast<int>(outputs.back().size());
+    XU.push_back(MatrixX::Zero(6 * nout, cl.independentCount()));
+    XUDinv.push_back(MatrixX::Zero(6 * nout, cl.independentCount()));
     if (cl.parent < 0) continue;
     auto& parent_blocks = blocks[cl.parent];
     for (int a : cl.output) {
@@ -51,28 +61,52 @@ void ClusterArticulatedInertias::factor(int k, const MatrixX& S, const MatrixX& 
     U[k].middleRows<6>(6 * a).noalias() += IA[k].block<6, 6>(6 * a, 6 * b).lazyProduct(S.middleRows<6>(6 * b));
   }
   D[k].noalias() = S.transpose() * U[k];
-  D[k].noalias() += G.transpose() * GA[k];
+  D[k].noalias() += G.transpose().lazyProduct(GA[k]);
   choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
   Dinv[k].setIdentity();
   for (int c = 0; c < Dinv[k].cols(); ++c) choleskySolveInPlace(D[k], Dinv[k].col(c));
-  if (parent[k] >= 0) UDinv[k].noalias() = U[k] * Dinv[k];
+  if (parent[k] >= 0) UDinv[k].noalias() = U[k].lazyProduct(Dinv[k]);
 }
 
 void ClusterArticulatedInertias::addToParent(int k, const ClusterStructure& structure,
                                              const ClusterKinematics& kinematics) {
   const BodyCluster& cl = structure.clusters()[k];
-  Ia[k] = IA[k];
-  Ia[k].noalias() -= UDinv[k] * U[k].transpose();
   MatrixX& IA_parent = IA[cl.parent];
-  for (int a = 0; a < cl.bodyCount(); ++a) {
-    const Matrix6& Xa = kinematics.fromOutput(cl.bodies[a]);
+  // ^λX*_k I^A_k ^kX_λ over I^A_k's nonzero blocks.
+  for (const auto& [a, b] : blocks[k]) {
     const int oa = structure.positionInCluster(cl.output[a]);
-    for (int b = 0; b < cl.bodyCount(); ++b) {
+    const int ob = structure.positionInCluster(cl.output[b]);
+    if (a == b) {
+      Matrix6 transformed = Matrix6::Zero();
+      addTransformedInertia(kinematics.outputPlacement(cl.bodies[a]), IA[k].block<6, 6>(6 * a, 6 * a), transformed);
+      IA_parent.block<6, 6>(6 * oa, 6 * oa) += transformed;
+    } else {
+      const Matrix6& Xa = kinematics.fromOutput(cl.bodies[a]);
       const Matrix6& Xb = kinematics.fromOutput(cl.bodies[b]);
-      const int ob = structure.positionInCluster(cl.output[b]);
-      const Matrix6 block = Xa.transpose() * Ia[k].block<6, 6>(6 * a, 6 * b) * Xb;
-      IA_parent.block<6, 6>(6 * oa, 6 * ob) += block;
+      IA_parent.block<6, 6>(6 * oa, 6 * ob).noalias() += Xa.transpose() * (IA[k].block<6, 6>(6 * a, 6 * b) * Xb);
     }
+  }
+  // - ^λX*_k U D⁻¹ Uᵀ ^kX_λ = -(Σ X*U D⁻¹)(Σ X*U)ᵀ per pair of output bodies.
+  const std::vector<int>& outs = outputs[k];
+  XU[k].setZero();
+  XUDinv[k].setZero();
+  for (int a = 0; a < cl.bodyCount(); ++a) {
+    const auto XaT = kinematics.fromOutput(cl.bodies[a]).transpose();
+    const int o = output_of[k][a];
+    XU[k].middleRows<6>(6 * o).noalias() += XaT.lazyProduct(U[k].middleRows<6>(6 * a));
+    XUDinv[k].middleRows<6>(6 * o).noalias() += XaT.lazyProduct(UDinv[k].middleRows<6>(6 * a));
+  }
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    for (std::size_t j = 0; j < outs.size(); ++j) {
+      IA_parent.block<6, 6>(6 * outs[i], 6 * outs[j]).noalias() -= XUDinv[k].middleRows<6>(6 * static_cast<int>(i)).lazyProduct(
+          XU[k].middleRows<6>(6 * static_cast<int>(j)).transpose());
+    }
+  }
+}
+
+void ClusterArticulatedInertias::addBlocksTimes(int k, const VectorX& c, VectorX& out) const {
+  for (const auto& [a, b] : blocks[k]) {
+    out.segment<6>(6 * a).noalias() += IA[k].block<6, 6>(6 * a, 6 * b) * c.segment<6>(6 * b);
   }
 }
 

@@ -14,7 +14,7 @@
 namespace loopsim {
 
 struct ClusterArticulatedInertias {
-  std::vector<MatrixX> IA, Ia, U, UDinv, D, Dinv;
+  std::vector<MatrixX> IA, U, UDinv, D, Dinv;
   std::vector<MatrixX> GA;  // G_k rows scaled by the spanning dofs' armature: filled by the caller before factor()
   /// Per cluster, the 6x6 blocks (row, column body positions) of I^A_k that
   /// can be nonzero: the bodies' own (diagonal) and those the child clusters
@@ -23,6 +23,12 @@ struct ClusterArticulatedInertias {
   /// cost 29x the work and make Eigen's blocked product allocate.
   std::vector<std::vector<std::pair<int, int>>> blocks;
   std::vector<int> parent;  // per cluster: its parent cluster, -1 = world (needs no U D⁻¹)
+  /// Per cluster: the distinct output bodies (their positions in the parent
+  /// cluster) and, per body, which of them is its own.
+  std::vector<std::vector<int>> outputs, output_of;
+  /// Per cluster, per distinct output body: Σ ^λX*_i U_i and Σ ^λX*_i (U D⁻¹)_i
+  /// over the bodies it outputs (6 rows each): U D⁻¹ Uᵀ handed on as their product.
+  std::vector<MatrixX> XU, XUDinv;
 
   void allocate(const ClusterStructure& structure);
   /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
@@ -31,9 +37,14 @@ struct ClusterArticulatedInertias {
   /// through its Cholesky factor (D_k keeps the factor), and U_k D_k⁻¹ when
   /// the cluster has a parent (only the terms handed to it use it).
   void factor(int k, const MatrixX& S, const MatrixX& G);
-  /// Lines 30 and 32 (eqs. 55-56): I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, and
-  /// I^A_λ(k) += ^λX*_k I^a_k ^kX_λ block by block onto the output bodies.
+  /// Lines 30 and 32 (eqs. 55-56): I^A_λ(k) += ^λX*_k I^a_k ^kX_λ with
+  /// I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, onto the output bodies: I^A_k's nonzero
+  /// blocks one by one (a body's own block by the symmetric inertia
+  /// transform) and U_k D_k⁻¹ U_kᵀ as the product of its transformed factors
+  /// summed per output body, never the dense 6n x 6n I^a_k.
   void addToParent(int k, const ClusterStructure& structure, const ClusterKinematics& kinematics);
+  /// out += I^A_k c over I^A_k's nonzero blocks (c and out 6n).
+  void addBlocksTimes(int k, const VectorX& c, VectorX& out) const;
 };
 
 }  // namespace loopsim

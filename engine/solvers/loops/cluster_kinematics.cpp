@@ -11,6 +11,7 @@ ClusterKinematics::ClusterKinematics(const ClusterStructure& structure)
     nbodies += cl.bodyCount();
   }
   from_output_.assign(nbodies, Matrix6::Identity());
+  output_M_body_.assign(nbodies, SE3::Identity());
 }
 
 void ClusterKinematics::update(const Data& data, const ClusterSpanning& spanning) {
@@ -24,14 +25,17 @@ void ClusterKinematics::update(const Data& data, const ClusterSpanning& spanning
     int dof = 0;  // the body's first position in the cluster's dofs
     for (int p = 0; p < cl.bodyCount(); ++p) {
       const int b = cl.bodies[p];
-      // Eq. 17: ^iX_Λ(i) = (oM_Λ(i)⁻¹ oM_i)⁻¹, a motion from the output body's frame to i's.
-      from_output_[b] = (data.oMi[b].inverse() * data.oMi[cl.output[p]]).actionMatrix();
+      // Eq. 17: ^iX_Λ(i), a motion from the output body's frame to i's. Body
+      // i's placement in its output body's frame composes the joints' from
+      // Λ(i) down (Λ(i) = λ(i) when the parent is outside the cluster).
+      const int lp = cl.local_parent[p];
+      output_M_body_[b] = lp >= 0 ? output_M_body_[cl.bodies[lp]] * data.liMi[b] : data.liMi[b];
+      from_output_[b] = output_M_body_[b].inverse().actionMatrix();
       auto S_i = S.middleRows<6>(6 * p);
       auto c_i = c.segment<6>(6 * p);
-      const int lp = cl.local_parent[p];
       if (lp >= 0) {
         const Matrix6 X = data.liMi[b].inverse().actionMatrix();  // ^iX_λ(i)
-        S_i.noalias() = X * S.middleRows<6>(6 * lp);
+        S_i.noalias() = X.lazyProduct(S.middleRows<6>(6 * lp));
         c_i.noalias() = X * c.segment<6>(6 * lp);
       } else {
         S_i.setZero();
@@ -42,8 +46,8 @@ void ClusterKinematics::update(const Data& data, const ClusterSpanning& spanning
       while (dof + nv < cl.dofCount() && cl.dof_body[dof + nv] == p) ++nv;
       if (nv > 0) {
         const auto S_joint = data.S.middleCols(cl.dofs[dof], nv);
-        S_i.noalias() += S_joint * G.middleRows(dof, nv);
-        c_i.noalias() += S_joint * g.segment(dof, nv);
+        S_i.noalias() += S_joint.lazyProduct(G.middleRows(dof, nv));
+        c_i.noalias() += S_joint.lazyProduct(g.segment(dof, nv));
       }
       c_i += data.c[b].toVector();
       dof += nv;

@@ -33,12 +33,15 @@ class ClusterKinematics {
 
   /// ^iX_Λ(i): motion from body i's output body to body i (6x6).
   const Matrix6& fromOutput(int body) const { return from_output_[body]; }
+  /// ^Λ(i)M_i: body i's placement in its output body's frame (fromOutput's inverse as a placement).
+  const SE3& outputPlacement(int body) const { return output_M_body_[body]; }
   const MatrixX& S(int k) const { return S_[k]; }   // 6n x independent dofs
   const VectorX& c(int k) const { return c_[k]; }   // 6n
 
  private:
   const ClusterStructure& structure_;
   AlignedVector<Matrix6> from_output_;
+  AlignedVector<SE3> output_M_body_;
   std::vector<MatrixX> S_;
   std::vector<VectorX> c_;
 };

@@ -23,6 +23,8 @@ ClusterSpanning::ClusterSpanning(const ClusterStructure& structure) : structure_
     solved_rows_.push_back(MatrixX::Zero(nr, ny));
     lu_.emplace_back(nr);
   }
+  factored_.assign(structure.clusters().size(), 0);
+  pivot_ratio_.assign(structure.clusters().size(), 1.0);
 }
 
 double ClusterSpanning::update(const ConstraintData& cdata) {
@@ -32,26 +34,30 @@ double ClusterSpanning::update(const ConstraintData& cdata) {
     const BodyCluster& cl = clusters[k];
     const int nr = cl.rowCount();
     if (nr == 0) continue;  // an open cluster: G = 1, g = 0
-    MatrixX& Kd = Kd_[k];
-    MatrixX& Ky = Ky_[k];
-    for (int r = 0; r < nr; ++r) {
-      const int row = cl.rows[r];
-      for (int c = 0; c < nr; ++c) Kd(r, c) = cdata.J(row, cl.dofs[cl.dependent[c]]);
-      for (int c = 0; c < cl.independentCount(); ++c) Ky(r, c) = cdata.J(row, cl.dofs[cl.independent[c]]);
-      rhs_[k][r] = cdata.k[row];
+    for (int r = 0; r < nr; ++r) rhs_[k][r] = cdata.k[cl.rows[r]];
+    // A cluster of couplings has a constant K: G_k and K_d's factor are kept
+    // from the first state, and only g_k follows the state's target.
+    if (!cl.constant_jacobian || !factored_[k]) {
+      MatrixX& Kd = Kd_[k];
+      MatrixX& Ky = Ky_[k];
+      for (int r = 0; r < nr; ++r) {
+        const int row = cl.rows[r];
+        for (int c = 0; c < nr; ++c) Kd(r, c) = cdata.J(row, cl.dofs[cl.dependent[c]]);
+        for (int c = 0; c < cl.independentCount(); ++c) Ky(r, c) = cdata.J(row, cl.dofs[cl.independent[c]]);
+      }
+      lu_[k].compute(Kd);
+      const auto pivots = dependentPivots(static_cast<int>(k));
+      const double largest = pivots.maxCoeff();
+      pivot_ratio_[k] = largest > 0.0 ? pivots.minCoeff() / largest : 0.0;
+      // G_d = -K_d⁻¹ K_y (eq. 3 from eq. 2), solved in place.
+      solved_rows_[k] = lu_[k].solve(Ky);
+      for (int r = 0; r < nr; ++r) G_[k].row(cl.dependent[r]) = -solved_rows_[k].row(r);
+      factored_[k] = 1;
     }
-    lu_[k].compute(Kd);
-    const auto pivots = dependentPivots(static_cast<int>(k));
-    const double largest = pivots.maxCoeff();
-    worst = std::min(worst, largest > 0.0 ? pivots.minCoeff() / largest : 0.0);
-    // G_d = -K_d⁻¹ K_y and g_d = K_d⁻¹ k, solved in place (eq. 3 from eq. 2).
-    solved_rows_[k] = lu_[k].solve(Ky);
+    worst = std::min(worst, pivot_ratio_[k]);
+    // g_d = K_d⁻¹ k (eq. 3).
     solution_[k] = lu_[k].solve(rhs_[k]);
-    for (int r = 0; r < nr; ++r) {
-      const int d = cl.dependent[r];
-      G_[k].row(d) = -solved_rows_[k].row(r);
-      g_[k][d] = solution_[k][r];
-    }
+    for (int r = 0; r < nr; ++r) g_[k][cl.dependent[r]] = solution_[k][r];
   }
   return worst;
 }

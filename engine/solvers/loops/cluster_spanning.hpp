@@ -9,7 +9,8 @@
 // closure dynamics equal the joint-space solvers'. §II-B: only independent
 // velocities are needed, no γ(y). K_d is factored by LU with partial pivoting;
 // a pivot below 1e-12 of the largest marks the state singular for these
-// independent joints (near a singular configuration of the loop).
+// independent joints (near a singular configuration of the loop). A cluster
+// of couplings has a constant K: it is factored once and G_k kept.
 #include <Eigen/LU>
 #include <vector>
 
@@ -48,6 +49,8 @@ class ClusterSpanning {
   std::vector<MatrixX> G_, Kd_, Ky_, solved_rows_;  // solved_rows_: K_d⁻¹ K_y
   std::vector<VectorX> g_, rhs_, solution_;
   std::vector<Eigen::PartialPivLU<MatrixX>> lu_;
+  std::vector<char> factored_;      // K_d factored at least once (a constant K keeps it)
+  std::vector<double> pivot_ratio_;  // per cluster, of the last factor
 };
 
 /// Builds the clusters (ModelError naming the cluster when the declared

@@ -172,6 +172,11 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
     cl.constraints.push_back(c);
     for (int r = 0; r < set[c].dimension(); ++r) cl.rows.push_back(set.rowOffset(c) + r);
   }
+  for (BodyCluster& cl : clusters_) {
+    cl.constant_jacobian = !cl.constraints.empty() && std::all_of(cl.constraints.begin(), cl.constraints.end(), [&](int c) {
+      return set[c].kind == ConstraintKind::Coupling;
+    });
+  }
 
   // Independent and dependent coordinates.
   for (BodyCluster& cl : clusters_) {

@@ -48,6 +48,9 @@ struct BodyCluster {
   std::vector<int> dependent;      // positions in `dofs` of the dependent dofs
   std::vector<int> rows;           // global constraint rows closed inside the cluster
   std::vector<int> constraints;    // constraint indices closed inside the cluster
+  /// Every constraint of the cluster is a coupling (Σ c_j q_j = c_0 over
+  /// one-dof joints): K is constant, so G_k is too (a gear, a belt).
+  bool constant_jacobian = false;
 
   int bodyCount() const { return static_cast<int>(bodies.size()); }
   int dofCount() const { return static_cast<int>(dofs.size()); }
