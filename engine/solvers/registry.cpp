@@ -9,6 +9,7 @@
 #include <loopsim/solvers/joint_space/prox_ltl_solver.hpp>
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 #include <loopsim/solvers/loops/lcaba_solver.hpp>
+#include <loopsim/solvers/loops/projection_method_solver.hpp>
 #include <loopsim/solvers/loops/prox_bbo_solver.hpp>
 #include <loopsim/solvers/recursive/constrained_aba_solver.hpp>
 #include <loopsim/solvers/recursive/prox_pv_solver.hpp>
@@ -90,6 +91,11 @@ const std::vector<SolverInfo>& solverRegistry() {
                               "G from K's null space on the scene's declared independent coordinates, ABA over the "
                               "cluster tree; couplings, internal loops, world constraints (their path to the root "
                               "joins the cluster); full-rank sets; needs the scene key 'independent'"),
+      entry<ProjectionMethodSolver>("projection-method",
+                                    "projection method (paper 004 §II-D, its C-ABA's exact baseline): the spanning "
+                                    "tree's CRBA projected on the independent coordinates by cluster-aba's G, "
+                                    "(Gᵀ M G)⁻¹ by a dense Cholesky; as cluster-aba: couplings, internal loops, world "
+                                    "constraints, full-rank sets; needs the scene key 'independent'"),
   };
   return registry;
 }
