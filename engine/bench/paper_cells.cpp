@@ -27,7 +27,8 @@ void appendCells(PaperExperiment& experiment, const std::string& case_name, doub
     if (!r.note.empty() && r.median_us <= 0.0) continue;  // skipped: the solver does not take the case
     PaperCell cell;
     cell.case_name = case_name;
-    const bool plain = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" || r.mode == "delassus";
+    const bool plain = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" || r.mode == "delassus" ||
+                       r.mode == "inverse";
     cell.column = plain ? r.solver : r.solver + " " + r.mode;
     cell.x = x;
     cell.nv = nv;
@@ -39,7 +40,8 @@ void appendCells(PaperExperiment& experiment, const std::string& case_name, doub
     if (info != nullptr && info->capabilities.iterative) cell.iterations = r.mean_iterations;
     cell.error = r.max_vdot_deviation;
     const bool fixed_iterations = r.mode.find(" iter") != std::string::npos;
-    cell.exact = r.mode == "delassus" || r.mode == "damped" || (info != nullptr && !info->capabilities.soft && !fixed_iterations);
+    cell.exact = r.mode == "delassus" || r.mode == "damped" || r.mode == "inverse" ||
+                 (info != nullptr && !info->capabilities.soft && !fixed_iterations);
     experiment.cells.push_back(std::move(cell));
   }
 }
@@ -175,7 +177,7 @@ std::vector<std::string> paperExperimentIds(const std::string& paper) {
   if (paper == "000") return {"table2", "fig2", "fig4"};
   if (paper == "001") return {"table2", "figs6-9", "figs10-11"};
   if (paper == "002") return {"fig3", "fig4a", "fig4b", "fig5"};
-  if (paper == "004") return {"table3", "fig11"};
+  if (paper == "004") return {"table2", "table3", "fig11"};
   return {};
 }
 

@@ -24,6 +24,8 @@
 #include <loopsim/parallel/parallel_chunks.hpp>
 #include <loopsim/parallel/worker_pool.hpp>
 #include <loopsim/solvers/selection/auto_mu.hpp>
+#include <loopsim/solvers/loops/cluster_rnea.hpp>
+#include <loopsim/solvers/loops/projected_rnea.hpp>
 #include <loopsim/solvers/registry.hpp>
 
 namespace loopsim {
@@ -37,6 +39,53 @@ struct Entry {
   std::vector<std::function<void(const SampledState&)>> evaluate;
   std::vector<double> per_round_us;  // wall µs per evaluation, per round
 };
+
+// Paper 004 Table II's columns (BenchOptions::cluster_inverse_dynamics): RNEA
+// on the spanning tree, cluster-rnea and projected-rnea, each evaluator with
+// its own workspace; cluster-rnea checked against projected-rnea first.
+void addClusterInverseDynamics(const Scene& scene, const ConstraintSet& set, const std::vector<SampledState>& states,
+                               std::size_t threads, bool with_rnea, std::vector<BenchResult>& results,
+                               std::vector<Entry>& entries) {
+  const Model& model = *scene.model;
+  const std::vector<int>& independent = scene.solver_settings.independent_dofs;
+  const int samples = static_cast<int>(states.size());
+  if (with_rnea) {  // else the dynamics columns have it
+    results.push_back({scene.name, "rnea", "unconstrained", 0, 0, samples, 0.0, -1.0, ""});
+    Entry entry{results.size() - 1, {}, {}};
+    for (std::size_t k = 0; k < threads; ++k) {
+      auto data = std::make_shared<Data>(model);
+      entry.evaluate.push_back([&model, data](const SampledState& s) { rnea(model, *data, s.q, s.v, s.tau); });
+    }
+    entries.push_back(std::move(entry));
+  }
+  ProjectedRnea reference(set, independent);
+  ClusterRnea checked(set, independent);
+  const int ny = reference.structure().independentDofs();
+  VectorX tau_ref(ny), tau(ny);
+  double deviation = 0.0;
+  for (const SampledState& s : states) {
+    reference.compute(s.q, s.v, s.tau.head(ny), {}, tau_ref);
+    checked.compute(s.q, s.v, s.tau.head(ny), {}, tau);
+    deviation = std::max(deviation, (tau - tau_ref).lpNorm<Eigen::Infinity>() /
+                                        std::max(1.0, tau_ref.lpNorm<Eigen::Infinity>()));
+  }
+  for (const char* name : {"cluster-rnea", "projected-rnea"}) {
+    const bool cluster = std::string(name) == "cluster-rnea";
+    results.push_back({scene.name, name, "inverse", 0, 0, samples, 0.0, cluster ? deviation : -1.0, ""});
+    Entry entry{results.size() - 1, {}, {}};
+    for (std::size_t k = 0; k < threads; ++k) {
+      auto out = std::make_shared<VectorX>(ny);
+      if (cluster) {
+        auto id = std::make_shared<ClusterRnea>(set, independent);
+        entry.evaluate.push_back([id, out, ny](const SampledState& s) { id->compute(s.q, s.v, s.tau.head(ny), {}, *out); });
+      } else {
+        auto id = std::make_shared<ProjectedRnea>(set, independent);
+        entry.evaluate.push_back([id, out, ny](const SampledState& s) { id->compute(s.q, s.v, s.tau.head(ny), {}, *out); });
+      }
+    }
+    entries.push_back(std::move(entry));
+  }
+}
 
 // Interleaved timing (docs/performance.md, "How loopsim measures"): every round times each entry once over all
 // states, in an order rotated by one per round, so a slow or fast period of a
@@ -167,7 +216,12 @@ std::vector<BenchResult> benchmarkScene(const Scene& scene, const BenchOptions& 
     }
   }
 
+  if (options.cluster_inverse_dynamics && !scene.solver_settings.independent_dofs.empty()) {
+    addClusterInverseDynamics(scene, set, states, threads, !options.dynamics_algorithms, results, entries);
+  }
+
   for (const SolverInfo& info : solverRegistry()) {
+    if (options.no_solvers) break;
     if (!options.solvers.empty() &&
         std::find(options.solvers.begin(), options.solvers.end(), info.name) == options.solvers.end()) {
       continue;
@@ -276,7 +330,8 @@ std::string formatBenchTable(const std::vector<BenchResult>& results) {
   // (± its IQR), then the mean iterations of iterative solvers run to tolerance.
   CaseGrid grid;
   for (const auto& r : results) {
-    const std::string column = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" ? r.solver
+    const std::string column = r.mode == "direct" || r.mode == "unconstrained" || r.mode == "-" || r.mode == "inverse"
+                                   ? r.solver
                                                                                                 : r.solver + " " + r.mode;
     char cell[96];
     if (!r.note.empty()) {

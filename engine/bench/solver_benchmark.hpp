@@ -42,6 +42,14 @@ struct BenchOptions {
   // Also time RNEA (at the state's q, v and an acceleration sample) and CRBA
   // (symmetric M at q) as columns beside the ABA floor, with their ratios to it.
   bool dynamics_algorithms = false;
+  // Also time inverse dynamics with loops on the scene's declared independent
+  // coordinates (paper 004 Table II): RNEA on the spanning tree (the
+  // approximate method), cluster-rnea (C-RNEA) and projected-rnea (Gᵀ RNEA at
+  // q̈ = G ÿ + g), at the state's q, v and ÿ = the τ sample's first n_y
+  // entries; cluster-rnea's deviation is against projected-rnea's τ_y.
+  bool cluster_inverse_dynamics = false;
+  // Time no constrained solver: the ABA floor and the columns above only.
+  bool no_solvers = false;
   // The states: the first `samples` steps of the scene's own simulation
   // (simulatedStates) instead of random consistent samples, and a "warm tol"
   // column for iterative solvers: to the tolerance, each solve starting from

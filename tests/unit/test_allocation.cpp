@@ -23,6 +23,7 @@
 #include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
+#include <loopsim/solvers/loops/projected_rnea.hpp>
 #include <loopsim/solvers/loops/projection_method_solver.hpp>
 #include <loopsim/solvers/loops/lcaba_solver.hpp>
 #include <loopsim/solvers/loops/prox_bbo_solver.hpp>
@@ -232,7 +233,7 @@ TEST(Allocation, LoopSolversDoNotAllocate) {
   check("favourable branching, hub fixed", ConstraintSet(grounded.model, grounded.constraints), grounded.q0);
 }
 
-// cluster-aba, projection-method and cluster-rnea (paper 004) preallocate their cluster
+// cluster-aba, projection-method, cluster-rnea and projected RNEA (paper 004) preallocate their cluster
 // matrices, K_d factors and G at bind time: a solve (G from K's null space,
 // the three passes, λ from the joint forces) and an inverse dynamics touch no
 // heap, on a loop, gears, belts and Digit (rod spins as single dofs).
@@ -254,6 +255,9 @@ TEST(Allocation, ClusterSolversDoNotAllocate) {
     EXPECT_EQ(countAllocations([&] { solver.solve(scene.q0, v, tau, fext, vdot, lambda); }), 0) << file;
     EXPECT_EQ(countAllocations([&] { rnea.compute(scene.q0, v, ydd, fext, tau_y); }), 0) << file;
     EXPECT_GT(lambda.lpNorm<Eigen::Infinity>(), 0.0) << file << ": λ was recovered";
+    ProjectedRnea projected(set, scene.solver_settings.independent_dofs);
+    projected.compute(scene.q0, v, ydd, fext, tau_y);
+    EXPECT_EQ(countAllocations([&] { projected.compute(scene.q0, v, ydd, fext, tau_y); }), 0) << file;
     ProjectionMethodSolver projection(set, scene.solver_settings);
     projection.setAddedInertia(VectorX::Constant(nv, 0.01));
     projection.solve(scene.q0, v, tau, fext, vdot, lambda);
