@@ -4,6 +4,7 @@
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
 #include <loopsim/model/joint_motion.hpp>
+#include <loopsim/solvers/loops/cluster_shape.hpp>
 
 // Signs and frames: ABA's, as in the tree solvers. p^A is the bias force
 // (v ×* I v - f_ext), a is the gravity-shifted acceleration a_gf (a_0 = -a_g,
@@ -16,12 +17,23 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
     : ConstrainedSolver(constraints, settings),
       structure_(constraints, settings.independent_dofs, "solver 'cluster-aba'"),
       spanning_(structure_),
-      kinematics_(structure_),
+      kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(constraints.model()),
       cdata_(constraints),
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
   inertias_.allocate(structure_);
+  // The bodies recoverMultipliers sums forces over: every body in the subtree
+  // of a body that carries a dependent dof (increasing: parents first).
+  const Model& m = constraints.model();
+  in_multiplier_subtree_.assign(m.nbodies(), 0);
+  for (const BodyCluster& cl : structure_.clusters()) {
+    for (int d : cl.dependent) in_multiplier_subtree_[cl.bodies[cl.dof_body[d]]] = 1;
+  }
+  for (int i = 1; i < m.nbodies(); ++i) {
+    if (in_multiplier_subtree_[m.parent[i]]) in_multiplier_subtree_[i] = 1;
+    if (in_multiplier_subtree_[i]) multiplier_bodies_.push_back(i);
+  }
   for (const BodyCluster& cl : structure_.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
     u_minus_.push_back(VectorX::Zero(ny));
@@ -35,14 +47,27 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
 }
 
 void ClusterAbaSolver::backwardPass(int k) {
+  withClusterShape(structure_.clusters()[k], [&](auto shape) { backwardPassShaped<decltype(shape)>(k); });
+}
+
+void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
+  withClusterShape(structure_.clusters()[k], [&](auto shape) { forwardPassShaped<decltype(shape)>(k, vdot); });
+}
+
+template <class Shape>
+void ClusterAbaSolver::backwardPassShaped(int k) {
+  using Subspace = typename Shape::Subspace;
+  using Stacked = typename Shape::Stacked;
+  using Joint = typename Shape::Joint;
+  using Spanning = typename Shape::Spanning;
   const BodyCluster& cl = structure_.clusters()[k];
-  const MatrixX& S = kinematics_.S(k);
-  const MatrixX& G = spanning_.G(k);
+  const auto S = shaped<const Subspace>(kinematics_.S(k));
+  const auto G = shaped<const Spanning>(spanning_.G(k));
   const VectorX& g = spanning_.g(k);
-  VectorX& u = u_[k];
+  auto u = shaped<Joint>(u_[k]);
   // Armature and added inertia act on the spanning dofs: q̈ = G ÿ + g puts
   // Gᵀ A G into D_k and -Gᵀ A g into the cluster's generalised force.
-  MatrixX& GA = inertias_.GA[k];
+  auto GA = shaped<Spanning>(inertias_.GA[k]);
   VectorX& joint_tau = joint_tau_[k];
   for (int d = 0; d < cl.dofCount(); ++d) {
     const int dof = cl.dofs[d];
@@ -51,9 +76,10 @@ void ClusterAbaSolver::backwardPass(int k) {
     joint_tau[d] -= armature * g[d];
   }
   // Lines 26-28 (eq. 49): U_k, D_k, D_k⁻¹; u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
-  inertias_.factor(k, S, G);
+  inertias_.factor(k, kinematics_.S(k), spanning_.G(k));
+  const auto pA = shaped<const Stacked>(pA_[k]);
   u.noalias() = G.transpose().lazyProduct(joint_tau);
-  u.noalias() -= S.transpose().lazyProduct(pA_[k]);
+  u.noalias() -= S.transpose().lazyProduct(pA);
   if (cl.parent < 0) return;  // line 29: the world takes no articulated terms
 
   // Lines 30-33 (eqs. 55-56): I^a to the parent (shared with cluster-efpa),
@@ -61,40 +87,44 @@ void ClusterAbaSolver::backwardPass(int k) {
   // ^λX*_k p^a block by block: body i's rows land on its output body Λ(i)
   // (eq. 18, ^λX*_k = ^kX_λᵀ).
   inertias_.addToParent(k, structure_, kinematics_);
-  const VectorX& c = kinematics_.c(k);
-  VectorX& pa = pa_[k];
-  pa = pA_[k];
-  inertias_.addBlocksTimes(k, c, pa);
-  VectorX& u_minus = u_minus_[k];  // scratch here; the forward pass sets it anew
+  const auto c = shaped<const Stacked>(kinematics_.c(k));
+  auto pa = shaped<Stacked>(pa_[k]);
+  pa = pA;
+  inertias_.addBlocksTimes(k, kinematics_.c(k), pa_[k]);
+  auto u_minus = shaped<Joint>(u_minus_[k]);  // scratch here; the forward pass sets it anew
   u_minus = u;
-  u_minus.noalias() -= inertias_.U[k].transpose().lazyProduct(c);
-  pa.noalias() += inertias_.UDinv[k].lazyProduct(u_minus);
+  u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(c);
+  pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u_minus);
   VectorX& pA_parent = pA_[cl.parent];
   for (int a = 0; a < cl.bodyCount(); ++a) {
-    const Matrix6& Xa = kinematics_.fromOutput(cl.bodies[a]);
     const int oa = structure_.positionInCluster(cl.output[a]);
-    pA_parent.segment<6>(6 * oa).noalias() += Xa.transpose() * pa.segment<6>(6 * a);
+    pA_parent.segment<6>(6 * oa) +=
+        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa.template segment<6>(6 * a)))).toVector();
   }
 }
 
-void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
+template <class Shape>
+void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
+  using Subspace = typename Shape::Subspace;
+  using Stacked = typename Shape::Stacked;
+  using Joint = typename Shape::Joint;
   const BodyCluster& cl = structure_.clusters()[k];
-  VectorX& a = a_[k];
+  auto a = shaped<Stacked>(a_[k]);
   // Line 40: a' = ^kX_λ a_λ + c_k (each body from its output body, eq. 17).
   for (int p = 0; p < cl.bodyCount(); ++p) {
-    a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * data_.a_gf[cl.output[p]].toVector();
+    a.template segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(data_.a_gf[cl.output[p]]).toVector();
   }
-  a += kinematics_.c(k);
+  a += shaped<const Stacked>(kinematics_.c(k));
   // Line 41 (eq. 52): ÿ_k = D⁻¹(u_k - U_kᵀ a').
-  VectorX& ydd = ydd_[k];
-  VectorX& u_minus = u_minus_[k];
-  u_minus = u_[k];
-  u_minus.noalias() -= inertias_.U[k].transpose().lazyProduct(a);
-  ydd.noalias() = inertias_.Dinv[k].lazyProduct(u_minus);
+  auto ydd = shaped<Joint>(ydd_[k]);
+  auto u_minus = shaped<Joint>(u_minus_[k]);
+  u_minus = shaped<const Joint>(u_[k]);
+  u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(a);
+  ydd.noalias() = shaped<const typename Shape::Square>(inertias_.Dinv[k]).lazyProduct(u_minus);
   // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
-  a.noalias() += kinematics_.S(k).lazyProduct(ydd);
-  for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.segment<6>(6 * p)));
-  const MatrixX& G = spanning_.G(k);
+  a.noalias() += shaped<const Subspace>(kinematics_.S(k)).lazyProduct(ydd);
+  for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.template segment<6>(6 * p)));
+  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
   const VectorX& g = spanning_.g(k);
   for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
 }
@@ -102,13 +132,16 @@ void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
 void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                                           Eigen::Ref<VectorX> lambda) {
   const Model& m = model();
-  // RNEA's backward pass on the solved accelerations: f_i = H_i a_i + v ×* H v - f_ext, summed to the root.
-  for (int i = 1; i < m.nbodies(); ++i) {
+  // RNEA's backward pass on the solved accelerations, f_i = H_i a_i + v ×* H v
+  // - f_ext summed towards the root, over the subtrees of the bodies whose
+  // joints are dependent: only their joint forces are read (a gear's rotor
+  // is a leaf: its own force alone).
+  for (int i : multiplier_bodies_) {
     data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
   }
-  for (int i = m.nbodies() - 1; i > 0; --i) {
-    const int p = m.parent[i];
-    if (p != 0) data_.f[p] += data_.liMi[i].act(data_.f[i]);
+  for (auto it = multiplier_bodies_.rbegin(); it != multiplier_bodies_.rend(); ++it) {
+    const int p = m.parent[*it];
+    if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);
   }
   for (const BodyCluster& cl : structure_.clusters()) {
     for (int d : cl.dependent) {

@@ -51,6 +51,11 @@ class ClusterAbaSolver final : public ConstrainedSolver {
  private:
   void backwardPass(int k);                                    // Alg. 1 lines 26-34
   void forwardPass(int k, Eigen::Ref<VectorX> vdot);           // Alg. 1 lines 40-42
+  // The passes with the cluster's compile-time sizes (cluster_shape.hpp).
+  template <class Shape>
+  void backwardPassShaped(int k);
+  template <class Shape>
+  void forwardPassShaped(int k, Eigen::Ref<VectorX> vdot);
   void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                           Eigen::Ref<VectorX> lambda);
 
@@ -64,6 +69,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterArticulatedInertias inertias_;
   std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
   VectorX joint_force_;  // Jᵀλ, model dof order
+  std::vector<int> multiplier_bodies_;       // the subtrees of the dependent dofs' bodies, increasing
+  std::vector<char> in_multiplier_subtree_;  // per body (the world: 0)
   VectorX residual_;     // J v̇ - k
   double pivot_ratio_ = 1.0;
 };

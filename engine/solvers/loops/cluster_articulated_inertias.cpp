@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include <Eigen/Cholesky>
+
 #include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/model/joint_motion.hpp>
+#include <loopsim/solvers/loops/cluster_shape.hpp>
 
 namespace loopsim {
 
 void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
+  clusters = &structure.clusters();
   for (const BodyCluster& cl : structure.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
     IA.push_back(MatrixX::Zero(n6, n6));
@@ -55,21 +59,55 @@ void ClusterArticulatedInertias::setBodyInertias(int k, const BodyCluster& clust
 }
 
 void ClusterArticulatedInertias::factor(int k, const MatrixX& S, const MatrixX& G) {
+  withClusterShape((*clusters)[k], [&](auto shape) { factorShaped<decltype(shape)>(k, S, G); });
+}
+
+template <class Shape>
+void ClusterArticulatedInertias::factorShaped(int k, const MatrixX& S_storage, const MatrixX& G_storage) {
+  using Subspace = typename Shape::Subspace;
+  using Square = typename Shape::Square;
+  const auto S = shaped<const Subspace>(S_storage);
+  const auto G = shaped<const typename Shape::Spanning>(G_storage);
+  auto Uk = shaped<Subspace>(U[k]);
+  auto Dk = shaped<Square>(D[k]);
+  auto Dinvk = shaped<Square>(Dinv[k]);
   // U_k = I^A_k S_k over I^A_k's nonzero blocks (lazy 6-row products: no allocation).
-  U[k].setZero();
+  Uk.setZero();
   for (const auto& [a, b] : blocks[k]) {
-    U[k].middleRows<6>(6 * a).noalias() += IA[k].block<6, 6>(6 * a, 6 * b).lazyProduct(S.middleRows<6>(6 * b));
+    Uk.template middleRows<6>(6 * a).noalias() +=
+        IA[k].block<6, 6>(6 * a, 6 * b).lazyProduct(S.template middleRows<6>(6 * b));
   }
-  D[k].noalias() = S.transpose() * U[k];
-  D[k].noalias() += G.transpose().lazyProduct(GA[k]);
-  choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
-  Dinv[k].setIdentity();
-  for (int c = 0; c < Dinv[k].cols(); ++c) choleskySolveInPlace(D[k], Dinv[k].col(c));
-  if (parent[k] >= 0) UDinv[k].noalias() = U[k].lazyProduct(Dinv[k]);
+  // A fixed shape's 6n-deep product unrolled (Eigen would take the blocked
+  // path past 20 rows + columns + depth); a large cluster's blocked.
+  if constexpr (Shape::kRows != Eigen::Dynamic) {
+    Dk.noalias() = S.transpose().lazyProduct(Uk);
+  } else {
+    Dk.noalias() = S.transpose() * Uk;
+  }
+  Dk.noalias() += G.transpose().lazyProduct(shaped<const typename Shape::Spanning>(GA[k]));
+  if constexpr (Shape::kIndependent == 1) {
+    Dinvk(0, 0) = 1.0 / Dk(0, 0);
+  } else if constexpr (Shape::kIndependent != Eigen::Dynamic) {
+    const Eigen::LLT<Square> llt(Dk);  // D is SPD: S_k has full column rank
+    Dinvk = llt.solve(Square::Identity());
+  } else {
+    choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
+    Dinv[k].setIdentity();
+    for (int c = 0; c < Dinv[k].cols(); ++c) choleskySolveInPlace(D[k], Dinv[k].col(c));
+  }
+  if (parent[k] >= 0) shaped<Subspace>(UDinv[k]).noalias() = Uk.lazyProduct(Dinvk);
 }
 
 void ClusterArticulatedInertias::addToParent(int k, const ClusterStructure& structure,
                                              const ClusterKinematics& kinematics) {
+  withClusterShape(structure.clusters()[k],
+                   [&](auto shape) { addToParentShaped<decltype(shape)>(k, structure, kinematics); });
+}
+
+template <class Shape>
+void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure& structure,
+                                                   const ClusterKinematics& kinematics) {
+  using Subspace = typename Shape::Subspace;
   const BodyCluster& cl = structure.clusters()[k];
   MatrixX& IA_parent = IA[cl.parent];
   // ^λX*_k I^A_k ^kX_λ over I^A_k's nonzero blocks.
@@ -81,25 +119,35 @@ void ClusterArticulatedInertias::addToParent(int k, const ClusterStructure& stru
       addTransformedInertia(kinematics.outputPlacement(cl.bodies[a]), IA[k].block<6, 6>(6 * a, 6 * a), transformed);
       IA_parent.block<6, 6>(6 * oa, 6 * oa) += transformed;
     } else {
-      const Matrix6& Xa = kinematics.fromOutput(cl.bodies[a]);
-      const Matrix6& Xb = kinematics.fromOutput(cl.bodies[b]);
+      const Matrix6 Xa = kinematics.outputPlacement(cl.bodies[a]).inverse().actionMatrix();
+      const Matrix6 Xb = kinematics.outputPlacement(cl.bodies[b]).inverse().actionMatrix();
       IA_parent.block<6, 6>(6 * oa, 6 * ob).noalias() += Xa.transpose() * (IA[k].block<6, 6>(6 * a, 6 * b) * Xb);
     }
   }
   // - ^λX*_k U D⁻¹ Uᵀ ^kX_λ = -(Σ X*U D⁻¹)(Σ X*U)ᵀ per pair of output bodies.
+  using PerOutput = Eigen::Matrix<double, Eigen::Dynamic, Shape::kIndependent>;
   const std::vector<int>& outs = outputs[k];
-  XU[k].setZero();
-  XUDinv[k].setZero();
+  const auto Uk = shaped<const Subspace>(U[k]);
+  const auto UDinvk = shaped<const Subspace>(UDinv[k]);
+  auto XUk = shaped<PerOutput>(XU[k]);
+  auto XUDinvk = shaped<PerOutput>(XUDinv[k]);
+  XUk.setZero();
+  XUDinvk.setZero();
   for (int a = 0; a < cl.bodyCount(); ++a) {
-    const auto XaT = kinematics.fromOutput(cl.bodies[a]).transpose();
+    const SE3& output_M_a = kinematics.outputPlacement(cl.bodies[a]);  // ^λX*_a as a placement
     const int o = output_of[k][a];
-    XU[k].middleRows<6>(6 * o).noalias() += XaT.lazyProduct(U[k].middleRows<6>(6 * a));
-    XUDinv[k].middleRows<6>(6 * o).noalias() += XaT.lazyProduct(UDinv[k].middleRows<6>(6 * a));
+    for (int j = 0; j < Uk.cols(); ++j) {
+      XUk.template middleRows<6>(6 * o).col(j) +=
+          output_M_a.act(Force(Vector6(Uk.template middleRows<6>(6 * a).col(j)))).toVector();
+      XUDinvk.template middleRows<6>(6 * o).col(j) +=
+          output_M_a.act(Force(Vector6(UDinvk.template middleRows<6>(6 * a).col(j)))).toVector();
+    }
   }
   for (std::size_t i = 0; i < outs.size(); ++i) {
     for (std::size_t j = 0; j < outs.size(); ++j) {
-      IA_parent.block<6, 6>(6 * outs[i], 6 * outs[j]).noalias() -= XUDinv[k].middleRows<6>(6 * static_cast<int>(i)).lazyProduct(
-          XU[k].middleRows<6>(6 * static_cast<int>(j)).transpose());
+      IA_parent.block<6, 6>(6 * outs[i], 6 * outs[j]).noalias() -=
+          XUDinvk.template middleRows<6>(6 * static_cast<int>(i))
+              .lazyProduct(XUk.template middleRows<6>(6 * static_cast<int>(j)).transpose());
     }
   }
 }

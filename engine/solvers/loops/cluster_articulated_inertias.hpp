@@ -45,6 +45,15 @@ struct ClusterArticulatedInertias {
   void addToParent(int k, const ClusterStructure& structure, const ClusterKinematics& kinematics);
   /// out += I^A_k c over I^A_k's nonzero blocks (c and out 6n).
   void addBlocksTimes(int k, const VectorX& c, VectorX& out) const;
+
+  const std::vector<BodyCluster>* clusters = nullptr;  // the structure's, set by allocate()
+
+ private:
+  // factor and addToParent with the cluster's compile-time sizes (cluster_shape.hpp).
+  template <class Shape>
+  void factorShaped(int k, const MatrixX& S, const MatrixX& G);
+  template <class Shape>
+  void addToParentShaped(int k, const ClusterStructure& structure, const ClusterKinematics& kinematics);
 };
 
 }  // namespace loopsim

@@ -25,13 +25,18 @@ namespace loopsim {
 
 class ClusterKinematics {
  public:
-  explicit ClusterKinematics(const ClusterStructure& structure);
+  /// What update() keeps of each body's transform from its output body: the
+  /// placement and its 6x6 motion matrix (fromOutput), or the placement only
+  /// (for users that apply it as SE3 products).
+  enum class Transforms { PlacementsAndMatrices, PlacementsOnly };
+  explicit ClusterKinematics(const ClusterStructure& structure,
+                             Transforms transforms = Transforms::PlacementsAndMatrices);
 
   /// Needs data's placements (liMi, oMi), S and c (articulatedFirstPass or
   /// forwardKinematics) and the spanning matrices at the same state. No allocation.
   void update(const Data& data, const ClusterSpanning& spanning);
 
-  /// ^iX_Λ(i): motion from body i's output body to body i (6x6).
+  /// ^iX_Λ(i): motion from body i's output body to body i (6x6; not with Transforms::PlacementsOnly).
   const Matrix6& fromOutput(int body) const { return from_output_[body]; }
   /// ^Λ(i)M_i: body i's placement in its output body's frame (fromOutput's inverse as a placement).
   const SE3& outputPlacement(int body) const { return output_M_body_[body]; }
@@ -39,7 +44,11 @@ class ClusterKinematics {
   const VectorX& c(int k) const { return c_[k]; }   // 6n
 
  private:
+  template <class Shape>
+  void updateCluster(int k, const Data& data, const ClusterSpanning& spanning);  // cluster_shape.hpp
+
   const ClusterStructure& structure_;
+  bool with_matrices_ = true;
   AlignedVector<Matrix6> from_output_;
   AlignedVector<SE3> output_M_body_;
   std::vector<MatrixX> S_;
