@@ -2,6 +2,7 @@
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
 #include <loopsim/model/joint_motion.hpp>
+#include <loopsim/solvers/loops/cluster_shape.hpp>
 
 namespace loopsim {
 
@@ -9,7 +10,7 @@ ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& indep
     : set_(set),
       structure_(set, independent_dofs, "cluster-rnea"),
       spanning_(structure_),
-      kinematics_(structure_),
+      kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(set.model()),
       cdata_(set),
       zero_tau_(VectorX::Zero(set.model().nv)),
@@ -31,47 +32,17 @@ bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<c
   }
   kinematics_.update(data_, spanning_);
 
-  // Forward pass (eqs. 33-34), clusters from the root.
+  // Forward pass (eqs. 33-34), clusters from the root; backward pass (eq. 35),
+  // clusters from the leaves: children have already added their forces onto
+  // this cluster's bodies.
   int offset = 0;  // the cluster's first entry in ydd
   for (std::size_t k = 0; k < clusters.size(); ++k) {
-    const BodyCluster& cl = clusters[k];
-    const auto y = ydd.segment(offset, cl.independentCount());
-    VectorX& a = a_[k];
-    for (int p = 0; p < cl.bodyCount(); ++p) {
-      a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * data_.a_gf[cl.output[p]].toVector();
-    }
-    a += kinematics_.c(static_cast<int>(k));
-    a.noalias() += kinematics_.S(static_cast<int>(k)) * y;
-    for (int p = 0; p < cl.bodyCount(); ++p) {
-      const int b = cl.bodies[p];
-      data_.a_gf[b] = Motion(Vector6(a.segment<6>(6 * p)));
-      data_.f[b] = Force(data_.Ia[b] * a.segment<6>(6 * p) + data_.pa[b].toVector());  // f^net (eq. 34)
-    }
-    const MatrixX& G = spanning_.G(static_cast<int>(k));
-    const VectorX& g = spanning_.g(static_cast<int>(k));
-    for (int d = 0; d < cl.dofCount(); ++d) qdd_[cl.dofs[d]] = G.row(d).dot(y) + g[d];
-    offset += cl.independentCount();
+    withClusterShape(clusters[k], [&](auto shape) { forwardCluster<decltype(shape)>(static_cast<int>(k), offset, ydd); });
+    offset += clusters[k].independentCount();
   }
-  // Backward pass (eq. 35), clusters from the leaves: children have already
-  // added their forces onto this cluster's bodies.
   for (int k = static_cast<int>(clusters.size()) - 1; k >= 0; --k) {
-    const BodyCluster& cl = clusters[k];
-    offset -= cl.independentCount();
-    VectorX& f = a_[k];  // the accelerations are done with: reuse for stack(f^J)
-    for (int p = 0; p < cl.bodyCount(); ++p) f.segment<6>(6 * p) = data_.f[cl.bodies[p]].toVector();
-    auto tau = tau_independent.segment(offset, cl.independentCount());
-    tau.noalias() = kinematics_.S(k).transpose() * f;  // eq. 31
-    const MatrixX& G = spanning_.G(k);
-    for (int d = 0; d < cl.dofCount(); ++d) {
-      const int dof = cl.dofs[d];
-      if (m.armature[dof] != 0.0) tau.noalias() += G.row(d).transpose() * (m.armature[dof] * qdd_[dof]);
-    }
-    for (int p = 0; p < cl.bodyCount(); ++p) {
-      const int o = cl.output[p];
-      if (o == 0) continue;
-      data_.f[o] = Force(data_.f[o].toVector() +
-                         kinematics_.fromOutput(cl.bodies[p]).transpose() * f.segment<6>(6 * p));
-    }
+    offset -= clusters[k].independentCount();
+    withClusterShape(clusters[k], [&](auto shape) { backwardCluster<decltype(shape)>(k, offset, tau_independent); });
   }
   return pivot_ratio > kSingularPivotRatio;
 }
@@ -86,6 +57,49 @@ void ClusterRnea::projectOnIndependent(const Eigen::Ref<const VectorX>& spanning
     const MatrixX& G = spanning_.G(static_cast<int>(k));
     for (int d = 0; d < cl.dofCount(); ++d) out_k.noalias() += G.row(d).transpose() * spanning_force[cl.dofs[d]];
     offset += cl.independentCount();
+  }
+}
+
+template <class Shape>
+void ClusterRnea::forwardCluster(int k, int offset, const Eigen::Ref<const VectorX>& ydd) {
+  using Stacked = typename Shape::Stacked;
+  const BodyCluster& cl = structure_.clusters()[k];
+  const auto y = ydd.segment(offset, cl.independentCount());
+  auto a = shaped<Stacked>(a_[k]);
+  // a_k = ^kX_λ a_λ + S_k ÿ_k + c_k (eq. 33), each body from its output body.
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    a.template segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(data_.a_gf[cl.output[p]]).toVector();
+  }
+  a += shaped<const Stacked>(kinematics_.c(k));
+  a.noalias() += shaped<const typename Shape::Subspace>(kinematics_.S(k)).lazyProduct(y);
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    const int b = cl.bodies[p];
+    data_.a_gf[b] = Motion(Vector6(a.template segment<6>(6 * p)));
+    data_.f[b] = Force(data_.Ia[b] * a.template segment<6>(6 * p) + data_.pa[b].toVector());  // f^net (eq. 34)
+  }
+  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
+  const VectorX& g = spanning_.g(k);
+  for (int d = 0; d < cl.dofCount(); ++d) qdd_[cl.dofs[d]] = G.row(d).dot(y) + g[d];
+}
+
+template <class Shape>
+void ClusterRnea::backwardCluster(int k, int offset, Eigen::Ref<VectorX> tau_independent) {
+  using Stacked = typename Shape::Stacked;
+  const Model& m = set_.model();
+  const BodyCluster& cl = structure_.clusters()[k];
+  auto f = shaped<Stacked>(a_[k]);  // the accelerations are done with: reuse for stack(f^J)
+  for (int p = 0; p < cl.bodyCount(); ++p) f.template segment<6>(6 * p) = data_.f[cl.bodies[p]].toVector();
+  auto tau = tau_independent.segment(offset, cl.independentCount());
+  tau.noalias() = shaped<const typename Shape::Subspace>(kinematics_.S(k)).transpose().lazyProduct(f);  // eq. 31
+  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
+  for (int d = 0; d < cl.dofCount(); ++d) {
+    const int dof = cl.dofs[d];
+    if (m.armature[dof] != 0.0) tau.noalias() += G.row(d).transpose() * (m.armature[dof] * qdd_[dof]);
+  }
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    const int o = cl.output[p];
+    if (o == 0) continue;
+    data_.f[o] += kinematics_.outputPlacement(cl.bodies[p]).act(Force(Vector6(f.template segment<6>(6 * p))));
   }
 }
 

@@ -41,6 +41,12 @@ class ClusterRnea {
   const VectorX& spanningAcceleration() const { return qdd_; }
 
  private:
+  // One cluster of each pass at its compile-time size (cluster_shape.hpp).
+  template <class Shape>
+  void forwardCluster(int k, int offset, const Eigen::Ref<const VectorX>& ydd);
+  template <class Shape>
+  void backwardCluster(int k, int offset, Eigen::Ref<VectorX> tau_independent);
+
   const ConstraintSet& set_;
   ClusterStructure structure_;
   ClusterSpanning spanning_;
