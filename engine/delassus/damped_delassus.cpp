@@ -35,13 +35,13 @@ DampedDelassusInverse::DampedDelassusInverse(const ConstraintSet& set, const std
 }
 
 void DampedDelassusInverse::compute(const Eigen::Ref<const VectorX>& q, Eigen::Ref<MatrixX> out) {
-  out.setIdentity();
   if (fast_) {
-    // Eq. 55 with L_b^A + μ⁻¹I, one identity column at a time.
+    // Eq. 55 with L_b^A + μ⁻¹I, as matrices.
     fast_->factor(q);
-    for (Eigen::Index col = 0; col < out.cols(); ++col) fast_->solveInPlace(out.col(col));
+    fast_->inverse(out);
     return;
   }
+  out.setIdentity();
   matrix_algorithm_->compute(q, damped_);
   damped_.diagonal().array() += inverse_damping_;
   llt_.compute(damped_);  // J M⁻¹ Jᵀ ⪰ 0, so Λ_μ ≻ 0

@@ -6,7 +6,7 @@
 //     diagonal and invert by Cholesky (positive definite for every set, rank
 //     deficient ones included);
 //   - `pv-osim-fast` never forms the Delassus matrix: paper 000 eq. 55 on
-//     L_b^A + μ⁻¹I (pv_osim_fast.hpp) solves with Λ_μ column by column, and
+//     L_b^A + μ⁻¹I (pv_osim_fast.hpp) gives the inverse as matrices, and
 //     damped it also takes the sets the undamped lemma refuses (a constraint
 //     on the base link, more rows on a branch than it can move).
 #include <memory>

@@ -37,6 +37,10 @@ class PvOsimFast {
   void factor(const Eigen::Ref<const VectorX>& q);
   /// x ← (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ x (constraint set's row order; μ⁻¹ = 0 undamped). No allocation.
   void solveInPlace(Eigen::Ref<VectorX> x);
+  /// out (m x m) = (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ by eq. 55 as matrices: the branches'
+  /// block inverses minus the rank-6 L_K (D_b + K_bᵀ L_K)⁻¹ L_Kᵀ, never a
+  /// solve per column. No allocation.
+  void inverse(Eigen::Ref<MatrixX> out);
 
   /// Smallest pivot² / largest diagonal accepted in L_b^A's branch factors.
   static constexpr double kPivotRatio = 1e-10;
@@ -57,6 +61,8 @@ class PvOsimFast {
   Eigen::Matrix<double, Eigen::Dynamic, 6> LK_;     // L_K = Λ_b K_b^A
   Eigen::LLT<Matrix6> schur_;                       // D_b + K_b^Aᵀ L_K
   VectorX work_;
+  MatrixX inverse_;                                  // inverse()'s m x m in the internal row order
+  Eigen::Matrix<double, 6, Eigen::Dynamic> schur_LKt_;  // (D_b + K_bᵀ L_K)⁻¹ L_Kᵀ
 };
 
 }  // namespace loopsim
