@@ -9,8 +9,8 @@ namespace loopsim {
 
 namespace {
 
-// X ← (G Gᵀ)⁻¹ X for a block's lower Cholesky factor G, every column at once
-// (one triangular solve each way; a column-by-column solve cost 3x more).
+// X ← (G Gᵀ)⁻¹ X for a block's lower Cholesky factor G, every column at once:
+// one triangular solve each way rather than one per column.
 template <class Factor, class Columns>
 void solveWithFactor(const Factor& G, Columns&& X) {
   G.template triangularView<Eigen::Lower>().solveInPlace(X);
