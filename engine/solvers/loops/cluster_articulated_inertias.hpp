@@ -34,8 +34,9 @@ struct ClusterArticulatedInertias {
   /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
   void setBodyInertias(int k, const BodyCluster& cluster, const Data& data);
   /// Lines 26-27 (eq. 49): U_k = I^A_k S_k, D_k = S_kᵀ U_k + G_kᵀ A G_k, D_k⁻¹
-  /// through its Cholesky factor (D_k keeps the factor), and U_k D_k⁻¹ when
-  /// the cluster has a parent (only the terms handed to it use it).
+  /// (1 / D_k for one independent dof, else through a Cholesky factor; D_k's
+  /// storage is scratch afterwards), and U_k D_k⁻¹ when the cluster has a
+  /// parent (only the terms handed to it use it).
   void factor(int k, const MatrixX& S, const MatrixX& G);
   /// Lines 30 and 32 (eqs. 55-56): I^A_λ(k) += ^λX*_k I^a_k ^kX_λ with
   /// I^a_k = I^A_k - U_k D_k⁻¹ U_kᵀ, onto the output bodies: I^A_k's nonzero
