@@ -12,6 +12,7 @@
 #include <loopsim/delassus/delassus.hpp>
 #include <loopsim/model/errors.hpp>
 #include "delassus_command.hpp"
+#include "list_values.hpp"
 #include "number_checks.hpp"
 #include <loopsim/scene/scene_loader.hpp>
 
@@ -32,7 +33,8 @@ Command registerDelassusCommand(CLI::App& parent) {
   CLI::App* sub = parent.add_subcommand(
       "delassus", "Print the Delassus matrix J M⁻¹ Jᵀ of a scene's constraints at its start, or time the algorithms");
   sub->add_option("scene", options->scene, "Scene YAML file")->required()->check(CLI::ExistingFile);
-  sub->add_option("--algorithm", options->algorithms, "Algorithm (" + names + "); default: dense, or all with --bench");
+  sub->add_option("--algorithm", options->algorithms,
+                  "Algorithm (" + names + "), with --bench several separated by commas or spaces; default: dense, or all with --bench");
   sub->add_option("--damping", options->damping,
                   "Print the damped inverse (J M⁻¹ Jᵀ + μ⁻¹I)⁻¹ for this mu (paper 001 eq. 13's Λ_μ, inverted); "
                   "--algorithm may then also be pv-osim-fast (paper 000 eq. 55 on L_b^A + μ⁻¹I)");
@@ -43,6 +45,7 @@ Command registerDelassusCommand(CLI::App& parent) {
   sub->add_option("--iterations", options->rounds, "Timed passes over the configurations (--bench)")
       ->capture_default_str();
   return {sub, [options, sub] {
+            options->algorithms = splitListValues(options->algorithms);
             const bool damped = sub->count("--damping") > 0;
             // What printing would silently ignore is refused, naming the option.
             for (const char* timing : {"--samples", "--iterations"}) {

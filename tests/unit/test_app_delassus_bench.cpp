@@ -121,6 +121,22 @@ TEST(AppDelassus, DampedBenchTimesEveryAlgorithmAndPvOsimFastAgainstTheDenseRout
   EXPECT_TRUE(contains(out.text, "Damped Delassus inverse")) << out.text;
 }
 
+// --algorithm takes a list as bench --solver does: commas or spaces, and
+// only the algorithms named are timed.
+TEST(AppDelassus, BenchAlgorithmsAreAListSeparatedByCommasOrSpaces) {
+  const std::string scene = (scenesDir() / "go1_standing.yaml").string();
+  for (const std::string list : {"dense,pv-osimr", "\"dense pv-osimr\"", "dense pv-osimr"}) {
+    const Output out = runLoopsim("delassus " + scene + " --bench --samples 2 --iterations 2 --algorithm " + list);
+    ASSERT_EQ(out.exit_code, 0) << list << ": " << out.text;
+    EXPECT_TRUE(contains(out.text, "pv-osimr")) << list << ": " << out.text;
+    EXPECT_TRUE(contains(out.text, "dense")) << list << ": " << out.text;
+    EXPECT_FALSE(contains(out.text, "efpa")) << list << ": " << out.text;
+  }
+  const Output bad = runLoopsim("delassus " + scene + " --bench --algorithm dense,pv-osimx");
+  EXPECT_EQ(bad.exit_code, 1) << bad.text;
+  EXPECT_TRUE(contains(bad.text, "pv-osimx")) << bad.text;
+}
+
 TEST(BenchTable2, CasesMirrorPaper000TableTwo) {
   const std::vector<Scene> cases = paperTable2Cases(scenesDir());
   const std::vector<std::pair<std::string, int>> expected = {
