@@ -1,5 +1,6 @@
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
@@ -23,12 +24,20 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
   inertias_.allocate(structure_);
-  // The bodies recoverMultipliers sums forces over: every body in the subtree
-  // of a body that carries a dependent dof (increasing: parents first).
+  // The dofs whose joint force recoverMultipliers reads (every dof of a loop
+  // cluster, the dependent ones of a coupling's) and the bodies it sums
+  // forces over: every body in the subtree of a body that carries one of
+  // them (increasing: parents first).
   const Model& m = constraints.model();
   in_multiplier_subtree_.assign(m.nbodies(), 0);
   for (const BodyCluster& cl : structure_.clusters()) {
-    for (int d : cl.dependent) in_multiplier_subtree_[cl.bodies[cl.dof_body[d]]] = 1;
+    const bool every_dof = ClusterSpanning::readsEveryDof(cl);
+    for (int d = 0; d < cl.dofCount(); ++d) {
+      const bool dependent = std::find(cl.dependent.begin(), cl.dependent.end(), d) != cl.dependent.end();
+      if (!every_dof && !dependent) continue;
+      multiplier_dofs_.push_back({cl.dofs[d], cl.bodies[cl.dof_body[d]]});
+      in_multiplier_subtree_[cl.bodies[cl.dof_body[d]]] = 1;
+    }
   }
   for (int i = 1; i < m.nbodies(); ++i) {
     if (in_multiplier_subtree_[m.parent[i]]) in_multiplier_subtree_[i] = 1;
@@ -134,8 +143,7 @@ void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, 
   const Model& m = model();
   // RNEA's backward pass on the solved accelerations, f_i = H_i a_i + v ×* H v
   // - f_ext summed towards the root, over the subtrees of the bodies whose
-  // joints are dependent: only their joint forces are read (a gear's rotor
-  // is a leaf: its own force alone).
+  // joint forces are read (a gear's rotor is a leaf: its own force alone).
   for (int i : multiplier_bodies_) {
     data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
   }
@@ -143,12 +151,9 @@ void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, 
     const int p = m.parent[*it];
     if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);
   }
-  for (const BodyCluster& cl : structure_.clusters()) {
-    for (int d : cl.dependent) {
-      const int dof = cl.dofs[d];
-      joint_force_[dof] = data_.S.col(dof).dot(data_.f[cl.bodies[cl.dof_body[d]]].toVector()) +
-                          (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
-    }
+  for (const auto& [dof, body] : multiplier_dofs_) {
+    joint_force_[dof] = data_.S.col(dof).dot(data_.f[body].toVector()) +
+                        (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
   }
   spanning_.multipliersFromJointForce(joint_force_, lambda);
 }

@@ -10,12 +10,14 @@
 //
 // λ (loopsim's convention, M v̇ + h = τ + Jᵀλ) is recovered after the solve:
 // the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
-// each cluster's dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d.
+// each loop cluster's dofs gives λ_k by least squares, on a coupling cluster's
+// dependent dofs by K_dᵀ λ_k = (Jᵀλ)_d (ClusterSpanning::multipliersFromJointForce).
 //
 // Needs the independent coordinates the scene declares (scene key `independent`,
 // SolverSettings::independent_dofs). Full-rank sets only: a cluster with
 // more rows than dependent dofs is refused at bind time; a state where K_d is
 // singular (pivot ratio below 1e-12) solves but reports converged = false.
+#include <utility>
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
@@ -69,7 +71,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterArticulatedInertias inertias_;
   std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
   VectorX joint_force_;  // Jᵀλ, model dof order
-  std::vector<int> multiplier_bodies_;       // the subtrees of the dependent dofs' bodies, increasing
+  std::vector<std::pair<int, int>> multiplier_dofs_;  // (dof, its body) whose joint force λ reads
+  std::vector<int> multiplier_bodies_;       // the subtrees of those dofs' bodies, increasing
   std::vector<char> in_multiplier_subtree_;  // per body (the world: 0)
   VectorX residual_;     // J v̇ - k
   double pivot_ratio_ = 1.0;

@@ -32,6 +32,7 @@ bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<c
   }
   kinematics_.update(data_, spanning_);
 
+  spanning_.spanningAcceleration(ydd, qdd_);  // q̈ = G ÿ + g (eq. 3): the armature's share below
   // Forward pass (eqs. 33-34), clusters from the root; backward pass (eq. 35),
   // clusters from the leaves: children have already added their forces onto
   // this cluster's bodies.
@@ -48,16 +49,7 @@ bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<c
 }
 
 void ClusterRnea::projectOnIndependent(const Eigen::Ref<const VectorX>& spanning_force, Eigen::Ref<VectorX> out) const {
-  int offset = 0;
-  const auto& clusters = structure_.clusters();
-  for (std::size_t k = 0; k < clusters.size(); ++k) {
-    const BodyCluster& cl = clusters[k];
-    auto out_k = out.segment(offset, cl.independentCount());
-    out_k.setZero();
-    const MatrixX& G = spanning_.G(static_cast<int>(k));
-    for (int d = 0; d < cl.dofCount(); ++d) out_k.noalias() += G.row(d).transpose() * spanning_force[cl.dofs[d]];
-    offset += cl.independentCount();
-  }
+  spanning_.projectOnIndependent(spanning_force, out);
 }
 
 template <class Shape>
@@ -77,9 +69,6 @@ void ClusterRnea::forwardCluster(int k, int offset, const Eigen::Ref<const Vecto
     data_.a_gf[b] = Motion(Vector6(a.template segment<6>(6 * p)));
     data_.f[b] = Force(data_.Ia[b] * a.template segment<6>(6 * p) + data_.pa[b].toVector());  // f^net (eq. 34)
   }
-  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
-  const VectorX& g = spanning_.g(k);
-  for (int d = 0; d < cl.dofCount(); ++d) qdd_[cl.dofs[d]] = G.row(d).dot(y) + g[d];
 }
 
 template <class Shape>

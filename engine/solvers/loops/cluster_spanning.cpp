@@ -22,6 +22,10 @@ ClusterSpanning::ClusterSpanning(const ClusterStructure& structure) : structure_
     solution_.push_back(VectorX::Zero(nr));
     solved_rows_.push_back(MatrixX::Zero(nr, ny));
     lu_.emplace_back(nr);
+    const bool every_dof = readsEveryDof(cl);
+    Kt_.push_back(MatrixX::Zero(every_dof ? nd : 0, every_dof ? nr : 0));
+    qr_.emplace_back(every_dof ? nd : 0, every_dof ? nr : 0);
+    force_.push_back(VectorX::Zero(every_dof ? nd : 0));
   }
   factored_.assign(structure.clusters().size(), 0);
   pivot_ratio_.assign(structure.clusters().size(), 1.0);
@@ -54,6 +58,13 @@ double ClusterSpanning::update(const ConstraintData& cdata) {
       for (int r = 0; r < nr; ++r) G_[k].row(cl.dependent[r]) = -solved_rows_[k].row(r);
       factored_[k] = 1;
     }
+    if (readsEveryDof(cl)) {
+      MatrixX& Kt = Kt_[k];
+      for (int r = 0; r < nr; ++r) {
+        for (int d = 0; d < cl.dofCount(); ++d) Kt(d, r) = cdata.J(cl.rows[r], cl.dofs[d]);
+      }
+      qr_[k].compute(Kt);
+    }
     worst = std::min(worst, pivot_ratio_[k]);
     // g_d = K_d⁻¹ k (eq. 3).
     solution_[k] = lu_[k].solve(rhs_[k]);
@@ -69,6 +80,23 @@ void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>&
     const BodyCluster& cl = clusters[k];
     const int nr = cl.rowCount();
     if (nr == 0) continue;
+    if (readsEveryDof(cl)) {
+      // min |K_kᵀ λ - r_k| with K_kᵀ = Q R: λ = R⁻¹ (Qᵀ r)_rows, the
+      // reflections H_j = 1 - τ_j v_j v_jᵀ applied in place (v_j's first entry 1).
+      VectorX& r = force_[k];
+      const int nd = cl.dofCount();
+      for (int d = 0; d < nd; ++d) r[d] = joint_force[cl.dofs[d]];
+      const MatrixX& QR = qr_[k].matrixQR();
+      for (int j = 0; j < nr; ++j) {
+        const int tail = nd - j - 1;
+        const double w = qr_[k].hCoeffs()[j] * (r[j] + QR.col(j).tail(tail).dot(r.tail(tail)));
+        r[j] -= w;
+        r.tail(tail) -= w * QR.col(j).tail(tail);
+      }
+      QR.topRows(nr).triangularView<Eigen::Upper>().solveInPlace(r.head(nr));
+      for (int c = 0; c < nr; ++c) lambda[cl.rows[c]] = r[c];
+      continue;
+    }
     VectorX& r = rhs_[k];
     for (int c = 0; c < nr; ++c) r[c] = joint_force[cl.dofs[cl.dependent[c]]];
     // K_dᵀ λ = r_d with P K_d = L U: Uᵀ Lᵀ (P λ) = r_d, by in-place triangular
@@ -78,6 +106,43 @@ void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>&
     LU.triangularView<Eigen::UnitLower>().transpose().solveInPlace(r);
     solution_[k].noalias() = lu_[k].permutationP().transpose() * r;
     for (int c = 0; c < nr; ++c) lambda[cl.rows[c]] = solution_[k][c];
+  }
+}
+
+void ClusterSpanning::spanningAcceleration(const Eigen::Ref<const VectorX>& ydd, Eigen::Ref<VectorX> qdd) const {
+  int offset = 0;
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    const auto y = ydd.segment(offset, cl.independentCount());
+    for (int d = 0; d < cl.dofCount(); ++d) qdd[cl.dofs[d]] = G_[k].row(d).dot(y) + g_[k][d];
+    offset += cl.independentCount();
+  }
+}
+
+void ClusterSpanning::projectOnIndependent(const Eigen::Ref<const VectorX>& spanning_force,
+                                           Eigen::Ref<VectorX> out) const {
+  int offset = 0;
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    auto out_k = out.segment(offset, cl.independentCount());
+    out_k.setZero();
+    for (int d = 0; d < cl.dofCount(); ++d) out_k.noalias() += G_[k].row(d).transpose() * spanning_force[cl.dofs[d]];
+    offset += cl.independentCount();
+  }
+}
+
+void ClusterSpanning::assemble(Eigen::Ref<MatrixX> G, Eigen::Ref<VectorX> g) const {
+  int column = 0;
+  const auto& clusters = structure_.clusters();
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    for (int d = 0; d < cl.dofCount(); ++d) {
+      G.row(cl.dofs[d]).segment(column, cl.independentCount()) = G_[k].row(d);
+      g[cl.dofs[d]] = g_[k][d];
+    }
+    column += cl.independentCount();
   }
 }
 

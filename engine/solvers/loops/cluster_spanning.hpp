@@ -11,7 +11,16 @@
 // a pivot below 1e-12 of the largest marks the state singular for these
 // independent joints (near a singular configuration of the loop). A cluster
 // of couplings has a constant K: it is factored once and G_k kept.
+//
+// Multipliers: λ_k from the joint force r = M q̈ + h - τ = Kᵀλ. K_d alone is
+// ill-conditioned near a singular configuration of the declared coordinates
+// while the whole K_k is not, and r carries q̈'s round-off (|q̈| reaches 1e6
+// on Digit's leg loops far from the start): a loop cluster takes λ_k as the
+// least-squares solution of K_kᵀ λ_k = r_k over all its dofs (Householder QR
+// of K_kᵀ), which divides r's error by K_k's smallest singular value instead
+// of K_d's. A cluster of couplings keeps K_dᵀ λ_k = r_d: its K_d is constant.
 #include <Eigen/LU>
+#include <Eigen/QR>
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
@@ -32,9 +41,26 @@ class ClusterSpanning {
   /// K_d factors (1 without loops). No allocation.
   double update(const ConstraintData& cdata);
 
-  /// K_dᵀ λ_k = r_d for every cluster: λ (global rows) from the residual
-  /// joint force r = Kᵀλ on the dependent dofs (model dof order). No allocation.
+  /// λ (global rows) from the residual joint force r = Kᵀλ (model dof
+  /// order): least squares over every dof of a loop cluster, K_dᵀ λ_k = r_d
+  /// for a cluster of couplings (see readsEveryDof). No allocation.
   void multipliersFromJointForce(const Eigen::Ref<const VectorX>& joint_force, Eigen::Ref<VectorX> lambda);
+
+  /// Whether multipliersFromJointForce reads r on every dof of cluster cl
+  /// (a loop: K follows the state) or on its dependent dofs only (couplings).
+  static bool readsEveryDof(const BodyCluster& cl) { return cl.rowCount() > 0 && !cl.constant_jacobian; }
+
+  /// q̈_k = G_k ÿ_k + g_k (eq. 3) for every cluster: ydd stacks the clusters'
+  /// independent accelerations in cluster order, qdd is in model dof order.
+  void spanningAcceleration(const Eigen::Ref<const VectorX>& ydd, Eigen::Ref<VectorX> qdd) const;
+
+  /// G_kᵀ x_k for every cluster: a spanning-joint force x (model dof order)
+  /// as forces on the independent coordinates, stacked in cluster order.
+  void projectOnIndependent(const Eigen::Ref<const VectorX>& spanning_force, Eigen::Ref<VectorX> out) const;
+
+  /// The whole tree's G (nv x independent dofs, block diagonal over the
+  /// clusters) and g (nv). Only the clusters' entries are written.
+  void assemble(Eigen::Ref<MatrixX> G, Eigen::Ref<VectorX> g) const;
 
   /// |u_ii| of K_d's LU factor for cluster k (after update).
   auto dependentPivots(int k) const { return lu_[k].matrixLU().diagonal().cwiseAbs(); }
@@ -49,6 +75,9 @@ class ClusterSpanning {
   std::vector<MatrixX> G_, Kd_, Ky_, solved_rows_;  // solved_rows_: K_d⁻¹ K_y
   std::vector<VectorX> g_, rhs_, solution_;
   std::vector<Eigen::PartialPivLU<MatrixX>> lu_;
+  std::vector<MatrixX> Kt_;                          // K_kᵀ of a loop cluster (dofs x rows)
+  std::vector<Eigen::HouseholderQR<MatrixX>> qr_;    // its QR, for the multipliers
+  std::vector<VectorX> force_;                       // r_k on the cluster's dofs
   std::vector<char> factored_;      // K_d factored at least once (a constant K keeps it)
   std::vector<double> pivot_ratio_;  // per cluster, of the last factor
 };

@@ -20,7 +20,6 @@ bool ProjectedRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
                             const Eigen::Ref<const VectorX>& ydd, std::span<const Force> fext,
                             Eigen::Ref<VectorX> tau_independent) {
   const Model& m = set_.model();
-  const auto& clusters = structure_.clusters();
   // K, G_k and g_k at the state (eq. 3): a loop's K needs the placements and
   // velocity products, a coupling's only the joint values.
   double pivot_ratio = 1.0;
@@ -29,27 +28,9 @@ bool ProjectedRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref
     evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     pivot_ratio = spanning_.update(cdata_);
   }
-  // q̈ = G ÿ + g, cluster by cluster.
-  int offset = 0;
-  for (std::size_t k = 0; k < clusters.size(); ++k) {
-    const BodyCluster& cl = clusters[k];
-    const auto y = ydd.segment(offset, cl.independentCount());
-    const MatrixX& G = spanning_.G(static_cast<int>(k));
-    const VectorX& g = spanning_.g(static_cast<int>(k));
-    for (int d = 0; d < cl.dofCount(); ++d) qdd_[cl.dofs[d]] = G.row(d).dot(y) + g[d];
-    offset += cl.independentCount();
-  }
-  // τ = RNEA(q, q̇, q̈) (armature included), τ_y = Gᵀ τ (§II-C).
-  const VectorX& tau = rnea(m, data_, q, v, qdd_, fext);
-  offset = 0;
-  for (std::size_t k = 0; k < clusters.size(); ++k) {
-    const BodyCluster& cl = clusters[k];
-    auto out = tau_independent.segment(offset, cl.independentCount());
-    out.setZero();
-    const MatrixX& G = spanning_.G(static_cast<int>(k));
-    for (int d = 0; d < cl.dofCount(); ++d) out.noalias() += G.row(d).transpose() * tau[cl.dofs[d]];
-    offset += cl.independentCount();
-  }
+  // q̈ = G ÿ + g (eq. 3); τ = RNEA(q, q̇, q̈) (armature included), τ_y = Gᵀ τ (§II-C).
+  spanning_.spanningAcceleration(ydd, qdd_);
+  spanning_.projectOnIndependent(rnea(m, data_, q, v, qdd_, fext), tau_independent);
   return pivot_ratio > kSingularPivotRatio;
 }
 

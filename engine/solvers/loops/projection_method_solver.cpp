@@ -21,25 +21,9 @@ ProjectionMethodSolver::ProjectionMethodSolver(const ConstraintSet& constraints,
       cholesky_(structure_.independentDofs()),
       force_(VectorX::Zero(constraints.model().nv)),
       ydd_(VectorX::Zero(structure_.independentDofs())),
+      correction_(VectorX::Zero(structure_.independentDofs())),
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {}
-
-void ProjectionMethodSolver::assembleSpanning() {
-  // Eq. 3 for the whole tree: G is block diagonal over the clusters, each
-  // cluster's independent columns in structure_.independentDofIndices() order.
-  int column = 0;
-  const auto& clusters = structure_.clusters();
-  for (std::size_t k = 0; k < clusters.size(); ++k) {
-    const BodyCluster& cl = clusters[k];
-    const MatrixX& Gk = spanning_.G(static_cast<int>(k));
-    const VectorX& gk = spanning_.g(static_cast<int>(k));
-    for (int d = 0; d < cl.dofCount(); ++d) {
-      G_.row(cl.dofs[d]).segment(column, cl.independentCount()) = Gk.row(d);
-      g_[cl.dofs[d]] = gk[d];
-    }
-    column += cl.independentCount();
-  }
-}
 
 SolveStats ProjectionMethodSolver::solve(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<const VectorX>& v,
                                          const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext,
@@ -59,7 +43,7 @@ SolveStats ProjectionMethodSolver::solve(const Eigen::Ref<const VectorX>& q, con
     evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     pivot_ratio = spanning_.update(cdata_);
   }
-  assembleSpanning();
+  spanning_.assemble(G_, g_);  // eq. 3 for the whole tree
 
   // ÿ = (Gᵀ H G)⁻¹ Gᵀ (τ - c - H g) (paper 004 §II-D), q̈ = G ÿ + g (eq. 3).
   HG_.noalias() = H * G_;
@@ -72,12 +56,18 @@ SolveStats ProjectionMethodSolver::solve(const Eigen::Ref<const VectorX>& q, con
                      "the projected inertia Gᵀ H G is not positive definite at this state");
   }
   cholesky_.solveInPlace(ydd_);
-  vdot = g_;
-  vdot.noalias() += G_ * ydd_;
+  spanning_.spanningAcceleration(ydd_, vdot);
 
   if (constraints_.dimension() > 0) {
     joint_force_ = bias - tau;
     joint_force_.noalias() += H * vdot;  // Jᵀλ = H q̈ + c - τ
+    // One step of iterative refinement on the same factor: Gᵀ(H q̈ + c - τ)
+    // should vanish; its round-off, magnified where |q̈| is large, is what λ
+    // recovered from the joint force would carry. Costs n² + n n_y.
+    correction_.noalias() = -G_.transpose() * joint_force_;
+    cholesky_.solveInPlace(correction_);
+    vdot.noalias() += G_ * correction_;
+    joint_force_.noalias() += HG_ * correction_;
     spanning_.multipliersFromJointForce(joint_force_, lambda);
     residual_.noalias() = cdata_.J * vdot;
     residual_ -= cdata_.k;

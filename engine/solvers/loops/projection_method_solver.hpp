@@ -9,8 +9,9 @@
 // cluster-aba (cluster_structure.hpp, cluster_spanning.hpp) on the scene's
 // declared independent coordinates. Gᵀ H G is factored densely: O(n_y³).
 //
-// λ (M v̇ + h = τ + Jᵀλ) as cluster-aba recovers it: the joint force
-// Jᵀλ = H q̈ + c - τ on each cluster's dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d.
+// q̈ is refined once on the same factor (Gᵀ(H q̈ + c - τ) → 0), then λ
+// (M v̇ + h = τ + Jᵀλ) recovered as cluster-aba does, from the joint force
+// Jᵀλ = H q̈ + c - τ (ClusterSpanning::multipliersFromJointForce).
 // Full-rank sets only; a state where K_d is singular for the declared
 // joints solves but reports converged = false.
 #include <vector>
@@ -42,8 +43,6 @@ class ProjectionMethodSolver final : public ConstrainedSolver {
   const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
 
  private:
-  void assembleSpanning();  // G and g of the whole tree from the clusters'
-
   ClusterStructure structure_;
   ClusterSpanning spanning_;
   Data data_;
@@ -53,7 +52,7 @@ class ProjectionMethodSolver final : public ConstrainedSolver {
   VectorX g_;             // nv
   MatrixX HG_, reduced_;  // H G and Gᵀ H G
   DenseCholesky cholesky_;
-  VectorX force_, ydd_, joint_force_, residual_;
+  VectorX force_, ydd_, correction_, joint_force_, residual_;
 };
 
 }  // namespace loopsim
