@@ -20,6 +20,8 @@
 #include "allocation_counter.hpp"
 #include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/scene/scene_loader.hpp>
+#include <loopsim/sim/projection.hpp>
+#include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/selection/auto_mu.hpp>
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
@@ -263,6 +265,32 @@ TEST(Allocation, ClusterSolversDoNotAllocate) {
     projection.solve(scene.q0, v, tau, fext, vdot, lambda);
     EXPECT_EQ(countAllocations([&] { projection.solve(scene.q0, v, tau, fext, vdot, lambda); }), 0) << file;
   }
+}
+
+// cluster-aba's refinement step (taken near a singular configuration of the
+// declared coordinates) allocates nothing either: a Digit pose far from the
+// start where it is taken.
+TEST(Allocation, ClusterAbaRefinementDoesNotAllocate) {
+  const Scene scene = loadScene(std::filesystem::path(LOOPSIM_ASSETS_DIR).parent_path() / "scenes" / "digit_standing.yaml");
+  const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
+  ClusterAbaSolver solver(set, scene.solver_settings);
+  const int nv = scene.model->nv;
+  std::mt19937 rng(7);
+  VectorX vdot(nv), lambda(set.dimension()), tau = VectorX::Constant(nv, 0.5);
+  bool refined = false;
+  for (int draw = 0; draw < 200 && !refined; ++draw) {
+    VectorX q = randomConfiguration(*scene.model, rng), v = VectorX::Constant(nv, 0.1);
+    try {
+      makeConsistent(set, q, v, scene.held_joints);
+    } catch (const ModelError&) {
+      continue;  // a pose the loops cannot close near
+    }
+    solver.solve(q, v, tau, {}, vdot, lambda);
+    if (!solver.lastSolveRefined()) continue;
+    refined = true;
+    EXPECT_EQ(countAllocations([&] { solver.solve(q, v, tau, {}, vdot, lambda); }), 0);
+  }
+  EXPECT_TRUE(refined) << "no drawn pose needed the refinement";
 }
 
 // mu: auto (solvers/selection/auto_mu.hpp): the power iteration and M x touch no heap

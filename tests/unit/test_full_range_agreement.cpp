@@ -3,7 +3,8 @@
 // unlimited revolute joints in [-π, π], random base orientations), not only
 // near a scene's start: limbs near singular poses are where an elimination
 // with a small pivot loses its digits (pv-early once lost up to 1e-6 relative
-// on Atlas 2F+2H here while pv kept 1e-13). Scenes with internal loops or
+// on Atlas 2F+2H here while pv kept 1e-13; cluster-aba's λ 2e-3 on Digit's
+// leg loops before its least squares and refinement). Scenes with internal loops or
 // couplings get the random q projected onto their constraints.
 #include <gtest/gtest.h>
 
@@ -33,19 +34,6 @@ namespace {
 
 constexpr int kStatesPerScene = 150;
 constexpr double kTolerance = 1e-9;  // relative, ‖Δ‖∞ / ‖reference‖∞
-
-// Where a solver is known to fall short of kTolerance across the ranges, its
-// measured bound (so that it cannot get worse unseen) and why (docs/solvers.md,
-// "Accuracy across the joint ranges"): on Digit's leg loops far from the
-// start, where |v̇| reaches 1e6, λ recovered from the joint forces Kᵀλ =
-// M v̇ + h - τ magnifies v̇'s round-off. cluster-aba's recursion leaves v̇ up to
-// 1e-10 off, so its λ reaches ~3e-7 (least squares over the loop clusters'
-// dofs; from K_d alone it reached 2e-3). projection-method refines its v̇ once
-// on its own factor and meets kTolerance, as every other exact solver does.
-double toleranceOf(const std::string& solver) {
-  if (solver == "cluster-aba") return 1e-6;
-  return kTolerance;
-}
 
 double relativeError(const VectorX& value, const VectorX& reference) {
   return (value - reference).lpNorm<Eigen::Infinity>() / std::max(1e-300, reference.lpNorm<Eigen::Infinity>());
@@ -137,7 +125,7 @@ TEST(FullRangeAgreement, EveryExactSolverAgreesWithKktAcrossTheJointRanges) {
           continue;
         }
         worst[s] = std::max(worst[s], error);
-        EXPECT_LT(error, toleranceOf(solvers[s].first->name))
+        EXPECT_LT(error, kTolerance)
             << file.filename() << " " << solvers[s].first->name << " state " << drawn;
       }
     }

@@ -43,6 +43,7 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
     if (in_multiplier_subtree_[m.parent[i]]) in_multiplier_subtree_[i] = 1;
     if (in_multiplier_subtree_[i]) multiplier_bodies_.push_back(i);
   }
+  correction_a_.assign(m.nbodies(), Motion::Zero());
   for (const BodyCluster& cl : structure_.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
     u_minus_.push_back(VectorX::Zero(ny));
@@ -138,6 +139,83 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
 }
 
+void ClusterAbaSolver::refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot) {
+  const Model& m = model();
+  const auto& clusters = structure_.clusters();
+  // r = M q̈ + h - τ on every dof (RNEA's backward pass on the solved
+  // accelerations); the correction solves Gᵀ M G δÿ = -Gᵀ r.
+  for (int i = 1; i < m.nbodies(); ++i) {
+    data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
+  }
+  for (int i = m.nbodies() - 1; i > 0; --i) {
+    if (m.parent[i] > 0) data_.f[m.parent[i]] += data_.liMi[i].act(data_.f[i]);
+  }
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    for (int d = 0; d < cl.dofCount(); ++d) {
+      const int dof = cl.dofs[d];
+      joint_tau_[k][d] = tau[dof] - data_.S.col(dof).dot(data_.f[cl.bodies[cl.dof_body[d]]].toVector()) -
+                         (m.armature[dof] + added_inertia_[dof]) * vdot[dof];
+    }
+    pA_[k].setZero();
+  }
+  const int nclusters = static_cast<int>(clusters.size());
+  for (int k = nclusters - 1; k >= 0; --k) {
+    withClusterShape(clusters[k], [&](auto shape) { refineBackwardShaped<decltype(shape)>(k); });
+  }
+  for (int k = 0; k < nclusters; ++k) {
+    withClusterShape(clusters[k], [&](auto shape) { refineForwardShaped<decltype(shape)>(k, vdot); });
+  }
+}
+
+template <class Shape>
+void ClusterAbaSolver::refineBackwardShaped(int k) {
+  using Subspace = typename Shape::Subspace;
+  using Stacked = typename Shape::Stacked;
+  const BodyCluster& cl = structure_.clusters()[k];
+  // Lines 28-33 with c_k = 0: u = Gᵀ τ_J - Sᵀ p^A, p^a = p^A + U D⁻¹ u.
+  auto u = shaped<typename Shape::Joint>(u_[k]);
+  const auto pA = shaped<const Stacked>(pA_[k]);
+  u.noalias() = shaped<const typename Shape::Spanning>(spanning_.G(k)).transpose().lazyProduct(joint_tau_[k]);
+  u.noalias() -= shaped<const Subspace>(kinematics_.S(k)).transpose().lazyProduct(pA);
+  if (cl.parent < 0) return;
+  auto pa = shaped<Stacked>(pa_[k]);
+  pa = pA;
+  pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u);
+  VectorX& pA_parent = pA_[cl.parent];
+  for (int a = 0; a < cl.bodyCount(); ++a) {
+    const int oa = structure_.positionInCluster(cl.output[a]);
+    pA_parent.segment<6>(6 * oa) +=
+        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa.template segment<6>(6 * a)))).toVector();
+  }
+}
+
+template <class Shape>
+void ClusterAbaSolver::refineForwardShaped(int k, Eigen::Ref<VectorX> vdot) {
+  using Subspace = typename Shape::Subspace;
+  using Joint = typename Shape::Joint;
+  const BodyCluster& cl = structure_.clusters()[k];
+  // Lines 40-42 from the world at rest: a' = ^kX_λ δa_λ, δÿ = D⁻¹(u - Uᵀa'), δa = a' + S δÿ.
+  auto a = shaped<typename Shape::Stacked>(a_[k]);
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    a.template segment<6>(6 * p) =
+        kinematics_.outputPlacement(cl.bodies[p]).actInv(correction_a_[cl.output[p]]).toVector();
+  }
+  auto ydd = shaped<Joint>(ydd_[k]);
+  auto u_minus = shaped<Joint>(u_minus_[k]);
+  u_minus = shaped<const Joint>(u_[k]);
+  u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(a);
+  ydd.noalias() = shaped<const typename Shape::Square>(inertias_.Dinv[k]).lazyProduct(u_minus);
+  a.noalias() += shaped<const Subspace>(kinematics_.S(k)).lazyProduct(ydd);
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    const int b = cl.bodies[p];
+    correction_a_[b] = Motion(Vector6(a.template segment<6>(6 * p)));
+    data_.a_gf[b] += correction_a_[b];
+  }
+  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
+  for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] += G.row(d).dot(ydd);  // δq̈ = G δÿ
+}
+
 void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                                           Eigen::Ref<VectorX> lambda) {
   const Model& m = model();
@@ -185,6 +263,8 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   }
   for (int k = nclusters - 1; k >= 0; --k) backwardPass(k);  // lines 25-35
   for (int k = 0; k < nclusters; ++k) forwardPass(k, vdot);  // lines 38-43
+  refined_ = spanning_.largestLoopSpanning() > kRefineAboveSpanning;
+  if (refined_) refine(tau, vdot);
 
   if (constraints_.dimension() > 0) {
     recoverMultipliers(tau, vdot, lambda);

@@ -8,6 +8,14 @@
 // quantities (eqs. 49, 52, 55-56): exact, direct, O(N_C l³) for clusters of
 // at most l bodies, no Lagrange multipliers inside the recursion.
 //
+// Near a singular configuration of the declared coordinates (a loop's G_k
+// with entries above kRefineAboveSpanning) the 6n-row recursion loses digits
+// of v̇ as |G|² grows, and λ, recovered from v̇, more: there the solve takes
+// one step of iterative refinement on the same factors (the residual
+// Gᵀ(M q̈ + h - τ) by RNEA's backward pass, then the passes again with it as
+// the only force: no velocity, gravity or g). Not in the paper; it leaves
+// the ordinary states' cost unchanged.
+//
 // λ (loopsim's convention, M v̇ + h = τ + Jᵀλ) is recovered after the solve:
 // the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
 // each loop cluster's dofs gives λ_k by least squares, on a coupling cluster's
@@ -27,6 +35,9 @@
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
+
+/// A loop's |G_k| entry above which cluster-aba refines its solve once.
+inline constexpr double kRefineAboveSpanning = 100.0;
 
 class ClusterAbaSolver final : public ConstrainedSolver {
  public:
@@ -49,6 +60,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   /// min |u_ii| / max |u_ii| over the K_d factors of the last solve (1 without
   /// loops): how well the declared joints coordinate the loops at that state.
   double lastPivotRatio() const { return pivot_ratio_; }
+  /// Whether the last solve took the refinement step (a loop's |G| above kRefineAboveSpanning).
+  bool lastSolveRefined() const { return refined_; }
 
  private:
   void backwardPass(int k);                                    // Alg. 1 lines 26-34
@@ -60,6 +73,12 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   void forwardPassShaped(int k, Eigen::Ref<VectorX> vdot);
   void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                           Eigen::Ref<VectorX> lambda);
+  // One step of iterative refinement on the factored clusters (see solve()).
+  void refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot);
+  template <class Shape>
+  void refineBackwardShaped(int k);
+  template <class Shape>
+  void refineForwardShaped(int k, Eigen::Ref<VectorX> vdot);
 
   ClusterStructure structure_;
   ClusterSpanning spanning_;
@@ -74,8 +93,10 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   std::vector<std::pair<int, int>> multiplier_dofs_;  // (dof, its body) whose joint force λ reads
   std::vector<int> multiplier_bodies_;       // the subtrees of those dofs' bodies, increasing
   std::vector<char> in_multiplier_subtree_;  // per body (the world: 0)
+  std::vector<Motion> correction_a_;         // per body: the refinement's acceleration change
   VectorX residual_;     // J v̇ - k
   double pivot_ratio_ = 1.0;
+  bool refined_ = false;
 };
 
 }  // namespace loopsim

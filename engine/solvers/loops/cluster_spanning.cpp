@@ -33,6 +33,7 @@ ClusterSpanning::ClusterSpanning(const ClusterStructure& structure) : structure_
 
 double ClusterSpanning::update(const ConstraintData& cdata) {
   double worst = 1.0;
+  largest_loop_spanning_ = 0.0;
   const auto& clusters = structure_.clusters();
   for (std::size_t k = 0; k < clusters.size(); ++k) {
     const BodyCluster& cl = clusters[k];
@@ -64,6 +65,7 @@ double ClusterSpanning::update(const ConstraintData& cdata) {
         for (int d = 0; d < cl.dofCount(); ++d) Kt(d, r) = cdata.J(cl.rows[r], cl.dofs[d]);
       }
       qr_[k].compute(Kt);
+      largest_loop_spanning_ = std::max(largest_loop_spanning_, G_[k].lpNorm<Eigen::Infinity>());
     }
     worst = std::min(worst, pivot_ratio_[k]);
     // g_d = K_d⁻¹ k (eq. 3).

@@ -62,6 +62,11 @@ class ClusterSpanning {
   /// clusters) and g (nv). Only the clusters' entries are written.
   void assemble(Eigen::Ref<MatrixX> G, Eigen::Ref<VectorX> g) const;
 
+  /// The largest |entry| of a loop cluster's G_k at the last update (0
+  /// without loops): how far the declared coordinates are from a singular
+  /// configuration, and what a recursion through G loses to round-off.
+  double largestLoopSpanning() const { return largest_loop_spanning_; }
+
   /// |u_ii| of K_d's LU factor for cluster k (after update).
   auto dependentPivots(int k) const { return lu_[k].matrixLU().diagonal().cwiseAbs(); }
 
@@ -80,6 +85,7 @@ class ClusterSpanning {
   std::vector<VectorX> force_;                       // r_k on the cluster's dofs
   std::vector<char> factored_;      // K_d factored at least once (a constant K keeps it)
   std::vector<double> pivot_ratio_;  // per cluster, of the last factor
+  double largest_loop_spanning_ = 0.0;
 };
 
 /// Builds the clusters (ModelError naming the cluster when the declared
