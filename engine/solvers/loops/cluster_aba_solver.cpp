@@ -1,6 +1,5 @@
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
 
-#include <algorithm>
 #include <cmath>
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
@@ -24,17 +23,13 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
   inertias_.allocate(structure_);
-  // The dofs whose joint force recoverMultipliers reads (every dof of a loop
-  // cluster, the dependent ones of a coupling's) and the bodies it sums
-  // forces over: every body in the subtree of a body that carries one of
-  // them (increasing: parents first).
+  // The dependent dofs, whose joint force λ reads at an ordinary state, and
+  // the bodies it sums forces over there: every body in the subtree of a
+  // body that carries one (increasing: parents first).
   const Model& m = constraints.model();
   in_multiplier_subtree_.assign(m.nbodies(), 0);
   for (const BodyCluster& cl : structure_.clusters()) {
-    const bool every_dof = ClusterSpanning::readsEveryDof(cl);
-    for (int d = 0; d < cl.dofCount(); ++d) {
-      const bool dependent = std::find(cl.dependent.begin(), cl.dependent.end(), d) != cl.dependent.end();
-      if (!every_dof && !dependent) continue;
+    for (int d : cl.dependent) {
       multiplier_dofs_.push_back({cl.dofs[d], cl.bodies[cl.dof_body[d]]});
       in_multiplier_subtree_[cl.bodies[cl.dof_body[d]]] = 1;
     }
@@ -139,24 +134,27 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
 }
 
-void ClusterAbaSolver::refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot) {
+void ClusterAbaSolver::jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) {
   const Model& m = model();
-  const auto& clusters = structure_.clusters();
-  // r = M q̈ + h - τ on every dof (RNEA's backward pass on the solved
-  // accelerations); the correction solves Gᵀ M G δÿ = -Gᵀ r.
   for (int i = 1; i < m.nbodies(); ++i) {
     data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
   }
   for (int i = m.nbodies() - 1; i > 0; --i) {
     if (m.parent[i] > 0) data_.f[m.parent[i]] += data_.liMi[i].act(data_.f[i]);
   }
+  for (int dof = 0; dof < m.nv; ++dof) {
+    joint_force_[dof] = data_.S.col(dof).dot(data_.f[m.dof_joint[dof]].toVector()) +
+                        (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
+  }
+}
+
+void ClusterAbaSolver::refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot) {
+  const auto& clusters = structure_.clusters();
+  // The correction solves Gᵀ M G δÿ = -Gᵀ r, r = M q̈ + h - τ.
+  jointForceOnEveryDof(tau, vdot);
   for (std::size_t k = 0; k < clusters.size(); ++k) {
     const BodyCluster& cl = clusters[k];
-    for (int d = 0; d < cl.dofCount(); ++d) {
-      const int dof = cl.dofs[d];
-      joint_tau_[k][d] = tau[dof] - data_.S.col(dof).dot(data_.f[cl.bodies[cl.dof_body[d]]].toVector()) -
-                         (m.armature[dof] + added_inertia_[dof]) * vdot[dof];
-    }
+    for (int d = 0; d < cl.dofCount(); ++d) joint_tau_[k][d] = -joint_force_[cl.dofs[d]];
     pA_[k].setZero();
   }
   const int nclusters = static_cast<int>(clusters.size());
@@ -219,19 +217,22 @@ void ClusterAbaSolver::refineForwardShaped(int k, Eigen::Ref<VectorX> vdot) {
 void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                                           Eigen::Ref<VectorX> lambda) {
   const Model& m = model();
-  // RNEA's backward pass on the solved accelerations, f_i = H_i a_i + v ×* H v
-  // - f_ext summed towards the root, over the subtrees of the bodies whose
-  // joint forces are read (a gear's rotor is a leaf: its own force alone).
-  for (int i : multiplier_bodies_) {
-    data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
-  }
-  for (auto it = multiplier_bodies_.rbegin(); it != multiplier_bodies_.rend(); ++it) {
-    const int p = m.parent[*it];
-    if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);
-  }
-  for (const auto& [dof, body] : multiplier_dofs_) {
-    joint_force_[dof] = data_.S.col(dof).dot(data_.f[body].toVector()) +
-                        (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
+  if (spanning_.anyNearSingular()) {
+    jointForceOnEveryDof(tau, vdot);  // the least squares read a whole cluster
+  } else {
+    // The dependent dofs' joint forces only: RNEA's backward pass over their
+    // subtrees (a gear's rotor is a leaf: its own force alone).
+    for (int i : multiplier_bodies_) {
+      data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
+    }
+    for (auto it = multiplier_bodies_.rbegin(); it != multiplier_bodies_.rend(); ++it) {
+      const int p = m.parent[*it];
+      if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);
+    }
+    for (const auto& [dof, body] : multiplier_dofs_) {
+      joint_force_[dof] = data_.S.col(dof).dot(data_.f[body].toVector()) +
+                          (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
+    }
   }
   spanning_.multipliersFromJointForce(joint_force_, lambda);
 }
@@ -263,7 +264,7 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   }
   for (int k = nclusters - 1; k >= 0; --k) backwardPass(k);  // lines 25-35
   for (int k = 0; k < nclusters; ++k) forwardPass(k, vdot);  // lines 38-43
-  refined_ = spanning_.largestLoopSpanning() > kRefineAboveSpanning;
+  refined_ = spanning_.anyNearSingular();
   if (refined_) refine(tau, vdot);
 
   if (constraints_.dimension() > 0) {

@@ -9,7 +9,7 @@
 // at most l bodies, no Lagrange multipliers inside the recursion.
 //
 // Near a singular configuration of the declared coordinates (a loop's G_k
-// with entries above kRefineAboveSpanning) the 6n-row recursion loses digits
+// with entries above kNearSingularSpanning) the 6n-row recursion loses digits
 // of v̇ as |G|² grows, and λ, recovered from v̇, more: there the solve takes
 // one step of iterative refinement on the same factors (the residual
 // Gᵀ(M q̈ + h - τ) by RNEA's backward pass, then the passes again with it as
@@ -18,8 +18,8 @@
 //
 // λ (loopsim's convention, M v̇ + h = τ + Jᵀλ) is recovered after the solve:
 // the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
-// each loop cluster's dofs gives λ_k by least squares, on a coupling cluster's
-// dependent dofs by K_dᵀ λ_k = (Jᵀλ)_d (ClusterSpanning::multipliersFromJointForce).
+// the dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d, on every dof of a loop near
+// singular λ_k by least squares (ClusterSpanning::multipliersFromJointForce).
 //
 // Needs the independent coordinates the scene declares (scene key `independent`,
 // SolverSettings::independent_dofs). Full-rank sets only: a cluster with
@@ -35,9 +35,6 @@
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
-
-/// A loop's |G_k| entry above which cluster-aba refines its solve once.
-inline constexpr double kRefineAboveSpanning = 100.0;
 
 class ClusterAbaSolver final : public ConstrainedSolver {
  public:
@@ -60,7 +57,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   /// min |u_ii| / max |u_ii| over the K_d factors of the last solve (1 without
   /// loops): how well the declared joints coordinate the loops at that state.
   double lastPivotRatio() const { return pivot_ratio_; }
-  /// Whether the last solve took the refinement step (a loop's |G| above kRefineAboveSpanning).
+  /// Whether the last solve took the refinement step (a loop near singular:
+  /// ClusterSpanning::anyNearSingular).
   bool lastSolveRefined() const { return refined_; }
 
  private:
@@ -73,7 +71,10 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   void forwardPassShaped(int k, Eigen::Ref<VectorX> vdot);
   void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                           Eigen::Ref<VectorX> lambda);
-  // One step of iterative refinement on the factored clusters (see solve()).
+  // r = M q̈ + h - τ on every dof into joint_force_ (RNEA's backward pass on
+  // the solved accelerations).
+  void jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot);
+  // One step of iterative refinement on the factored clusters (see above).
   void refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot);
   template <class Shape>
   void refineBackwardShaped(int k);
@@ -90,7 +91,7 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterArticulatedInertias inertias_;
   std::vector<VectorX> pA_, u_, pa_, a_, ydd_, joint_tau_, u_minus_;
   VectorX joint_force_;  // Jᵀλ, model dof order
-  std::vector<std::pair<int, int>> multiplier_dofs_;  // (dof, its body) whose joint force λ reads
+  std::vector<std::pair<int, int>> multiplier_dofs_;  // (dependent dof, its body)
   std::vector<int> multiplier_bodies_;       // the subtrees of those dofs' bodies, increasing
   std::vector<char> in_multiplier_subtree_;  // per body (the world: 0)
   std::vector<Motion> correction_a_;         // per body: the refinement's acceleration change

@@ -22,18 +22,19 @@ ClusterSpanning::ClusterSpanning(const ClusterStructure& structure) : structure_
     solution_.push_back(VectorX::Zero(nr));
     solved_rows_.push_back(MatrixX::Zero(nr, ny));
     lu_.emplace_back(nr);
-    const bool every_dof = readsEveryDof(cl);
+    const bool every_dof = nr > 0 && !cl.constant_jacobian;  // a loop: may come near singular
     Kt_.push_back(MatrixX::Zero(every_dof ? nd : 0, every_dof ? nr : 0));
     qr_.emplace_back(every_dof ? nd : 0, every_dof ? nr : 0);
     force_.push_back(VectorX::Zero(every_dof ? nd : 0));
   }
   factored_.assign(structure.clusters().size(), 0);
+  near_singular_.assign(structure.clusters().size(), 0);
   pivot_ratio_.assign(structure.clusters().size(), 1.0);
 }
 
 double ClusterSpanning::update(const ConstraintData& cdata) {
   double worst = 1.0;
-  largest_loop_spanning_ = 0.0;
+  any_near_singular_ = false;
   const auto& clusters = structure_.clusters();
   for (std::size_t k = 0; k < clusters.size(); ++k) {
     const BodyCluster& cl = clusters[k];
@@ -59,13 +60,14 @@ double ClusterSpanning::update(const ConstraintData& cdata) {
       for (int r = 0; r < nr; ++r) G_[k].row(cl.dependent[r]) = -solved_rows_[k].row(r);
       factored_[k] = 1;
     }
-    if (readsEveryDof(cl)) {
+    near_singular_[k] = !cl.constant_jacobian && G_[k].lpNorm<Eigen::Infinity>() > kNearSingularSpanning;
+    if (near_singular_[k]) {
+      any_near_singular_ = true;
       MatrixX& Kt = Kt_[k];
       for (int r = 0; r < nr; ++r) {
         for (int d = 0; d < cl.dofCount(); ++d) Kt(d, r) = cdata.J(cl.rows[r], cl.dofs[d]);
       }
       qr_[k].compute(Kt);
-      largest_loop_spanning_ = std::max(largest_loop_spanning_, G_[k].lpNorm<Eigen::Infinity>());
     }
     worst = std::min(worst, pivot_ratio_[k]);
     // g_d = K_d⁻¹ k (eq. 3).
@@ -82,7 +84,7 @@ void ClusterSpanning::multipliersFromJointForce(const Eigen::Ref<const VectorX>&
     const BodyCluster& cl = clusters[k];
     const int nr = cl.rowCount();
     if (nr == 0) continue;
-    if (readsEveryDof(cl)) {
+    if (near_singular_[k]) {
       // min |K_kᵀ λ - r_k| with K_kᵀ = Q R: λ = R⁻¹ (Qᵀ r)_rows, the
       // reflections H_j = 1 - τ_j v_j v_jᵀ applied in place (v_j's first entry 1).
       VectorX& r = force_[k];

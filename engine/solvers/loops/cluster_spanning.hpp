@@ -12,13 +12,14 @@
 // independent joints (near a singular configuration of the loop). A cluster
 // of couplings has a constant K: it is factored once and G_k kept.
 //
-// Multipliers: λ_k from the joint force r = M q̈ + h - τ = Kᵀλ. K_d alone is
-// ill-conditioned near a singular configuration of the declared coordinates
-// while the whole K_k is not, and r carries q̈'s round-off (|q̈| reaches 1e6
-// on Digit's leg loops far from the start): a loop cluster takes λ_k as the
-// least-squares solution of K_kᵀ λ_k = r_k over all its dofs (Householder QR
-// of K_kᵀ), which divides r's error by K_k's smallest singular value instead
-// of K_d's. A cluster of couplings keeps K_dᵀ λ_k = r_d: its K_d is constant.
+// Multipliers: λ_k from the joint force r = M q̈ + h - τ = Kᵀλ, by K_dᵀ λ_k =
+// r_d. Near a singular configuration of the declared coordinates (a loop's
+// G_k with an entry above kNearSingularSpanning) K_d is ill-conditioned while
+// the whole K_k is not, and r carries q̈'s round-off (|q̈| reaches 1e6 on
+// Digit's leg loops far from the start): there λ_k is the least-squares
+// solution of K_kᵀ λ_k = r_k over all the cluster's dofs (Householder QR of
+// K_kᵀ), which divides r's error by K_k's smallest singular value instead of
+// K_d's. A cluster of couplings has a constant K: never near singular.
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <vector>
@@ -27,6 +28,10 @@
 #include <loopsim/solvers/loops/cluster_structure.hpp>
 
 namespace loopsim {
+
+/// A loop's |G_k| entry above which the declared coordinates count as near a
+/// singular configuration: λ_k by least squares, and cluster-aba refines its solve.
+inline constexpr double kNearSingularSpanning = 100.0;
 
 /// K_d pivots below this fraction of the largest: the declared independent
 /// joints cannot coordinate the loop at this state (a singular configuration).
@@ -42,13 +47,14 @@ class ClusterSpanning {
   double update(const ConstraintData& cdata);
 
   /// λ (global rows) from the residual joint force r = Kᵀλ (model dof
-  /// order): least squares over every dof of a loop cluster, K_dᵀ λ_k = r_d
-  /// for a cluster of couplings (see readsEveryDof). No allocation.
+  /// order): r is read on every dof of a cluster near a singular
+  /// configuration (nearSingular), on the dependent dofs of the others. No allocation.
   void multipliersFromJointForce(const Eigen::Ref<const VectorX>& joint_force, Eigen::Ref<VectorX> lambda);
 
-  /// Whether multipliersFromJointForce reads r on every dof of cluster cl
-  /// (a loop: K follows the state) or on its dependent dofs only (couplings).
-  static bool readsEveryDof(const BodyCluster& cl) { return cl.rowCount() > 0 && !cl.constant_jacobian; }
+  /// Cluster k is a loop whose G_k has an entry above kNearSingularSpanning (after update).
+  bool nearSingular(int k) const { return near_singular_[k] != 0; }
+  /// Some cluster is nearSingular (after update).
+  bool anyNearSingular() const { return any_near_singular_; }
 
   /// q̈_k = G_k ÿ_k + g_k (eq. 3) for every cluster: ydd stacks the clusters'
   /// independent accelerations in cluster order, qdd is in model dof order.
@@ -61,11 +67,6 @@ class ClusterSpanning {
   /// The whole tree's G (nv x independent dofs, block diagonal over the
   /// clusters) and g (nv). Only the clusters' entries are written.
   void assemble(Eigen::Ref<MatrixX> G, Eigen::Ref<VectorX> g) const;
-
-  /// The largest |entry| of a loop cluster's G_k at the last update (0
-  /// without loops): how far the declared coordinates are from a singular
-  /// configuration, and what a recursion through G loses to round-off.
-  double largestLoopSpanning() const { return largest_loop_spanning_; }
 
   /// |u_ii| of K_d's LU factor for cluster k (after update).
   auto dependentPivots(int k) const { return lu_[k].matrixLU().diagonal().cwiseAbs(); }
@@ -80,12 +81,13 @@ class ClusterSpanning {
   std::vector<MatrixX> G_, Kd_, Ky_, solved_rows_;  // solved_rows_: K_d⁻¹ K_y
   std::vector<VectorX> g_, rhs_, solution_;
   std::vector<Eigen::PartialPivLU<MatrixX>> lu_;
-  std::vector<MatrixX> Kt_;                          // K_kᵀ of a loop cluster (dofs x rows)
-  std::vector<Eigen::HouseholderQR<MatrixX>> qr_;    // its QR, for the multipliers
-  std::vector<VectorX> force_;                       // r_k on the cluster's dofs
+  std::vector<MatrixX> Kt_;                        // K_kᵀ of a loop cluster (dofs x rows)
+  std::vector<Eigen::HouseholderQR<MatrixX>> qr_;  // its QR, when near singular
+  std::vector<VectorX> force_;                     // r_k on the cluster's dofs
+  std::vector<char> near_singular_;                // per cluster, at the last update
   std::vector<char> factored_;      // K_d factored at least once (a constant K keeps it)
   std::vector<double> pivot_ratio_;  // per cluster, of the last factor
-  double largest_loop_spanning_ = 0.0;
+  bool any_near_singular_ = false;
 };
 
 /// Builds the clusters (ModelError naming the cluster when the declared
