@@ -203,10 +203,15 @@ std::string formatDelassusTable(const std::vector<BenchResult>& results) {
   }
   out += "Delassus J M⁻¹ Jᵀ at q: median µs per evaluation incl. kinematics; xR+-S = median and IQR of the\n"
          "per-round ratio to ABA (v = 0, τ = 0; columns interleaved in every round)\n";
-  const bool loops_closed = std::any_of(results.begin(), results.end(), [](const BenchResult& r) {
-    return r.solver == "dense-closed" || r.solver == "cluster-efpa";
-  });
-  if (loops_closed) out += "dense-closed, cluster-efpa: with the internal loops closed (the world rows' Delassus)\n";
+  // The loops-closed columns present, named in the footnote.
+  std::string loops_closed;
+  for (const DelassusAlgorithmInfo& info : delassusAlgorithms()) {
+    if (!info.loops_closed) continue;
+    const bool present = std::any_of(results.begin(), results.end(),
+                                     [&](const BenchResult& r) { return r.solver == info.name; });
+    if (present) loops_closed += (loops_closed.empty() ? "" : ", ") + info.name;
+  }
+  if (!loops_closed.empty()) out += loops_closed + ": with the internal loops closed (the world rows' Delassus)\n";
   return out;
 }
 

@@ -1,10 +1,16 @@
 // Paper 004's experiments: Table II (C-RNEA against projected and
 // approximate RNEA), Table III (C-ABA against the projection and
 // Lagrange-multiplier methods and approximate ABA on the geared and belt chains of 12 links, the
-// Mini Cheetah and the MIT Humanoid with their rotors, and Digit's leg loops)
-// and Fig. 11 (the chains from 2 to 24 links).
+// Mini Cheetah and the MIT Humanoid with their rotors, and Digit's leg loops),
+// Fig. 11 (the chains from 2 to 24 links), Table IV with Fig. 12 (C-EFPA
+// against the projection method and approximate EFPA) and Fig. 13 (the belt
+// chain from 2 to 24 links, its tip pinned).
+#include <loopsim/algorithms/kinematics.hpp>
+#include <loopsim/bench/delassus_benchmark.hpp>
 #include <loopsim/bench/paper_cells.hpp>
 #include <loopsim/constraints/constraint_set.hpp>
+#include <loopsim/model/data.hpp>
+#include <loopsim/scene/generators/transmission_parts.hpp>
 #include <loopsim/scene/paper_mechanisms.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 
@@ -20,16 +26,39 @@ std::vector<std::string> linkJoints(int links) {
   return joints;
 }
 
-Scene chainScene(const std::string& family, int links) {
-  const std::string name = family + " n=" + std::to_string(links);
+GeneratedMechanism chainMechanism(const std::string& family, int links) {
   if (family == "geared chain") {
     GearedChainParams p;
     p.links = links;
-    return mechanismScene(name, gearedChain(p), linkJoints(links));
+    return gearedChain(p);
   }
   BeltChainParams p;
   p.links = links;
-  return mechanismScene(name, beltChain(p), linkJoints(links));
+  return beltChain(p);
+}
+
+Scene chainScene(const std::string& family, int links) {
+  return mechanismScene(family + " n=" + std::to_string(links), chainMechanism(family, links), linkJoints(links));
+}
+
+// The chain's end-effector for the Delassus experiments: the far end of its
+// last link pinned in the chain's plane (rows x and z of a point).
+Scene chainSceneWithTip(const std::string& family, int links) {
+  GeneratedMechanism g = chainMechanism(family, links);
+  const int last = g.model.bodyId("link_" + std::to_string(links));
+  Data data(g.model);
+  forwardKinematics(g.model, data, g.q0);
+  Constraint tip;
+  tip.name = "tip";
+  tip.kind = ConstraintKind::Connect;
+  tip.body1 = last;
+  tip.placement1 = SE3(Matrix3::Identity(), data.oMi[last].actInvPoint(generators::transmissionPivot(RodParams{}, links)));
+  tip.placement2 = SE3(Matrix3::Identity(), generators::transmissionPivot(RodParams{}, links));
+  tip.row_mask = {0, 2};
+  g.constraints.push_back(tip);
+  g.constraint_dim += 2;
+  g.constraint_rank += 2;
+  return mechanismScene(family + " n=" + std::to_string(links), std::move(g), linkJoints(links));
 }
 
 // A robot scene's transmissions alone (its couplings, no feet), coordinated by
@@ -64,6 +93,7 @@ const char* const kRobotDifferences =
     "Mini Cheetah and MIT Humanoid are our assets from the reference figures (generalized_rbda's models), timed "
     "floating with their transmissions only, as the paper (no feet held): the scenes mini_cheetah_standing and "
     "mit_humanoid_standing without their feet; the MIT Humanoid's ankle belt as a coupling of knee and ankle.";
+const char* const kApproximateEfpa = "efpa (loops open)";
 const char* const kMissingRobots =
     "Tello (its differential is not in the reference file) and JVRC-1: no scenes yet; Digit with the box (its "
     "leg loops as clusters) is added as a robot with loops.";
@@ -144,10 +174,89 @@ PaperExperiment fig11(const PaperBenchOptions& options) {
   return e;
 }
 
+// The Delassus columns of Table IV and Fig. 13 on one case: C-EFPA, the
+// projection method and dense-closed on the scene; approximate EFPA as efpa on
+// the open tree (the world constraints alone, the loops and couplings dropped).
+void appendDelassusCells(PaperExperiment& e, const std::string& case_name, double x, const Scene& scene,
+                         const PaperBenchOptions& options) {
+  const BenchOptions bench = paperTimingOptions(options);
+  const ConstraintSet set(*scene.model, scene.constraints);
+  appendCells(e, case_name, x, scene.model->nv, set.dimension(),
+              benchmarkDelassus(scene, bench, {"cluster-efpa", "projection", "dense-closed"}));
+  Scene open = scene;
+  open.constraints.clear();
+  for (const Constraint& c : scene.constraints) {
+    if (c.kind != ConstraintKind::Coupling && c.body2 == 0) open.constraints.push_back(c);
+  }
+  std::vector<BenchResult> approximate = benchmarkDelassus(open, bench, {"efpa"});
+  for (BenchResult& r : approximate) {
+    if (r.solver == "efpa") r.solver = kApproximateEfpa;
+  }
+  const std::size_t first = e.cells.size();
+  appendCells(e, case_name, x, scene.model->nv, set.dimension(), approximate);
+  // Exact for the open tree, not for the mechanism: no error against the loops-closed reference.
+  for (std::size_t i = first; i < e.cells.size(); ++i) {
+    if (e.cells[i].column == kApproximateEfpa) e.cells[i].exact = false, e.cells[i].error = -1.0;
+  }
+}
+
+const char* const kDelassusDifferences =
+    "The projection method (the paper's Projected EFPA) is our Delassus algorithm projection: J_W G (Gᵀ H G)⁻¹ Gᵀ "
+    "J_Wᵀ with H by CRBA and C-EFPA's G, (Gᵀ H G) by a dense Cholesky; dense-closed (the Schur complement of the "
+    "loop rows in J M⁻¹ Jᵀ) is the reference both are checked against. Approximate EFPA is our efpa on the open "
+    "tree (the couplings dropped), where the paper's adds the rotors' reflected inertia to the joints.";
+
+PaperExperiment table4(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
+  PaperExperiment e = paperExperiment(
+      "004", "table4", "Paper 004 Table IV and Fig. 12: C-EFPA against the projection method and approximate EFPA",
+      "time / cluster-efpa on the same robot (the paper's: 1 + its percentage against C-EFPA)");
+  e.differences = {
+      kDelassusDifferences,
+      "End-effectors: the chains' tips pinned in their plane (2 rows), the Mini Cheetah's four point feet (12 rows), "
+      "the MIT Humanoid's soles (11 rows: no sideways row on the left, as its scene); the transmissions closed "
+      "inside (mini_cheetah_standing, mit_humanoid_standing as they are).",
+      "Tello (its differential is not in the reference file) and JVRC-1: no scenes yet."};
+  const std::vector<std::pair<std::string, Scene>> cases = {
+      {"geared chain n=12", chainSceneWithTip("geared chain", 12)},
+      {"belt chain n=12", chainSceneWithTip("belt chain", 12)},
+      {"mini cheetah", loadScene(scenes_dir / "mini_cheetah_standing.yaml")},
+      {"mit humanoid", loadScene(scenes_dir / "mit_humanoid_standing.yaml")}};
+  for (const auto& [name, scene] : cases) {
+    reportProgress(options, e.title + ": " + name);
+    appendDelassusCells(e, name, 0.0, scene, options);
+  }
+  rereference(e, "cluster-efpa");
+  setPaperFigures(e, {{"geared chain n=12", {{"projection", 1.518}, {kApproximateEfpa, 1.0 - 0.357}}},
+                      {"belt chain n=12", {{"projection", 1.063}, {kApproximateEfpa, 1.0 - 0.521}}},
+                      {"mini cheetah", {{"projection", 1.190}, {kApproximateEfpa, 1.0 - 0.286}}},
+                      {"mit humanoid", {{"projection", 1.232}, {kApproximateEfpa, 1.0 - 0.374}}}});
+  return e;
+}
+
+PaperExperiment fig13(const PaperBenchOptions& options) {
+  PaperExperiment e = paperExperiment(
+      "004", "fig13", "Paper 004 Fig. 13: the Delassus matrix of the belt chain's tip from 2 to 24 links",
+      "time / ABA on the same mechanism");
+  e.kind = PaperExperiment::Kind::Scaling;
+  e.x_label = "links";
+  e.differences = {kDelassusDifferences, "The tip pinned in the chain's plane (2 rows) is the end-effector."};
+  const std::vector<int> sizes = options.quick ? std::vector<int>{2, 4, 8} : std::vector<int>{2, 4, 8, 12, 16, 24};
+  for (int n : sizes) {
+    const Scene scene = chainSceneWithTip("belt chain", n);
+    reportProgress(options, e.title + ": " + scene.name);
+    appendDelassusCells(e, "belt chain", n, scene, options);
+  }
+  fitExponents(e, 4,
+               {{{"belt chain", "cluster-efpa"}, {1.0, "linear (§IX-A3 text)"}},
+                {{"belt chain", "projection"}, {3.0, "cubic (§IX-A3 text: the sparse factorization method)"}}});
+  return e;
+}
+
 }  // namespace
 
 std::vector<PaperExperiment> runPaper004(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
-  return {table2(scenes_dir, options), table3(scenes_dir, options), fig11(options)};
+  return {table2(scenes_dir, options), table3(scenes_dir, options), fig11(options), table4(scenes_dir, options),
+          fig13(options)};
 }
 
 }  // namespace loopsim

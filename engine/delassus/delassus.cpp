@@ -35,6 +35,9 @@ const std::vector<Entry>& entries() {
       {{"cluster-efpa", "extended force propagators over loop clusters (paper 004 §VIII), loops closed", false, true,
         true},
        &detail::makeClusterEfpa},
+      {{"projection", "the projection method J_W G (Gᵀ M G)⁻¹ Gᵀ J_Wᵀ, dense (paper 004 §II-E), loops closed", false,
+        true, true},
+       &detail::makeProjectionDelassus},
   };
   return list;
 }

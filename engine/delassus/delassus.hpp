@@ -9,6 +9,7 @@
 //   pv-osimr      paper 002 Alg. 3: propagators between branching links only, O(n + m²)
 //   dense-closed  the reference with the internal loops closed (below)
 //   cluster-efpa  paper 004 §VIII: extended force propagators over the loop clusters
+//   projection    paper 004 §II-E: J_W G (Gᵀ M G)⁻¹ Gᵀ J_Wᵀ with cluster-efpa's G, dense
 // The recursive ones (pv-osim, efpa, pv-osimr) take world constraints on
 // trees only; dense and ltl-osim take any set. pv-osim-fast (paper 000
 // §VII-B) never forms the matrix: it solves with it (pv_osim_fast.hpp). Rows follow the constraint
@@ -18,14 +19,15 @@
 // K full row rank) the world constraints J_W see the inverse inertia on the
 // loops' manifold, J_W G (Gᵀ M G)⁻¹ G ᵀ J_Wᵀ with G spanning K's null space
 // (paper 004 §II-E, the "Projection method"); it does not depend on which
-// basis G is. dense-closed and cluster-efpa compute that matrix on the world
+// basis G is. dense-closed, cluster-efpa and projection compute that matrix on the world
 // rows, and 0 on the rows of the internal loops and couplings (K G = 0: the
 // closed loops carry any force put on them). dense-closed forms it as the Schur
 // complement of the loop block in dense's J M⁻¹ Jᵀ,
 //     Λ⁻¹_WW - Λ⁻¹_WL (Λ⁻¹_LL)⁻¹ Λ⁻¹_LW,
 // i.e. the world rows' Delassus once the loop multipliers are eliminated;
 // cluster-efpa by recursion over the clusters, coordinated by the declared
-// independent joints. Without internal loops both equal dense.
+// independent joints; projection by that formula with the same G (the
+// paper's baseline for C-EFPA). Without internal loops all three equal dense.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,7 +59,7 @@ const std::vector<DelassusAlgorithmInfo>& delassusAlgorithms();
 /// Throws ModelError naming the nearest valid names when unknown, and when the
 /// algorithm cannot take the set (internal loops or couplings, said which).
 /// `independent_dofs` (scene key `independent`, model v indices): the dofs coordinating the
-/// loop clusters of cluster-efpa; the other algorithms take none.
+/// loop clusters of cluster-efpa and projection; the other algorithms take none.
 std::unique_ptr<DelassusAlgorithm> makeDelassusAlgorithm(const std::string& name, const ConstraintSet& set,
                                                          const std::vector<int>& independent_dofs = {});
 

@@ -14,5 +14,7 @@ std::unique_ptr<DelassusAlgorithm> makeEfpa(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makePvOsimr(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makeDenseClosedDelassus(const ConstraintSet& set);
 std::unique_ptr<DelassusAlgorithm> makeClusterEfpa(const ConstraintSet& set, const std::vector<int>& independent_dofs);
+std::unique_ptr<DelassusAlgorithm> makeProjectionDelassus(const ConstraintSet& set,
+                                                          const std::vector<int>& independent_dofs);
 
 }  // namespace loopsim::detail

@@ -68,12 +68,13 @@ MatrixX projectedDelassus(const ConstraintSet& set, const VectorX& q) {
   return out;
 }
 
-// cluster-efpa and dense-closed against the projection method on `samples`
+// cluster-efpa, the projection algorithm and dense-closed against the
+// null-space projection above (an SVD basis, no cluster) on `samples`
 // random consistent states; the loop effect compares the open tree's Delassus
 // with the projection's on the world rows (the loop rows are 0 in the latter).
 struct DenseClosedComparison {
   std::size_t states = 0;
-  double worst_reference = 0.0, worst_cluster = 0.0, smallest_loop_effect = 1e300;
+  double worst_reference = 0.0, worst_cluster = 0.0, worst_projection = 0.0, smallest_loop_effect = 1e300;
 };
 
 DenseClosedComparison compareWithDenseClosed(const Scene& scene, const ConstraintSet& set,
@@ -81,6 +82,7 @@ DenseClosedComparison compareWithDenseClosed(const Scene& scene, const Constrain
   const int m = set.dimension();
   auto reference = makeDelassusAlgorithm("dense-closed", set);
   auto cluster = makeDelassusAlgorithm("cluster-efpa", set, independent);
+  auto projection = makeDelassusAlgorithm("projection", set, independent);
   std::vector<int> world;
   for (int c = 0; c < set.size(); ++c) {
     for (int r = 0; r < set[c].dimension(); ++r) {
@@ -95,8 +97,13 @@ DenseClosedComparison compareWithDenseClosed(const Scene& scene, const Constrain
     const MatrixX projected = projectedDelassus(set, q);
     const double scale = projected.lpNorm<Eigen::Infinity>();
     MatrixX dense_closed = MatrixX::Constant(m, m, 7.0), value = MatrixX::Constant(m, m, 7.0);  // all written
+    MatrixX projection_value = MatrixX::Constant(m, m, 7.0);
     reference->compute(q, dense_closed);
     cluster->compute(q, value);
+    projection->compute(q, projection_value);
+    const double e_projection = (projection_value - dense_closed).lpNorm<Eigen::Infinity>() / scale;
+    EXPECT_LE(e_projection, 1e-9) << "projection, sample " << sample;
+    result.worst_projection = std::max(result.worst_projection, e_projection);
     const double e_reference = (dense_closed - projected).lpNorm<Eigen::Infinity>() / scale;
     const double e_cluster = (value - dense_closed).lpNorm<Eigen::Infinity>() / scale;
     EXPECT_LE(e_reference, 1e-9) << "dense-closed, sample " << sample;
@@ -123,9 +130,10 @@ TEST(ClusterEfpa, EqualsTheDenseReferenceWithLoopsClosed) {
   const DenseClosedComparison r = compareWithDenseClosed(scene, set, scene.solver_settings.independent_dofs, 20, 1204);
   // Closing the loops matters: the world block differs from the open tree's.
   EXPECT_GT(r.smallest_loop_effect, 1e-3);
-  std::printf("[cluster-efpa, chain_of_loops_feet] %zu states: dense-closed vs projection %.2g, cluster-efpa vs "
-              "dense-closed %.2g (max relative); loops change the world block by >= %.2g\n",
-              r.states, r.worst_reference, r.worst_cluster, r.smallest_loop_effect);
+  std::printf("[cluster-efpa, chain_of_loops_feet] %zu states: dense-closed vs SVD projection %.2g, cluster-efpa vs "
+              "dense-closed %.2g, projection vs dense-closed %.2g (max relative); loops change the world block by "
+              ">= %.2g\n",
+              r.states, r.worst_reference, r.worst_cluster, r.worst_projection, r.smallest_loop_effect);
 }
 
 TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
@@ -137,17 +145,21 @@ TEST(ClusterEfpa, GearClustersWithATipOnTheWorld) {
   const int m = set.dimension();
   auto reference = makeDelassusAlgorithm("dense-closed", set);
   auto cluster = makeDelassusAlgorithm("cluster-efpa", set, scene.solver_settings.independent_dofs);
-  double worst = 0.0;
+  auto projection = makeDelassusAlgorithm("projection", set, scene.solver_settings.independent_dofs);
+  double worst = 0.0, worst_projection = 0.0;
   for (const SampledState& s : sampleStates(scene, set, 10, 1205)) {
     const MatrixX projected = projectedDelassus(set, s.q);
-    MatrixX dense_closed(m, m), value(m, m);
+    MatrixX dense_closed(m, m), value(m, m), projection_value(m, m);
     reference->compute(s.q, dense_closed);
     cluster->compute(s.q, value);
+    projection->compute(s.q, projection_value);
     const double scale = projected.lpNorm<Eigen::Infinity>();
     EXPECT_LE((dense_closed - projected).lpNorm<Eigen::Infinity>() / scale, 1e-9);
     worst = std::max(worst, (value - dense_closed).lpNorm<Eigen::Infinity>() / scale);
+    worst_projection = std::max(worst_projection, (projection_value - dense_closed).lpNorm<Eigen::Infinity>() / scale);
   }
   EXPECT_LE(worst, 1e-9);
+  EXPECT_LE(worst_projection, 1e-9);
   std::printf("[cluster-efpa, geared chain with its tip pinned] 10 states: max relative error %.2g\n", worst);
 }
 
@@ -171,9 +183,10 @@ TEST(ClusterEfpa, EqualsTheDenseReferenceOnDigit) {
   const DenseClosedComparison r =
       compareWithDenseClosed(scene, set, scene.solver_settings.independent_dofs_internal_loops, 10, 1206);
   EXPECT_GT(r.smallest_loop_effect, 1e-3) << "closing the leg loops changes the feet's Delassus";
-  std::printf("[cluster-efpa, digit_standing] %zu states: dense-closed vs projection %.2g, cluster-efpa vs "
-              "dense-closed %.2g (max relative); loops change the feet block by >= %.2g\n",
-              r.states, r.worst_reference, r.worst_cluster, r.smallest_loop_effect);
+  std::printf("[cluster-efpa, digit_standing] %zu states: dense-closed vs SVD projection %.2g, cluster-efpa vs "
+              "dense-closed %.2g, projection vs dense-closed %.2g (max relative); loops change the feet block by "
+              ">= %.2g\n",
+              r.states, r.worst_reference, r.worst_cluster, r.worst_projection, r.smallest_loop_effect);
 }
 
 TEST(ClusterEfpa, ComputeDoesNotAllocate) {
@@ -181,7 +194,7 @@ TEST(ClusterEfpa, ComputeDoesNotAllocate) {
     const Scene scene = loadScene(scenesDir() / file);
     const ConstraintSet set(*scene.model, scene.constraints, scene.time_constant);
     MatrixX out = MatrixX::Zero(set.dimension(), set.dimension());
-    for (const std::string name : {"cluster-efpa", "dense-closed"}) {
+    for (const std::string name : {"cluster-efpa", "dense-closed", "projection"}) {
       auto algorithm = makeDelassusAlgorithm(name, set, scene.solver_settings.independent_dofs_internal_loops);
       algorithm->compute(scene.q0, out);
       EXPECT_EQ(countHeapAllocations([&] { algorithm->compute(scene.q0, out); }), 0) << name << ", " << file;
