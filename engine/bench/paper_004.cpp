@@ -4,9 +4,10 @@
 // Mini Cheetah and the MIT Humanoid with their rotors, and Digit's leg loops),
 // Fig. 11 (the chains from 2 to 24 links), Table IV with Fig. 12 (C-EFPA
 // against the projection method and approximate EFPA) and Fig. 13 (the belt
-// chain from 2 to 24 links, its tip pinned).
+// chain from 2 to 24 links, its tip pinned); Fig. 14 in paper_004_accuracy.cpp.
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/bench/delassus_benchmark.hpp>
+#include <loopsim/bench/paper_004_accuracy.hpp>
 #include <loopsim/bench/paper_cells.hpp>
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/data.hpp>
@@ -59,20 +60,6 @@ Scene chainSceneWithTip(const std::string& family, int links) {
   g.constraint_dim += 2;
   g.constraint_rank += 2;
   return mechanismScene(family + " n=" + std::to_string(links), std::move(g), linkJoints(links));
-}
-
-// A robot scene's transmissions alone (its couplings, no feet), coordinated by
-// the joints its rotors drive: paper 004's timing case for its robots.
-Scene transmissionsOnly(const Scene& full, const std::string& name) {
-  Scene scene = full;
-  scene.name = name;
-  scene.constraints.clear();
-  for (const Constraint& c : full.constraints) {
-    if (c.kind == ConstraintKind::Coupling) scene.constraints.push_back(c);
-  }
-  scene.solver_settings.soft_weights.clear();
-  scene.solver_settings.independent_dofs = full.solver_settings.independent_dofs_internal_loops;
-  return scene;
 }
 
 const std::vector<std::string>& solvers() {
@@ -256,7 +243,7 @@ PaperExperiment fig13(const PaperBenchOptions& options) {
 
 std::vector<PaperExperiment> runPaper004(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
   return {table2(scenes_dir, options), table3(scenes_dir, options), fig11(options), table4(scenes_dir, options),
-          fig13(options)};
+          fig13(options), paper004Fig14(scenes_dir, options)};
 }
 
 }  // namespace loopsim

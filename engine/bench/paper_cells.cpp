@@ -85,6 +85,18 @@ Scene mechanismScene(const std::string& name, GeneratedMechanism mechanism, cons
   return scene;
 }
 
+Scene transmissionsOnly(const Scene& full, const std::string& name) {
+  Scene scene = full;
+  scene.name = name;
+  scene.constraints.clear();
+  for (const Constraint& c : full.constraints) {
+    if (c.kind == ConstraintKind::Coupling) scene.constraints.push_back(c);
+  }
+  scene.solver_settings.soft_weights.clear();
+  scene.solver_settings.independent_dofs = full.solver_settings.independent_dofs_internal_loops;
+  return scene;
+}
+
 void rereference(PaperExperiment& experiment, const std::string& reference) {
   std::vector<PaperCell>& cells = experiment.cells;
   std::vector<double> ratios(cells.size(), 0.0);
@@ -177,7 +189,7 @@ std::vector<std::string> paperExperimentIds(const std::string& paper) {
   if (paper == "000") return {"table2", "fig2", "fig4"};
   if (paper == "001") return {"table2", "figs6-9", "figs10-11"};
   if (paper == "002") return {"fig3", "fig4a", "fig4b", "fig5"};
-  if (paper == "004") return {"table2", "table3", "fig11", "table4", "fig13"};
+  if (paper == "004") return {"table2", "table3", "fig11", "table4", "fig13", "fig14"};
   return {};
 }
 

@@ -40,6 +40,11 @@ PaperExperiment paperExperiment(const std::string& paper, const std::string& id,
 Scene mechanismScene(const std::string& name, GeneratedMechanism mechanism,
                      const std::vector<std::string>& independent = {});
 
+/// A robot scene's transmissions alone (its couplings, no feet), coordinated
+/// by the joints its rotors drive (its internal-loops view of `independent`):
+/// paper 004's case for its robots.
+Scene transmissionsOnly(const Scene& full, const std::string& name);
+
 /// Re-expresses every cell's ratio against `reference` in the same case and at
 /// the same x (the ratio of their ratios to ABA) and sets the experiment's
 /// reference column; cells whose case has no such column get ratio 0.
