@@ -73,17 +73,20 @@ std::vector<Scene> tableCases(const std::filesystem::path& scenes_dir) {
   return {chainScene("geared chain", 12), chainScene("belt chain", 12),
           transmissionsOnly(loadScene(scenes_dir / "mini_cheetah_standing.yaml"), "mini cheetah"),
           transmissionsOnly(loadScene(scenes_dir / "mit_humanoid_standing.yaml"), "mit humanoid"),
+          transmissionsOnly(loadScene(scenes_dir / "tello_standing.yaml"), "tello"),
           loadScene(scenes_dir / "digit_box.yaml")};
 }
 
 const char* const kRobotDifferences =
-    "Mini Cheetah and MIT Humanoid are our assets from the reference figures (generalized_rbda's models), timed "
-    "floating with their transmissions only, as the paper (no feet held): the scenes mini_cheetah_standing and "
-    "mit_humanoid_standing without their feet; the MIT Humanoid's ankle belt as a coupling of knee and ankle.";
+    "Mini Cheetah, MIT Humanoid and Tello are our assets from the reference figures (generalized_rbda's models), "
+    "timed floating with their transmissions only, as the paper (no feet held): the scenes mini_cheetah_standing, "
+    "mit_humanoid_standing and tello_standing without their feet; the MIT Humanoid's ankle belt as a coupling of "
+    "knee and ankle; Tello's differentials (not in the reference file) as linear bevel differentials, where the "
+    "paper's are configuration-dependent linkages.";
 const char* const kApproximateEfpa = "efpa (loops open)";
 const char* const kMissingRobots =
-    "Tello (its differential is not in the reference file) and JVRC-1: no scenes yet; Digit with the box (its "
-    "leg loops as clusters) is added as a robot with loops.";
+    "JVRC-1 (no reference description here): no scene; Digit with the box (its leg loops as clusters) is added as "
+    "a robot with loops.";
 
 PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
   PaperExperiment e = paperExperiment(
@@ -103,7 +106,8 @@ PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBench
   setPaperFigures(e, {{"geared chain n=12", {{"projected-rnea", 1.380}, {"rnea", 1.0 - 0.403}}},
                       {"belt chain n=12", {{"projected-rnea", 1.378}, {"rnea", 1.0 - 0.362}}},
                       {"mini cheetah", {{"projected-rnea", 1.367}, {"rnea", 1.0 - 0.410}}},
-                      {"mit humanoid", {{"projected-rnea", 1.359}, {"rnea", 1.0 - 0.420}}}});
+                      {"mit humanoid", {{"projected-rnea", 1.359}, {"rnea", 1.0 - 0.420}}},
+                      {"tello", {{"projected-rnea", 1.224}, {"rnea", 1.0 - 0.596}}}});
   return e;
 }
 
@@ -127,7 +131,8 @@ PaperExperiment table3(const std::filesystem::path& scenes_dir, const PaperBench
   setPaperFigures(e, {{"geared chain n=12", {{"kkt", 2.331}, {"projection-method", 1.868}, {"aba", 1.0 - 0.341}}},
                       {"belt chain n=12", {{"kkt", 2.198}, {"projection-method", 1.735}, {"aba", 1.0 - 0.346}}},
                       {"mini cheetah", {{"kkt", 1.763}, {"projection-method", 1.210}, {"aba", 1.0 - 0.353}}},
-                      {"mit humanoid", {{"kkt", 2.062}, {"projection-method", 1.325}, {"aba", 1.0 - 0.386}}}});
+                      {"mit humanoid", {{"kkt", 2.062}, {"projection-method", 1.325}, {"aba", 1.0 - 0.386}}},
+                      {"tello", {{"kkt", 1.827}, {"projection-method", 1.222}, {"aba", 1.0 - 0.494}}}});
   return e;
 }
 
@@ -200,14 +205,16 @@ PaperExperiment table4(const std::filesystem::path& scenes_dir, const PaperBench
   e.differences = {
       kDelassusDifferences,
       "End-effectors: the chains' tips pinned in their plane (2 rows), the Mini Cheetah's four point feet (12 rows), "
-      "the MIT Humanoid's soles (11 rows: no sideways row on the left, as its scene); the transmissions closed "
-      "inside (mini_cheetah_standing, mit_humanoid_standing as they are).",
-      "Tello (its differential is not in the reference file) and JVRC-1: no scenes yet."};
+      "the MIT Humanoid's and Tello's soles (11 rows: no sideways row on the left, as their scenes); the "
+      "transmissions closed inside (mini_cheetah_standing, mit_humanoid_standing, tello_standing as they are; "
+      "Tello's differentials linear, ours).",
+      "JVRC-1 (no reference description here): no scene."};
   const std::vector<std::pair<std::string, Scene>> cases = {
       {"geared chain n=12", chainSceneWithTip("geared chain", 12)},
       {"belt chain n=12", chainSceneWithTip("belt chain", 12)},
       {"mini cheetah", loadScene(scenes_dir / "mini_cheetah_standing.yaml")},
-      {"mit humanoid", loadScene(scenes_dir / "mit_humanoid_standing.yaml")}};
+      {"mit humanoid", loadScene(scenes_dir / "mit_humanoid_standing.yaml")},
+      {"tello", loadScene(scenes_dir / "tello_standing.yaml")}};
   for (const auto& [name, scene] : cases) {
     reportProgress(options, e.title + ": " + name);
     appendDelassusCells(e, name, 0.0, scene, options);
@@ -216,7 +223,8 @@ PaperExperiment table4(const std::filesystem::path& scenes_dir, const PaperBench
   setPaperFigures(e, {{"geared chain n=12", {{"projection", 1.518}, {kApproximateEfpa, 1.0 - 0.357}}},
                       {"belt chain n=12", {{"projection", 1.063}, {kApproximateEfpa, 1.0 - 0.521}}},
                       {"mini cheetah", {{"projection", 1.190}, {kApproximateEfpa, 1.0 - 0.286}}},
-                      {"mit humanoid", {{"projection", 1.232}, {kApproximateEfpa, 1.0 - 0.374}}}});
+                      {"mit humanoid", {{"projection", 1.232}, {kApproximateEfpa, 1.0 - 0.374}}},
+                      {"tello", {{"projection", 1.078}, {kApproximateEfpa, 1.0 - 0.514}}}});
   return e;
 }
 

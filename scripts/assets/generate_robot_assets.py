@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates assets/robots/{atlas,go1,iiwa,allegro,mini_cheetah,mit_humanoid}/*.urdf from the reference models.
+"""Generates assets/robots/{atlas,go1,iiwa,allegro,mini_cheetah,mit_humanoid,tello}/*.urdf from the reference models.
 
 Kinematics (joint origins, axes, limits, damping) and mass properties come
 from the reference URDFs; fixed links are lumped into their moving parents;
@@ -315,11 +315,12 @@ joints 12-15); root 'palm_link', fixed to the world as loaded; frames 'link_3.0_
           f"(reference {ref.total_mass():.6f})")
 
 
-# ------------------------------------------- Mini Cheetah and MIT Humanoid
+# ------------------------------------------- Mini Cheetah, MIT Humanoid and Tello
 
 # Robots of paper 004 with their rotors as bodies of their own: the rotor joints are ordinary
 # revolute joints here, and the transmissions (the reference's <coupling> elements) become
-# coupling constraints in the scenes (scenes/mini_cheetah_standing.yaml, mit_humanoid_standing.yaml).
+# coupling constraints in the scenes (scenes/mini_cheetah_standing.yaml, mit_humanoid_standing.yaml,
+# tello_standing.yaml).
 ROTOR_MATERIALS = {
     "rbda_body": [0.25, 0.27, 0.3, 1.0],
     "rbda_link": [0.75, 0.76, 0.78, 1.0],
@@ -342,18 +343,24 @@ def floating_root(ref, root_name: str):
     ref.root = root_name
 
 
+def is_rotor(link: str) -> bool:
+    """A rotor's link: 'rotor' a word of its name ('FR_hip_rotor', 'left-hip-rotor-1')."""
+    return "rotor" in link.replace("-", "_").split("_")
+
+
 def rotor_robot_visuals(ref, root_box: list[Visual], tips: dict[str, Vec]) -> dict[str, list[Visual]]:
     """A light bone from each link to its next link joint (or its tip), an orange disc for each
     rotor about its axis, and the trunk as root_box."""
     visuals: dict[str, list[Visual]] = {ref.root: root_box}
     for j in ref.joints:
-        if j.child.endswith("_rotor"):
+        if is_rotor(j.child):
             a = j.axis
             rpy = [0.0, HALF_PI, 0.0] if abs(a[0]) > 0.5 else ([HALF_PI, 0.0, 0.0] if abs(a[1]) > 0.5 else [0, 0, 0])
             visuals.setdefault(j.child, []).append(cylinder([0.0, 0.0, 0.0], 0.03, 0.02, "rbda_rotor", rpy))
         elif j.parent != ref.root:
-            visuals.setdefault(j.parent, []).append(bone([0.0, 0.0, 0.0], parse_origin(j.origin).translation, 0.018,
-                                                         "rbda_link"))
+            end = parse_origin(j.origin).translation
+            if math.hypot(*end) > 1e-9:  # a joint at its parent's origin (Tello's gimbal) needs no bone
+                visuals.setdefault(j.parent, []).append(bone([0.0, 0.0, 0.0], end, 0.018, "rbda_link"))
     for link, end in tips.items():
         visuals.setdefault(link, []).append(bone([0.0, 0.0, 0.0], end, 0.018, "rbda_link"))
         visuals[link].append(sphere(end, 0.02, "rbda_body"))
@@ -361,28 +368,34 @@ def rotor_robot_visuals(ref, root_box: list[Visual], tips: dict[str, Vec]) -> di
 
 
 def make_rotor_robot(models: str, out: str, name: str, root_box: list[Visual], tips: dict[str, Vec],
-                     title: str) -> None:
-    source = os.path.join(models, "extras", f"{name}.urdf")
-    ref = read_reference_lenient(source)
+                     title: str, source_name: str | None = None, tip_frames: dict[str, str] | None = None) -> None:
+    """tip_frames names the frame at each tip (default: the link's name without '_link', then '_foot')."""
+    source_name = source_name or name
+    source = os.path.join(models, "extras", f"{source_name}.urdf")
+    massless: list[str] = []
+    ref = read_reference_lenient(source, massless)
     floating_root(ref, "body")
     mended = mend_triangle_inequality(ref)
     for j in ref.joints:
-        if j.child.endswith("_rotor"):  # a motor turns without end: no position range
+        if is_rotor(j.child):  # a motor turns without end: no position range
             j.type = "continuous"
             j.limit = {k: v for k, v in j.limit.items() if k not in ("lower", "upper")}
     reduced = reduce_to_moving_tree(ref, keep_links=[])
     for link, end in tips.items():
-        reduced.frames.append(ExtraFrame(link.replace("_link", "") + "_foot", link, Pose(translation=list(end))))
+        frame = (tip_frames or {}).get(link, link.replace("_link", "") + "_foot")
+        reduced.frames.append(ExtraFrame(frame, link, Pose(translation=list(end))))
     check_inertias(reduced)
-    rotors = sum(1 for j in reduced.moving_joints if j.child.endswith("_rotor"))
+    rotors = sum(1 for j in reduced.moving_joints if is_rotor(j.child))
+    massless_note = (f"\nRotors of zero mass in the reference (their inertia only) take {MASSLESS_ROTOR_MASS * 1000:g} g: "
+                     f"{', '.join(massless)}." if massless else "")
     header = f"""{title}, loopsim asset. GENERATED FILE: edit
 scripts/assets/generate_robot_assets.py instead and re-run it.
-Kinematics and mass properties: ROAM-Lab-ND/generalized_rbda robot-models/{name}.urdf @ 45fa7c46 (MIT);
+Kinematics and mass properties: ROAM-Lab-ND/generalized_rbda robot-models/{source_name}.urdf @ 45fa7c46 (MIT);
 its floating joint is dropped (loopsim floats the root, renamed 'body') and its <coupling> transmissions
 are left to the scenes, as coupling constraints. {len(reduced.moving_joints) - rotors} joints and {rotors} rotors,
 each rotor a continuous joint of its own; the joints' limits are the reference's (+-10 rad: none in effect).
 Inertias whose principal moments break the triangle inequality (a + b < c) take the deficit c - a - b on
-each principal moment (an isotropic addition, so the axes stay): {mended}.
+each principal moment (an isotropic addition, so the axes stay): {mended}.{massless_note}
 Geometry: loopsim's own primitives, no collision shapes; frames '*_foot' mark the feet."""
     text, mass = write_urdf(reduced, rotor_robot_visuals(ref, root_box, tips), ROTOR_MATERIALS, header,
                             keep_dynamics=("damping",))
@@ -410,15 +423,25 @@ def mend_triangle_inequality(ref) -> str:
     return "; ".join(changed) if changed else "none"
 
 
-def read_reference_lenient(path: str):
+MASSLESS_ROTOR_MASS = 0.001  # kg: a massless rotor of the reference (its inertia only) takes 1 g
+
+
+def read_reference_lenient(path: str, massless_rotors: list[str] | None = None):
     """read_reference, after taking out what it does not know: generalized_rbda's <coupling>
-    elements and 'independent' attributes (parsed by the scenes instead)."""
+    elements and 'independent' attributes (parsed by the scenes instead). A rotor link of zero
+    mass takes MASSLESS_ROTOR_MASS (its inertia kept) and is listed in massless_rotors."""
     import tempfile
     import xml.etree.ElementTree as ET
     tree = ET.parse(path)
     root = tree.getroot()
     for c in root.findall("coupling"):
         root.remove(c)
+    for link in root.findall("link"):
+        mass = link.find("inertial/mass")
+        if mass is not None and is_rotor(link.get("name", "")) and float(mass.get("value")) == 0.0:
+            mass.set("value", str(MASSLESS_ROTOR_MASS))
+            if massless_rotors is not None:
+                massless_rotors.append(link.get("name"))
     with tempfile.NamedTemporaryFile("wb", suffix=".urdf", delete=False) as f:
         tree.write(f)
         name = f.name
@@ -438,6 +461,14 @@ def make_mit_humanoid(models: str, out: str) -> None:
     tips = {f"{side}_ankle_link": [0.03, 0.0, -0.04] for side in ("right", "left")}
     make_rotor_robot(models, out, "mit_humanoid", [box([0.0, 0.0, 0.12], [0.16, 0.3, 0.3], "rbda_body")], tips,
                      "MIT Humanoid with its 18 rotors")
+
+
+def make_tello(models: str, out: str) -> None:
+    # The sole: below the ankle joint, under the foot's centre of mass (the reference has no foot frame).
+    tips = {f"{side}-foot": [0.0042, 0.0, -0.05] for side in ("left", "right")}
+    make_rotor_robot(models, out, "tello", [box([0.0, 0.0, 0.0], [0.12, 0.25, 0.2], "rbda_body")], tips,
+                     "UIUC Tello Humanoid with its 18 rotors", source_name="tello_humanoid",
+                     tip_frames={f"{side}-foot": f"{side}_foot" for side in ("left", "right")})
 
 
 # ------------------------------------------------------------------ common
@@ -467,6 +498,7 @@ def main() -> None:
     make_allegro(args.models, args.out)
     make_mini_cheetah(args.models, args.out)
     make_mit_humanoid(args.models, args.out)
+    make_tello(args.models, args.out)
 
 
 if __name__ == "__main__":

@@ -300,6 +300,14 @@ TEST(MujocoOracle, FloatingBaseMitHumanoidWithRotors) {
   expectSameDynamics(oracle, 30, 19u);
 }
 
+TEST(MujocoOracle, FloatingBaseTelloWithRotors) {
+  Oracle oracle(asset("robots/tello/tello.urdf"), true);
+  EXPECT_EQ(oracle.model().nv, 42);
+  EXPECT_NEAR(oracle.model().totalMass(), 16.144868, 1e-9);
+  EXPECT_NEAR(oracle.model().totalMass(), oracle.mujocoTotalMass(), 1e-9);
+  expectSameDynamics(oracle, 30, 23u);
+}
+
 TEST(MujocoOracle, GravityConvention) {
   // At rest h is the gravity load: on the free base's linear coordinates
   // (base frame) it is -Rᵀ m g, i.e. it pushes up against g.
