@@ -466,7 +466,7 @@ def make_mit_humanoid(models: str, out: str) -> None:
 def make_tello(models: str, out: str) -> None:
     # The sole: below the ankle joint, under the foot's centre of mass (the reference has no foot frame).
     tips = {f"{side}-foot": [0.0042, 0.0, -0.05] for side in ("left", "right")}
-    make_rotor_robot(models, out, "tello", [box([0.0, 0.0, 0.0], [0.12, 0.25, 0.2], "rbda_body")], tips,
+    make_rotor_robot(models, out, "tello", [box([0.0, 0.0, 0.1], [0.12, 0.28, 0.34], "rbda_body")], tips,
                      "UIUC Tello Humanoid with its 18 rotors", source_name="tello_humanoid",
                      tip_frames={f"{side}-foot": f"{side}_foot" for side in ("left", "right")})
 
