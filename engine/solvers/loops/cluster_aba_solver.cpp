@@ -59,6 +59,23 @@ void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
   withClusterShape(structure_.clusters()[k], [&](auto shape) { forwardPassShaped<decltype(shape)>(k, vdot); });
 }
 
+void ClusterAbaSolver::handToParent(int k) {
+  const BodyCluster& cl = structure_.clusters()[k];
+  VectorX& pA_parent = pA_[cl.parent];
+  for (int a = 0; a < cl.bodyCount(); ++a) {
+    const int oa = structure_.positionInCluster(cl.output[a]);
+    pA_parent.segment<6>(6 * oa) +=
+        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa_[k].segment<6>(6 * a)))).toVector();
+  }
+}
+
+void ClusterAbaSolver::fromOutputBodies(int k, const std::vector<Motion>& motions) {
+  const BodyCluster& cl = structure_.clusters()[k];
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    a_[k].segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(motions[cl.output[p]]).toVector();
+  }
+}
+
 template <class Shape>
 void ClusterAbaSolver::backwardPassShaped(int k) {
   using Subspace = typename Shape::Subspace;
@@ -100,12 +117,7 @@ void ClusterAbaSolver::backwardPassShaped(int k) {
   u_minus = u;
   u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(c);
   pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u_minus);
-  VectorX& pA_parent = pA_[cl.parent];
-  for (int a = 0; a < cl.bodyCount(); ++a) {
-    const int oa = structure_.positionInCluster(cl.output[a]);
-    pA_parent.segment<6>(6 * oa) +=
-        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa.template segment<6>(6 * a)))).toVector();
-  }
+  handToParent(k);
 }
 
 template <class Shape>
@@ -116,9 +128,7 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   const BodyCluster& cl = structure_.clusters()[k];
   auto a = shaped<Stacked>(a_[k]);
   // Line 40: a' = ^kX_λ a_λ + c_k (each body from its output body, eq. 17).
-  for (int p = 0; p < cl.bodyCount(); ++p) {
-    a.template segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(data_.a_gf[cl.output[p]]).toVector();
-  }
+  fromOutputBodies(k, data_.a_gf);
   a += shaped<const Stacked>(kinematics_.c(k));
   // Line 41 (eq. 52): ÿ_k = D⁻¹(u_k - U_kᵀ a').
   auto ydd = shaped<Joint>(ydd_[k]);
@@ -180,12 +190,7 @@ void ClusterAbaSolver::refineBackwardShaped(int k) {
   auto pa = shaped<Stacked>(pa_[k]);
   pa = pA;
   pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u);
-  VectorX& pA_parent = pA_[cl.parent];
-  for (int a = 0; a < cl.bodyCount(); ++a) {
-    const int oa = structure_.positionInCluster(cl.output[a]);
-    pA_parent.segment<6>(6 * oa) +=
-        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa.template segment<6>(6 * a)))).toVector();
-  }
+  handToParent(k);
 }
 
 template <class Shape>
@@ -194,11 +199,8 @@ void ClusterAbaSolver::refineForwardShaped(int k, Eigen::Ref<VectorX> vdot) {
   using Joint = typename Shape::Joint;
   const BodyCluster& cl = structure_.clusters()[k];
   // Lines 40-42 from the world at rest: a' = ^kX_λ δa_λ, δÿ = D⁻¹(u - Uᵀa'), δa = a' + S δÿ.
+  fromOutputBodies(k, correction_a_);
   auto a = shaped<typename Shape::Stacked>(a_[k]);
-  for (int p = 0; p < cl.bodyCount(); ++p) {
-    a.template segment<6>(6 * p) =
-        kinematics_.outputPlacement(cl.bodies[p]).actInv(correction_a_[cl.output[p]]).toVector();
-  }
   auto ydd = shaped<Joint>(ydd_[k]);
   auto u_minus = shaped<Joint>(u_minus_[k]);
   u_minus = shaped<const Joint>(u_[k]);

@@ -69,6 +69,10 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   void backwardPassShaped(int k);
   template <class Shape>
   void forwardPassShaped(int k, Eigen::Ref<VectorX> vdot);
+  // Line 33: p^A_λ += ^λX*_k p^a_k, each body's rows onto its output body (eq. 18).
+  void handToParent(int k);
+  // Line 40's ^kX_λ a_λ into a_k: each body's motion from its output body's (eq. 17).
+  void fromOutputBodies(int k, const std::vector<Motion>& motions);
   void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                           Eigen::Ref<VectorX> lambda);
   // r = M q̈ + h - τ on every dof into joint_force_ (RNEA's backward pass on
