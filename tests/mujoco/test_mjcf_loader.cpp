@@ -479,6 +479,25 @@ TEST(MjcfDigitAsset, RigidSpringVariant) {
   EXPECT_LT(pose_error, kPoseTolerance);
 }
 
+// Our Cassie (scripts/assets/make_cassie.py from cassie_v2.sdf): the tree and
+// its two achilles connects as MuJoCo compiles them, closed at the reference pose.
+TEST(MjcfCassieAsset, SizesLoopsAndMassMatrix) {
+  Twin twin(asset("robots/cassie/cassie_rigid_springs.xml"));
+  EXPECT_EQ(twin.model().nq, 31);
+  EXPECT_EQ(twin.model().nv, 28);
+  EXPECT_TRUE(twin.model().isFloatingBase());
+  EXPECT_NEAR(twin.model().totalMass(), 32.94, 1e-9);
+  ASSERT_EQ(twin.load().constraints.size(), 2u);
+  for (const Constraint& c : twin.load().constraints) EXPECT_EQ(c.kind, ConstraintKind::Connect) << c.name;
+  EXPECT_LT(closureErrorAtReference(twin.load()), 1e-9);
+  double pose_error = 0.0;
+  const double mass_error = maxMassMatrixError(twin, 30, &pose_error);
+  std::cout << "  cassie_rigid_springs.xml: max |M - M_mujoco| = " << mass_error << ", max frame error "
+            << pose_error << "\n";
+  EXPECT_LT(mass_error, kMassTolerance);
+  EXPECT_LT(pose_error, kPoseTolerance);
+}
+
 TEST(MjcfDigitReference, SharedDigitV3) {
   if (!fs::exists(sharedDigit())) GTEST_SKIP() << sharedDigit() << " not present";
   Twin twin(sharedDigit());
