@@ -188,7 +188,7 @@ const std::vector<std::string>& paperBenchIds() {
 std::vector<std::string> paperExperimentIds(const std::string& paper) {
   if (paper == "000") return {"table2", "fig2", "fig4"};
   if (paper == "001") return {"table2", "figs6-9", "figs10-11"};
-  if (paper == "002") return {"fig3", "fig4a", "fig4b", "fig5"};
+  if (paper == "002") return {"fig3", "fig4a", "fig4b", "fig5", "fig6"};
   if (paper == "004") return {"table2", "table3", "fig11", "table4", "fig13", "fig14"};
   return {};
 }

@@ -282,6 +282,14 @@ TEST(MujocoOracle, FixedBaseAllegroHand) {
   expectSameDynamics(oracle, 30, 17u, 0.01);
 }
 
+TEST(MujocoOracle, FixedBaseShadowLikeHand) {
+  Oracle oracle(asset("robots/shadow_like_hand/shadow_like_hand.urdf"), false);
+  EXPECT_EQ(oracle.model().nv, 24);
+  EXPECT_NEAR(oracle.model().totalMass(), 0.802, 1e-9);
+  EXPECT_NEAR(oracle.model().totalMass(), oracle.mujocoTotalMass(), 1e-9);
+  expectSameDynamics(oracle, 30, 29u, 0.01);
+}
+
 // Paper 004's robots with their rotors as bodies of their own (the
 // transmissions are scene constraints, not in the URDF).
 TEST(MujocoOracle, FloatingBaseMiniCheetahWithRotors) {
