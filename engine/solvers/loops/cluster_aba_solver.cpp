@@ -52,11 +52,14 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
 }
 
 void ClusterAbaSolver::backwardPass(int k) {
-  withClusterShape(structure_.clusters()[k], [&](auto shape) { backwardPassShaped<decltype(shape)>(k); });
+  withClusterShape(structure_.clusters()[k], [&](auto shape) {
+    factorShaped<decltype(shape)>(k);
+    backwardBiasShaped<decltype(shape), Pass::Solve>(k);
+  });
 }
 
 void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
-  withClusterShape(structure_.clusters()[k], [&](auto shape) { forwardPassShaped<decltype(shape)>(k, vdot); });
+  withClusterShape(structure_.clusters()[k], [&](auto shape) { forwardPassShaped<decltype(shape), Pass::Solve>(k, vdot); });
 }
 
 void ClusterAbaSolver::handToParent(int k) {
@@ -77,16 +80,11 @@ void ClusterAbaSolver::fromOutputBodies(int k, const std::vector<Motion>& motion
 }
 
 template <class Shape>
-void ClusterAbaSolver::backwardPassShaped(int k) {
-  using Subspace = typename Shape::Subspace;
-  using Stacked = typename Shape::Stacked;
-  using Joint = typename Shape::Joint;
+void ClusterAbaSolver::factorShaped(int k) {
   using Spanning = typename Shape::Spanning;
   const BodyCluster& cl = structure_.clusters()[k];
-  const auto S = shaped<const Subspace>(kinematics_.S(k));
   const auto G = shaped<const Spanning>(spanning_.G(k));
   const VectorX& g = spanning_.g(k);
-  auto u = shaped<Joint>(u_[k]);
   // Armature and added inertia act on the spanning dofs: q̈ = G ÿ + g puts
   // Gᵀ A G into D_k and -Gᵀ A g into the cluster's generalised force.
   auto GA = shaped<Spanning>(inertias_.GA[k]);
@@ -97,39 +95,56 @@ void ClusterAbaSolver::backwardPassShaped(int k) {
     GA.row(d) = armature * G.row(d);
     joint_tau[d] -= armature * g[d];
   }
-  // Lines 26-28 (eq. 49): U_k, D_k, D_k⁻¹; u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
+  // Lines 26-28 (eq. 49): U_k, D_k, D_k⁻¹.
   inertias_.factor(k, kinematics_.S(k), spanning_.G(k));
+  if (cl.parent >= 0) inertias_.addToParent(k, structure_, kinematics_);  // lines 30-31 (eq. 55)
+}
+
+template <class Shape, ClusterAbaSolver::Pass kPass>
+void ClusterAbaSolver::backwardBiasShaped(int k) {
+  using Subspace = typename Shape::Subspace;
+  using Stacked = typename Shape::Stacked;
+  using Joint = typename Shape::Joint;
+  const BodyCluster& cl = structure_.clusters()[k];
+  // Line 28: u_k = τ_k - S_kᵀ p^A_k, τ_k = G_kᵀ τ_J (§V-D).
+  auto u = shaped<Joint>(u_[k]);
   const auto pA = shaped<const Stacked>(pA_[k]);
-  u.noalias() = G.transpose().lazyProduct(joint_tau);
-  u.noalias() -= S.transpose().lazyProduct(pA);
+  u.noalias() = shaped<const typename Shape::Spanning>(spanning_.G(k)).transpose().lazyProduct(joint_tau_[k]);
+  u.noalias() -= shaped<const Subspace>(kinematics_.S(k)).transpose().lazyProduct(pA);
   if (cl.parent < 0) return;  // line 29: the world takes no articulated terms
 
-  // Lines 30-33 (eqs. 55-56): I^a to the parent (shared with cluster-efpa),
-  // p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u - Uᵀ c), p^A_λ +=
-  // ^λX*_k p^a block by block: body i's rows land on its output body Λ(i)
-  // (eq. 18, ^λX*_k = ^kX_λᵀ).
-  inertias_.addToParent(k, structure_, kinematics_);
-  const auto c = shaped<const Stacked>(kinematics_.c(k));
+  // Lines 32-33 (eq. 56): p^a = p^A + I^a c + U D⁻¹ u = p^A + I^A c + U D⁻¹ (u - Uᵀ c),
+  // p^A_λ += ^λX*_k p^a block by block (eq. 18); the correction has c = 0.
   auto pa = shaped<Stacked>(pa_[k]);
   pa = pA;
-  inertias_.addBlocksTimes(k, kinematics_.c(k), pa_[k]);
-  auto u_minus = shaped<Joint>(u_minus_[k]);  // scratch here; the forward pass sets it anew
-  u_minus = u;
-  u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(c);
-  pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u_minus);
+  if constexpr (kPass == Pass::Solve) {
+    const auto c = shaped<const Stacked>(kinematics_.c(k));
+    inertias_.addBlocksTimes(k, kinematics_.c(k), pa_[k]);
+    auto u_minus = shaped<Joint>(u_minus_[k]);  // scratch here; the forward pass sets it anew
+    u_minus = u;
+    u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(c);
+    pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u_minus);
+  } else {
+    pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u);
+  }
   handToParent(k);
 }
 
-template <class Shape>
+template <class Shape, ClusterAbaSolver::Pass kPass>
 void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   using Subspace = typename Shape::Subspace;
   using Stacked = typename Shape::Stacked;
   using Joint = typename Shape::Joint;
   const BodyCluster& cl = structure_.clusters()[k];
   auto a = shaped<Stacked>(a_[k]);
-  // Line 40: a' = ^kX_λ a_λ + c_k (each body from its output body, eq. 17).
-  fromOutputBodies(k, data_.a_gf);
-  a += shaped<const Stacked>(kinematics_.c(k));
+  // Line 40: a' = ^kX_λ a_λ + c_k (each body from its output body, eq. 17);
+  // the correction starts from the world at rest, with c_k = 0.
+  if constexpr (kPass == Pass::Solve) {
+    fromOutputBodies(k, data_.a_gf);
+    a += shaped<const Stacked>(kinematics_.c(k));
+  } else {
+    fromOutputBodies(k, correction_a_);
+  }
   // Line 41 (eq. 52): ÿ_k = D⁻¹(u_k - U_kᵀ a').
   auto ydd = shaped<Joint>(ydd_[k]);
   auto u_minus = shaped<Joint>(u_minus_[k]);
@@ -138,10 +153,23 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   ydd.noalias() = shaped<const typename Shape::Square>(inertias_.Dinv[k]).lazyProduct(u_minus);
   // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
   a.noalias() += shaped<const Subspace>(kinematics_.S(k)).lazyProduct(ydd);
-  for (int p = 0; p < cl.bodyCount(); ++p) data_.a_gf[cl.bodies[p]] = Motion(Vector6(a.template segment<6>(6 * p)));
   const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
-  const VectorX& g = spanning_.g(k);
-  for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    const int b = cl.bodies[p];
+    const Motion body_a(Vector6(a.template segment<6>(6 * p)));
+    if constexpr (kPass == Pass::Solve) {
+      data_.a_gf[b] = body_a;
+    } else {
+      correction_a_[b] = body_a;
+      data_.a_gf[b] += body_a;
+    }
+  }
+  if constexpr (kPass == Pass::Solve) {
+    const VectorX& g = spanning_.g(k);
+    for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] = G.row(d).dot(ydd) + g[d];
+  } else {
+    for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] += G.row(d).dot(ydd);  // δq̈ = G δÿ
+  }
 }
 
 void ClusterAbaSolver::jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) {
@@ -169,51 +197,11 @@ void ClusterAbaSolver::refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<V
   }
   const int nclusters = static_cast<int>(clusters.size());
   for (int k = nclusters - 1; k >= 0; --k) {
-    withClusterShape(clusters[k], [&](auto shape) { refineBackwardShaped<decltype(shape)>(k); });
+    withClusterShape(clusters[k], [&](auto shape) { backwardBiasShaped<decltype(shape), Pass::Correction>(k); });
   }
   for (int k = 0; k < nclusters; ++k) {
-    withClusterShape(clusters[k], [&](auto shape) { refineForwardShaped<decltype(shape)>(k, vdot); });
+    withClusterShape(clusters[k], [&](auto shape) { forwardPassShaped<decltype(shape), Pass::Correction>(k, vdot); });
   }
-}
-
-template <class Shape>
-void ClusterAbaSolver::refineBackwardShaped(int k) {
-  using Subspace = typename Shape::Subspace;
-  using Stacked = typename Shape::Stacked;
-  const BodyCluster& cl = structure_.clusters()[k];
-  // Lines 28-33 with c_k = 0: u = Gᵀ τ_J - Sᵀ p^A, p^a = p^A + U D⁻¹ u.
-  auto u = shaped<typename Shape::Joint>(u_[k]);
-  const auto pA = shaped<const Stacked>(pA_[k]);
-  u.noalias() = shaped<const typename Shape::Spanning>(spanning_.G(k)).transpose().lazyProduct(joint_tau_[k]);
-  u.noalias() -= shaped<const Subspace>(kinematics_.S(k)).transpose().lazyProduct(pA);
-  if (cl.parent < 0) return;
-  auto pa = shaped<Stacked>(pa_[k]);
-  pa = pA;
-  pa.noalias() += shaped<const Subspace>(inertias_.UDinv[k]).lazyProduct(u);
-  handToParent(k);
-}
-
-template <class Shape>
-void ClusterAbaSolver::refineForwardShaped(int k, Eigen::Ref<VectorX> vdot) {
-  using Subspace = typename Shape::Subspace;
-  using Joint = typename Shape::Joint;
-  const BodyCluster& cl = structure_.clusters()[k];
-  // Lines 40-42 from the world at rest: a' = ^kX_λ δa_λ, δÿ = D⁻¹(u - Uᵀa'), δa = a' + S δÿ.
-  fromOutputBodies(k, correction_a_);
-  auto a = shaped<typename Shape::Stacked>(a_[k]);
-  auto ydd = shaped<Joint>(ydd_[k]);
-  auto u_minus = shaped<Joint>(u_minus_[k]);
-  u_minus = shaped<const Joint>(u_[k]);
-  u_minus.noalias() -= shaped<const Subspace>(inertias_.U[k]).transpose().lazyProduct(a);
-  ydd.noalias() = shaped<const typename Shape::Square>(inertias_.Dinv[k]).lazyProduct(u_minus);
-  a.noalias() += shaped<const Subspace>(kinematics_.S(k)).lazyProduct(ydd);
-  for (int p = 0; p < cl.bodyCount(); ++p) {
-    const int b = cl.bodies[p];
-    correction_a_[b] = Motion(Vector6(a.template segment<6>(6 * p)));
-    data_.a_gf[b] += correction_a_[b];
-  }
-  const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
-  for (int d = 0; d < cl.dofCount(); ++d) vdot[cl.dofs[d]] += G.row(d).dot(ydd);  // δq̈ = G δÿ
 }
 
 void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,

@@ -64,10 +64,15 @@ class ClusterAbaSolver final : public ConstrainedSolver {
  private:
   void backwardPass(int k);                                    // Alg. 1 lines 26-34
   void forwardPass(int k, Eigen::Ref<VectorX> vdot);           // Alg. 1 lines 40-42
+  // The solve's passes, or the refinement's correction through the same
+  // factors: no velocity, gravity, c_k or g_k; its accelerations are added.
+  enum class Pass { Solve, Correction };
   // The passes with the cluster's compile-time sizes (cluster_shape.hpp).
   template <class Shape>
-  void backwardPassShaped(int k);
-  template <class Shape>
+  void factorShaped(int k);  // lines 26-31: U_k, D_k⁻¹, I^a_k to the parent
+  template <class Shape, Pass kPass>
+  void backwardBiasShaped(int k);  // lines 28, 32-33: u_k, p^a_k to the parent
+  template <class Shape, Pass kPass>
   void forwardPassShaped(int k, Eigen::Ref<VectorX> vdot);
   // Line 33: p^A_λ += ^λX*_k p^a_k, each body's rows onto its output body (eq. 18).
   void handToParent(int k);
@@ -80,10 +85,6 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   void jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot);
   // One step of iterative refinement on the factored clusters (see above).
   void refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot);
-  template <class Shape>
-  void refineBackwardShaped(int k);
-  template <class Shape>
-  void refineForwardShaped(int k, Eigen::Ref<VectorX> vdot);
 
   ClusterStructure structure_;
   ClusterSpanning spanning_;
