@@ -9,9 +9,7 @@
 #include <loopsim/algorithms/dynamics.hpp>
 #include <loopsim/constraints/constraint_data.hpp>
 #include <loopsim/delassus/delassus_algorithms.hpp>
-#include <loopsim/linalg/dense_cholesky.hpp>
-#include <loopsim/model/errors.hpp>
-#include <loopsim/solvers/loops/cluster_spanning.hpp>
+#include <loopsim/solvers/loops/projected_inertia.hpp>
 
 namespace loopsim::detail {
 
@@ -26,11 +24,7 @@ class ProjectionDelassus final : public DelassusAlgorithm {
         data_(set.model()),
         cdata_(set),
         zero_(VectorX::Zero(set.model().nv)),
-        G_(MatrixX::Zero(set.model().nv, structure_.independentDofs())),
-        g_(VectorX::Zero(set.model().nv)),
-        HG_(MatrixX::Zero(set.model().nv, structure_.independentDofs())),
-        reduced_(MatrixX::Zero(structure_.independentDofs(), structure_.independentDofs())),
-        cholesky_(structure_.independentDofs()) {
+        projected_(set.model().nv, structure_.independentDofs()) {
     for (int c = 0; c < set.size(); ++c) {
       if (!isWorldConstraint(set[c])) continue;
       for (int r = 0; r < set[c].dimension(); ++r) world_rows_.push_back(set.rowOffset(c) + r);
@@ -49,17 +43,11 @@ class ProjectionDelassus final : public DelassusAlgorithm {
       evaluateConstraints(set_, data_, q, zero_, cdata_, kConstraintErrors | kConstraintJacobian);
       spanning_.update(cdata_);
     }
-    spanning_.assemble(G_, g_);  // eq. 3 for the whole tree (g unused)
-    HG_.noalias() = H * G_;
-    reduced_.noalias() = G_.transpose() * HG_;
-    if (cholesky_.factorize(reduced_) == 0.0) {
-      throw ModelError(m.source_file, "delassus algorithm 'projection'",
-                       "the projected inertia Gᵀ H G is not positive definite at this state");
-    }
+    projected_.factor(H, spanning_, m.source_file, "delassus algorithm 'projection'");
     for (std::size_t w = 0; w < world_rows_.size(); ++w) {
-      Y_.row(static_cast<Eigen::Index>(w)).noalias() = cdata_.J.row(world_rows_[w]) * G_;
+      Y_.row(static_cast<Eigen::Index>(w)).noalias() = cdata_.J.row(world_rows_[w]) * projected_.G();
     }
-    cholesky_.solveLowerTransposedRows(Y_);  // Y = J_W G L⁻ᵀ
+    projected_.cholesky().solveLowerTransposedRows(Y_);  // Y = J_W G L⁻ᵀ
     world_block_.noalias() = Y_ * Y_.transpose();
     out.setZero();
     for (std::size_t a = 0; a < world_rows_.size(); ++a) {
@@ -77,10 +65,8 @@ class ProjectionDelassus final : public DelassusAlgorithm {
   ConstraintData cdata_;
   VectorX zero_;
   std::vector<int> world_rows_;  // global rows of the world constraints
-  MatrixX G_;
-  VectorX g_;
-  MatrixX HG_, reduced_, Y_, world_block_;
-  DenseCholesky cholesky_;
+  ProjectedInertia projected_;  // G, H G and the factor of Gᵀ H G
+  MatrixX Y_, world_block_;
 };
 
 }  // namespace

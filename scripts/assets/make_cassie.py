@@ -167,7 +167,7 @@ def inertial_xml(link: Link, frame: Pose) -> str:
     return f"<inertial pos='{fmt(com.t)}' mass='{link.mass:g}' fullinertia='{fmt(full)}'/>"
 
 
-def body_xml(link: Link, joint: Joint | None, parent_world: Pose, depth: int, anchors: dict) -> list[str]:
+def body_xml(link: Link, joint: Joint | None, parent_world: Pose, depth: int) -> list[str]:
     pad = "  " * depth
     world = link.pose
     local = parent_world.inverse() * world
@@ -189,7 +189,7 @@ def body_xml(link: Link, joint: Joint | None, parent_world: Pose, depth: int, an
                    f"{limits} damping='{joint.damping:g}'/>")
     out += geometry(link, pad + "  ")
     for child, child_joint in link.children:
-        out += body_xml(child, child_joint, world, depth + 1, anchors)
+        out += body_xml(child, child_joint, world, depth + 1)
     out.append(f"{pad}</body>")
     return out
 
@@ -252,7 +252,7 @@ def main() -> None:
              "  </default>",
              "  <worldbody>"]
     identity = Pose([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 0, 0])
-    lines += body_xml(links["pelvis"], None, identity, 2, {})
+    lines += body_xml(links["pelvis"], None, identity, 2)
     lines += ["  </worldbody>", "  <equality>"]
     for j in loops:
         # The rod's far end on its axis, at the closing joint's distance (the SDF's joint sits 1-2 mm

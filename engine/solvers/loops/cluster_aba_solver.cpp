@@ -172,6 +172,13 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   }
 }
 
+double ClusterAbaSolver::jointForce(int dof, int body, const Eigen::Ref<const VectorX>& tau,
+                                    const Eigen::Ref<const VectorX>& vdot) const {
+  const Model& m = model();
+  return data_.S.col(dof).dot(data_.f[body].toVector()) + (m.armature[dof] + added_inertia_[dof]) * vdot[dof] -
+         tau[dof];
+}
+
 void ClusterAbaSolver::jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) {
   const Model& m = model();
   for (int i = 1; i < m.nbodies(); ++i) {
@@ -180,10 +187,7 @@ void ClusterAbaSolver::jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau
   for (int i = m.nbodies() - 1; i > 0; --i) {
     if (m.parent[i] > 0) data_.f[m.parent[i]] += data_.liMi[i].act(data_.f[i]);
   }
-  for (int dof = 0; dof < m.nv; ++dof) {
-    joint_force_[dof] = data_.S.col(dof).dot(data_.f[m.dof_joint[dof]].toVector()) +
-                        (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
-  }
+  for (int dof = 0; dof < m.nv; ++dof) joint_force_[dof] = jointForce(dof, m.dof_joint[dof], tau, vdot);
 }
 
 void ClusterAbaSolver::refine(const Eigen::Ref<const VectorX>& tau, Eigen::Ref<VectorX> vdot) {
@@ -219,10 +223,7 @@ void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, 
       const int p = m.parent[*it];
       if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);
     }
-    for (const auto& [dof, body] : multiplier_dofs_) {
-      joint_force_[dof] = data_.S.col(dof).dot(data_.f[body].toVector()) +
-                          (m.armature[dof] + added_inertia_[dof]) * vdot[dof] - tau[dof];
-    }
+    for (const auto& [dof, body] : multiplier_dofs_) joint_force_[dof] = jointForce(dof, body, tau, vdot);
   }
   spanning_.multipliersFromJointForce(joint_force_, lambda);
 }

@@ -80,6 +80,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   void fromOutputBodies(int k, const std::vector<Motion>& motions);
   void recoverMultipliers(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot,
                           Eigen::Ref<VectorX> lambda);
+  // (M q̈ + h - τ)_dof from the force data_.f[body] across its joint (the subtree's sum).
+  double jointForce(int dof, int body, const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) const;
   // r = M q̈ + h - τ on every dof into joint_force_ (RNEA's backward pass on
   // the solved accelerations).
   void jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot);

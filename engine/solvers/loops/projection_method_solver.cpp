@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include <loopsim/algorithms/dynamics.hpp>
-#include <loopsim/model/errors.hpp>
 
 namespace loopsim {
 
@@ -14,11 +13,7 @@ ProjectionMethodSolver::ProjectionMethodSolver(const ConstraintSet& constraints,
       data_(constraints.model()),
       cdata_(constraints),
       end_bodies_(constraints.endBodies()),
-      G_(MatrixX::Zero(constraints.model().nv, structure_.independentDofs())),
-      g_(VectorX::Zero(constraints.model().nv)),
-      HG_(MatrixX::Zero(constraints.model().nv, structure_.independentDofs())),
-      reduced_(MatrixX::Zero(structure_.independentDofs(), structure_.independentDofs())),
-      cholesky_(structure_.independentDofs()),
+      projected_(constraints.model().nv, structure_.independentDofs()),
       force_(VectorX::Zero(constraints.model().nv)),
       ydd_(VectorX::Zero(structure_.independentDofs())),
       correction_(VectorX::Zero(structure_.independentDofs())),
@@ -43,19 +38,14 @@ SolveStats ProjectionMethodSolver::solve(const Eigen::Ref<const VectorX>& q, con
     evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     pivot_ratio = spanning_.update(cdata_);
   }
-  spanning_.assemble(G_, g_);  // eq. 3 for the whole tree
+  projected_.factor(H, spanning_, m.source_file, "solver 'projection-method'");
+  const MatrixX& G = projected_.G();
 
   // ÿ = (Gᵀ H G)⁻¹ Gᵀ (τ - c - H g) (paper 004 §II-D), q̈ = G ÿ + g (eq. 3).
-  HG_.noalias() = H * G_;
-  reduced_.noalias() = G_.transpose() * HG_;
   force_ = tau - bias;
-  ydd_.noalias() = G_.transpose() * force_;
-  ydd_.noalias() -= HG_.transpose() * g_;  // Gᵀ H g = (H G)ᵀ g, H symmetric
-  if (cholesky_.factorize(reduced_) == 0.0) {
-    throw ModelError(m.source_file, "solver 'projection-method'",
-                     "the projected inertia Gᵀ H G is not positive definite at this state");
-  }
-  cholesky_.solveInPlace(ydd_);
+  ydd_.noalias() = G.transpose() * force_;
+  ydd_.noalias() -= projected_.HG().transpose() * projected_.g();  // Gᵀ H g = (H G)ᵀ g, H symmetric
+  projected_.cholesky().solveInPlace(ydd_);
   spanning_.spanningAcceleration(ydd_, vdot);
 
   if (constraints_.dimension() > 0) {
@@ -64,10 +54,10 @@ SolveStats ProjectionMethodSolver::solve(const Eigen::Ref<const VectorX>& q, con
     // One step of iterative refinement on the same factor: Gᵀ(H q̈ + c - τ)
     // should vanish; its round-off, magnified where |q̈| is large, is what λ
     // recovered from the joint force would carry. Costs n² + n n_y.
-    correction_.noalias() = -G_.transpose() * joint_force_;
-    cholesky_.solveInPlace(correction_);
-    vdot.noalias() += G_ * correction_;
-    joint_force_.noalias() += HG_ * correction_;
+    correction_.noalias() = -G.transpose() * joint_force_;
+    projected_.cholesky().solveInPlace(correction_);
+    vdot.noalias() += G * correction_;
+    joint_force_.noalias() += projected_.HG() * correction_;
     spanning_.multipliersFromJointForce(joint_force_, lambda);
     residual_.noalias() = cdata_.J * vdot;
     residual_ -= cdata_.k;

@@ -17,9 +17,8 @@
 #include <vector>
 
 #include <loopsim/constraints/constraint_data.hpp>
-#include <loopsim/linalg/dense_cholesky.hpp>
 #include <loopsim/model/data.hpp>
-#include <loopsim/solvers/loops/cluster_spanning.hpp>
+#include <loopsim/solvers/loops/projected_inertia.hpp>
 #include <loopsim/solvers/solver.hpp>
 
 namespace loopsim {
@@ -48,10 +47,7 @@ class ProjectionMethodSolver final : public ConstrainedSolver {
   Data data_;
   ConstraintData cdata_;
   std::vector<int> end_bodies_;
-  MatrixX G_;             // nv x n_y: G_k in its cluster's dofs and independent columns
-  VectorX g_;             // nv
-  MatrixX HG_, reduced_;  // H G and Gᵀ H G
-  DenseCholesky cholesky_;
+  ProjectedInertia projected_;  // G, g, H G and the factor of Gᵀ H G
   VectorX force_, ydd_, correction_, joint_force_, residual_;
 };
 
