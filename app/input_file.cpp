@@ -56,7 +56,20 @@ Model loadAnyModel(const fs::path& file, bool floating, bool strict) {
     throw ModelError(file.string(), floating ? "--floating" : "--strict", "applies to URDF files only");
   }
   switch (kind) {
-    case InputKind::Urdf: return loadUrdf(file, {.floating_base = floating, .strict = strict});
+    case InputKind::Urdf: {
+      // A URDF+ file's loops are named: the tree shown here is not the whole mechanism.
+      UrdfMechanism load = loadUrdfMechanism(file, {.floating_base = floating, .strict = strict});
+      if (!load.constraints.empty()) {
+        std::string names;
+        for (const Constraint& c : load.constraints) {
+          names += (names.empty() ? "" : ", ") + std::string(constraintKindName(c.kind)) + " '" + c.name + "'";
+        }
+        load.model.warnings.push_back(file.filename().string() + ": the URDF+ loops and couplings (" + names +
+                                      ") close this tree; a scene with this file as a model (models: [{urdf: " +
+                                      file.filename().string() + "}]) simulates them");
+      }
+      return std::move(load.model);
+    }
     case InputKind::Mjcf: return loadMjcf(file).model;
     case InputKind::Scene: {
       const Scene scene = loadScene(file);

@@ -18,6 +18,7 @@
 #include <loopsim/model/model_builder.hpp>
 #include <loopsim/parsers/mesh_path.hpp>
 #include <loopsim/parsers/mesh_vertices.hpp>
+#include <loopsim/parsers/urdf_loops.hpp>
 #include <loopsim/parsers/urdf_structure.hpp>
 
 namespace loopsim {
@@ -356,8 +357,8 @@ class UrdfModelAssembler {
   std::vector<std::string> velocity_limited_;  // "'joint' value": limits that are reported, not simulated
 };
 
-Model loadFromXml(const std::string& xml, const std::string& source_name, const fs::path& base_dir,
-                  const UrdfOptions& options) {
+UrdfMechanism loadFromXml(const std::string& xml, const std::string& source_name, const fs::path& base_dir,
+                          const UrdfOptions& options) {
   const urdf_detail::UrdfStructure structure = urdf_detail::scanUrdfStructure(xml, source_name);
 
   urdf::ModelInterfaceSharedPtr parsed;
@@ -391,13 +392,15 @@ Model loadFromXml(const std::string& xml, const std::string& source_name, const 
 
   UrdfModelAssembler assembler(structure, *parsed, source_name, base_dir, options);
   assembler.setUrdfdomWarnings(std::move(urdfdom_warnings));
-  return std::move(assembler).assemble();
+  UrdfMechanism out;
+  out.model = std::move(assembler).assemble();
+  urdf_detail::UrdfLoopConstraints loops = urdf_detail::urdfLoopConstraints(out.model, structure, source_name);
+  out.constraints = std::move(loops.constraints);
+  out.independent_joints = std::move(loops.independent_joints);
+  return out;
 }
 
-}  // namespace
-
-Model loadUrdf(const fs::path& file, const UrdfOptions& options) {
-  const std::string name = file.filename().string();
+std::string readUrdfFile(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw ModelError(file.string(), "", "no such file");
   if (fs::is_directory(file, ec)) throw ModelError(file.string(), "", "is a directory, not a URDF file");
@@ -406,10 +409,38 @@ Model loadUrdf(const fs::path& file, const UrdfOptions& options) {
   std::ostringstream content;
   content << in.rdbuf();
   if (in.bad()) throw ModelError(file.string(), "", std::string("read error: ") + std::strerror(errno));
-  return loadFromXml(content.str(), name, file.parent_path(), options);
+  return content.str();
+}
+
+/// The tree alone: refused when the file closes loops (it would load as an open chain).
+Model treeOnly(UrdfMechanism&& mechanism, const std::string& source_name) {
+  if (!mechanism.constraints.empty()) {
+    const Constraint& c = mechanism.constraints.front();
+    const bool loop = c.kind != ConstraintKind::Coupling;
+    throw ModelError(source_name, std::string(loop ? "<loop" : "<coupling") + " name='" + c.name + "'>",
+                     std::string("a ") + (loop ? "loop closure" : "joint coupling") +
+                         " written as a URDF+ extension: the tree alone would be an open chain. Load the file "
+                         "with its loops (loadUrdfMechanism, or as a scene model: models: [{urdf: FILE}])");
+  }
+  return std::move(mechanism.model);
+}
+
+}  // namespace
+
+Model loadUrdf(const fs::path& file, const UrdfOptions& options) {
+  return treeOnly(loadUrdfMechanism(file, options), file.filename().string());
 }
 
 Model loadUrdfString(const std::string& xml, const std::string& source_name, const UrdfOptions& options) {
+  return treeOnly(loadUrdfMechanismString(xml, source_name, options), source_name);
+}
+
+UrdfMechanism loadUrdfMechanism(const fs::path& file, const UrdfOptions& options) {
+  return loadFromXml(readUrdfFile(file), file.filename().string(), file.parent_path(), options);
+}
+
+UrdfMechanism loadUrdfMechanismString(const std::string& xml, const std::string& source_name,
+                                      const UrdfOptions& options) {
   std::error_code ec;
   return loadFromXml(xml, source_name, fs::current_path(ec), options);
 }

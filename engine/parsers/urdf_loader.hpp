@@ -23,9 +23,15 @@
 //    body the link is merged into, named after the link ("link/k" when it
 //    has several); a mesh keeps its vertices (read with assimp; the convex
 //    hull collides). URDF has no friction or bitmasks: the scene's apply.
+//  - URDF+ (generalized_rbda's extension for closed chains): <loop
+//    type="revolute">, <coupling> and joints' independent="false" are read by
+//    loadUrdfMechanism as constraints (urdf_loops.hpp has the mapping);
+//    loadUrdf, which returns the tree alone, refuses a file that has them.
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include <loopsim/constraints/constraint.hpp>
 #include <loopsim/model/model.hpp>
 
 namespace loopsim {
@@ -35,11 +41,25 @@ struct UrdfOptions {
   bool strict = false;         // triangle-inequality violations become errors
 };
 
-/// Loads a URDF file. Relative and package:// meshes resolve from the file's directory.
+/// A URDF+ file: the tree and its loop closures and couplings.
+struct UrdfMechanism {
+  Model model;
+  std::vector<Constraint> constraints;          // <loop>s, then <coupling>s, in document order
+  std::vector<std::string> independent_joints;  // of the loops' clusters; empty unless a joint is marked dependent
+};
+
+/// Loads a URDF file. Relative and package:// meshes resolve from the file's
+/// directory. A file with URDF+ loops or couplings is refused (naming the
+/// element): its tree alone would be an open chain; use loadUrdfMechanism.
 Model loadUrdf(const std::filesystem::path& file, const UrdfOptions& options = {});
 
 /// Loads URDF text; source_name names it in error messages. Relative meshes
 /// resolve from the current directory.
 Model loadUrdfString(const std::string& xml, const std::string& source_name, const UrdfOptions& options = {});
+
+/// Loads a URDF or URDF+ file with its loops and couplings as constraints.
+UrdfMechanism loadUrdfMechanism(const std::filesystem::path& file, const UrdfOptions& options = {});
+UrdfMechanism loadUrdfMechanismString(const std::string& xml, const std::string& source_name,
+                                      const UrdfOptions& options = {});
 
 }  // namespace loopsim

@@ -35,6 +35,7 @@ constexpr NumericAttribute kNumericAttributes[] = {
     {"box", "size", 3},            {"sphere", "radius", 1},
     {"cylinder", "radius", 1},     {"cylinder", "length", 1},
     {"mesh", "scale", 3},          {"color", "rgba", 4},
+    {"ratio", "value", 1},
 };
 
 std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
@@ -113,6 +114,91 @@ std::string requireLinkReference(const TiXmlElement* joint, const char* which, c
   return link;
 }
 
+/// Reads three numbers already checked by checkNumbers; `fallback` when absent.
+std::array<double, 3> threeNumbers(const TiXmlElement* element, const char* attribute, std::array<double, 3> fallback) {
+  const char* text = element != nullptr ? element->Attribute(attribute) : nullptr;
+  if (text == nullptr) return fallback;
+  const std::vector<std::string> tokens = splitWhitespace(text);
+  std::array<double, 3> out{};
+  for (int k = 0; k < 3; ++k) parseNumber(tokens[static_cast<std::size_t>(k)], out[static_cast<std::size_t>(k)]);
+  return out;
+}
+
+/// <predecessor link=".."> or <successor link="..">, its origin and the link's existence.
+std::string loopEnd(const TiXmlElement* element, const char* which, const std::string& file, const std::string& owner,
+                    const std::map<std::string, int>& link_line, UrdfOrigin* origin) {
+  const std::string link = requireLinkReference(element, which, file, owner);
+  if (link_line.count(link) == 0) {
+    throw ModelError(file, owner, std::string("<") + which + "> link " + inQuotes(link) + " does not exist");
+  }
+  if (origin != nullptr) {
+    const TiXmlElement* o = element->FirstChildElement(which)->FirstChildElement("origin");
+    origin->xyz = threeNumbers(o, "xyz", {0.0, 0.0, 0.0});
+    origin->rpy = threeNumbers(o, "rpy", {0.0, 0.0, 0.0});
+  }
+  return link;
+}
+
+/// URDF+ loop closures and couplings (generalized_rbda's files), read after the links.
+void readLoopExtensions(const TiXmlElement* robot, const std::string& file, const std::map<std::string, int>& link_line,
+                        UrdfStructure& out) {
+  std::set<std::string> names;
+  const auto uniqueName = [&](const TiXmlElement* e, const std::set<std::string>& children) {
+    const std::string name = requireName(e, file);
+    const std::string owner = "<" + e->ValueStr() + " name=" + inQuotes(name) + "> (" + lineOf(e) + ")";
+    if (!names.insert(name).second) throw ModelError(file, owner, "duplicate loop or coupling name");
+    for (const TiXmlElement* child = e->FirstChildElement(); child != nullptr; child = child->NextSiblingElement()) {
+      if (children.count(child->ValueStr()) == 0) {
+        std::string known;
+        for (const std::string& c : children) known += (known.empty() ? "<" : ">, <") + c;
+        throw ModelError(file, owner, "unknown element <" + child->ValueStr() + "> (" + lineOf(child) +
+                                          "); expected " + known + ">");
+      }
+    }
+    checkNumbers(e, file, owner);
+    return std::pair{name, owner};
+  };
+  for (const TiXmlElement* e = robot->FirstChildElement("loop"); e != nullptr; e = e->NextSiblingElement("loop")) {
+    const auto [name, owner] = uniqueName(e, {"predecessor", "successor", "axis"});
+    UrdfLoopEntry loop;
+    loop.name = name;
+    loop.line = e->Row();
+    const char* type = e->Attribute("type");
+    if (type == nullptr || std::string(type) != "revolute") {
+      throw ModelError(file, owner, std::string("loop type ") + (type == nullptr ? "missing" : inQuotes(type)) +
+                                        ": this loader reads type=\"revolute\" loops");
+    }
+    loop.predecessor = loopEnd(e, "predecessor", file, owner, link_line, &loop.predecessor_origin);
+    loop.successor = loopEnd(e, "successor", file, owner, link_line, &loop.successor_origin);
+    if (loop.predecessor == loop.successor) throw ModelError(file, owner, "predecessor and successor are the same link");
+    const TiXmlElement* axis = e->FirstChildElement("axis");
+    if (axis == nullptr) throw ModelError(file, owner, "missing <axis xyz=\"...\"> element");
+    loop.axis = threeNumbers(axis, "xyz", {1.0, 0.0, 0.0});
+    if (loop.axis[0] == 0.0 && loop.axis[1] == 0.0 && loop.axis[2] == 0.0) {
+      throw ModelError(file, owner, "<axis xyz=\"0 0 0\">: the loop's axis must not be zero");
+    }
+    out.loops.push_back(std::move(loop));
+  }
+  for (const TiXmlElement* e = robot->FirstChildElement("coupling"); e != nullptr;
+       e = e->NextSiblingElement("coupling")) {
+    const auto [name, owner] = uniqueName(e, {"predecessor", "successor", "ratio"});
+    UrdfCouplingEntry coupling;
+    coupling.name = name;
+    coupling.line = e->Row();
+    coupling.predecessor = loopEnd(e, "predecessor", file, owner, link_line, nullptr);
+    coupling.successor = loopEnd(e, "successor", file, owner, link_line, nullptr);
+    if (coupling.predecessor == coupling.successor) {
+      throw ModelError(file, owner, "predecessor and successor are the same link");
+    }
+    const TiXmlElement* ratio = e->FirstChildElement("ratio");
+    const char* value = ratio != nullptr ? ratio->Attribute("value") : nullptr;
+    if (value == nullptr) throw ModelError(file, owner, "missing <ratio value=\"...\"> element");
+    parseNumber(value, coupling.ratio);
+    if (coupling.ratio == 0.0) throw ModelError(file, owner, "<ratio value=" + inQuotes(value) + ">: must not be zero");
+    out.couplings.push_back(std::move(coupling));
+  }
+}
+
 }  // namespace
 
 UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file) {
@@ -127,23 +213,6 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
   if (robot->ValueStr() != "robot") {
     throw ModelError(file, "<" + robot->ValueStr() + "> (" + lineOf(robot) + ")",
                      "root element must be <robot>");
-  }
-
-  // Loop closures and transmissions written as URDF extensions (<loop>,
-  // <coupling>: generalized_rbda's files) are not read: loading the rest
-  // would make a closed mechanism an open tree without a word.
-  for (const char* extension : {"loop", "coupling"}) {
-    if (const TiXmlElement* e = robot->FirstChildElement(extension)) {
-      const char* name = e->Attribute("name");
-      throw ModelError(file, "<" + std::string(extension) + (name != nullptr ? " name='" + std::string(name) + "'" : "") +
-                                 "> (" + lineOf(e) + ")",
-                       std::string("a ") + (extension == std::string("loop") ? "loop closure" : "joint coupling") +
-                           " written as a URDF extension, which this loader does not read: the file would load as "
-                           "an open tree. Load the tree without it and declare the " +
-                           (extension == std::string("loop") ? "loop as a scene constraint (type: revolute)"
-                                                             : "coupling as a scene constraint (type: coupling)") +
-                           " (scenes/README.md, \"Schema\")");
-    }
   }
 
   UrdfStructure out;
@@ -189,6 +258,15 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
     }
     static const std::set<std::string> kKnownTypes = {"revolute", "continuous", "prismatic", "fixed", "floating"};
     if (kKnownTypes.count(joint.type) == 0) throw ModelError(file, owner, "unknown joint type " + inQuotes(joint.type));
+
+    if (const char* independent = e->Attribute("independent")) {
+      // URDF+: the paper-004 coordinates of the joint's loop cluster.
+      const std::string value = independent;
+      if (value == "false") out.dependent_joints.push_back(joint.name);
+      else if (value != "true") {
+        throw ModelError(file, owner, "independent=" + inQuotes(value) + " (" + lineOf(e) + "): expected 'true' or 'false'");
+      }
+    }
 
     joint.parent = requireLinkReference(e, "parent", file, owner);
     joint.child = requireLinkReference(e, "child", file, owner);
@@ -265,6 +343,15 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
       throw ModelError(file, "joint " + inQuotes(joint.name),
                        "unsupported floating joint inside the tree (parent " + inQuotes(joint.parent) +
                            " is not the root link " + inQuotes(out.root_link) + ")");
+    }
+  }
+  readLoopExtensions(robot, file, link_line, out);
+  for (const std::string& name : out.dependent_joints) {
+    for (const UrdfJointEntry& joint : out.joints) {
+      if (joint.name == name && joint.type != "revolute" && joint.type != "continuous" && joint.type != "prismatic") {
+        throw ModelError(file, "joint " + inQuotes(name), "independent=\"false\" on a " + joint.type +
+                                                              " joint: only one-dof joints are coordinates of a loop");
+      }
     }
   }
   return out;

@@ -319,6 +319,18 @@ Scene parse(const YamlValue& doc, const std::string& text, const fs::path& base_
   } else if (doc.has("independent")) {
     scene.solver_settings.independent_dofs = parseIndependentDofs(doc["independent"], *model);
     scene.solver_settings.independent_dofs_internal_loops = scene.solver_settings.independent_dofs;
+  } else if (!assembled.independent_joints.empty()) {
+    // A URDF+ file's independent="false" marks: its own loops' coordinates, and the whole
+    // scene's when the scene closes nothing else.
+    std::vector<int> dofs;
+    for (const std::string& name : assembled.independent_joints) {
+      const int j = model->jointId(name);
+      if (j < 0) throw ModelError(doc.file(), "models", "the URDF+ independent joint '" + name + "' was merged away");
+      dofs.push_back(model->idx_v[j]);
+    }
+    std::sort(dofs.begin(), dofs.end());
+    scene.solver_settings.independent_dofs_internal_loops = dofs;
+    if (scene.constraints.size() == assembled.constraints.size()) scene.solver_settings.independent_dofs = dofs;
   }
   if (doc.has("controller")) scene.controller = parseController(doc["controller"], *model, scene.actuated_joints);
 

@@ -155,6 +155,7 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
       AppendOptions options;
       VectorX q0;
       std::vector<Constraint> constraints;
+      std::vector<std::string> independent_joints;  // URDF+ (unprefixed)
       std::optional<std::size_t> attachment;  // index into `attachments`
     };
     std::vector<Loaded> loaded;
@@ -199,11 +200,14 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
           const YamlValue urdf = entry["urdf"];
           const fs::path file = resolveModelFile(urdf, urdf.string(), base_dir);
           // Floating, the loader keeps the root link's inertia (an attached model's rides on its target).
+          // URDF+ loops and couplings come with the model, as MJCF equalities do.
           const bool keep_root = options.base == BaseMode::Floating || attached;
-          Model model = loadUrdf(file);
-          if (keep_root && !model.isFloatingBase()) model = loadUrdf(file, UrdfOptions{.floating_base = true});
+          UrdfMechanism load = loadUrdfMechanism(file);
+          if (keep_root && !load.model.isFloatingBase()) load = loadUrdfMechanism(file, UrdfOptions{.floating_base = true});
           out.model_files.push_back(file.string());
-          item.model = std::move(model);
+          item.model = std::move(load.model);
+          item.constraints = std::move(load.constraints);
+          item.independent_joints = std::move(load.independent_joints);
         } else if (is_mjcf) {
           // The MJCF's equality constraints (loop closures) come with the model, prefixed.
           const YamlValue mjcf = entry["mjcf"];
@@ -239,9 +243,10 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
       a.model = &loaded[i].model;
       a.options = loaded[i].options;
       a.q0 = loaded[i].q0;
-      const std::vector<Constraint>* constraints = &loaded[i].constraints;
-      a.attached = [&out, constraints](const AppendedModel& where) {
-        for (const Constraint& c : *constraints) out.constraints.push_back(remapConstraint(c, where));
+      const Loaded* item = &loaded[i];
+      a.attached = [&out, item](const AppendedModel& where) {
+        for (const Constraint& c : item->constraints) out.constraints.push_back(remapConstraint(c, where));
+        for (const std::string& j : item->independent_joints) out.independent_joints.push_back(where.prefix + j);
       };
     }
     for (std::size_t i = 0; i < loaded.size(); ++i) {
@@ -250,6 +255,7 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
       try {
         const AppendedModel where = assembly.append(loaded[i].model, loaded[i].options, loaded[i].q0, &attachments);
         for (const Constraint& c : loaded[i].constraints) out.constraints.push_back(remapConstraint(c, where));
+        for (const std::string& j : loaded[i].independent_joints) out.independent_joints.push_back(where.prefix + j);
       } catch (const ModelError& e) {
         if (e.file() == doc.file()) throw;
         entry.fail(e.what());

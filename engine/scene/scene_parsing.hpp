@@ -15,6 +15,8 @@ struct AssembledScene {
   VectorX q0;
   std::vector<Constraint> constraints;
   std::vector<std::string> model_files;
+  /// URDF+ models' independent coordinates of their own loops (prefixed joint names).
+  std::vector<std::string> independent_joints;
 };
 AssembledScene assembleModels(const YamlValue& doc, const std::filesystem::path& base_dir, const Vector3& gravity,
                               const std::string& scene_name);

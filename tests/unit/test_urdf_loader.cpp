@@ -485,44 +485,46 @@ TEST(UrdfSharedModels, FloatingJointInFile) {
   EXPECT_EQ(m.nv, 6 + 36);
 }
 
-// generalized_rbda's loop and rotor-coupling extensions: refused, never dropped.
-TEST(UrdfSharedModels, LoopAndCouplingExtensionsAreRefused) {
+// generalized_rbda's loop and rotor-coupling extensions (URDF+): loadUrdf,
+// which returns the tree alone, refuses them; loadUrdfMechanism reads them
+// (test_urdf_loops.cpp).
+TEST(UrdfSharedModels, LoopAndCouplingExtensionsAreRefusedByTheTreeLoader) {
   REQUIRE_SHARED("loops/four_bar.urdf");
   for (const char* name : {"loops/four_bar.urdf", "loops/six_bar.urdf", "loops/planar_leg_linkage.urdf"}) {
-    EXPECT_NE(loadError(sharedModel(name)).find("a loop closure written as a URDF extension"), std::string::npos)
+    EXPECT_NE(loadError(sharedModel(name)).find("a loop closure written as a URDF+ extension"), std::string::npos)
         << name;
   }
   for (const char* name : {"extras/mini_cheetah.urdf", "extras/mit_humanoid.urdf"}) {
-    EXPECT_NE(loadError(sharedModel(name)).find("a joint coupling written as a URDF extension"), std::string::npos)
+    EXPECT_NE(loadError(sharedModel(name)).find("a joint coupling written as a URDF+ extension"), std::string::npos)
         << name;
   }
 }
 
-// Loop closures and couplings written as URDF extensions are refused by name
-// and line: loading the rest would make a closed mechanism an open tree.
+// The tree loader names the loop or coupling it refuses and where to load it.
 TEST(UrdfLoader, LoopAndCouplingExtensionsAreRefusedNotDropped) {
   const std::string tree = R"(
   <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
   <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <joint name="j" type="continuous"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>)";
+  <link name="c"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>
+  <joint name="k" type="continuous"><parent link="a"/><child link="c"/><axis xyz="0 0 1"/></joint>)";
   std::string message = stringError("<robot name=\"r\">" + tree + R"(
   <loop name="loop1" type="revolute">
-    <predecessor link="a"><origin xyz="1 0 0"/></predecessor>
-    <successor link="b"><origin xyz="0.5 0 0"/></successor>
+    <predecessor link="b"><origin xyz="1 0 0"/></predecessor>
+    <successor link="c"><origin xyz="0.5 0 0"/></successor>
     <axis xyz="0 0 1"/>
   </loop>
 </robot>)");
-  EXPECT_EQ(message.rfind("inline.urdf: <loop name='loop1'> (line 5): a loop closure written as a URDF extension, "
-                          "which this loader does not read: the file would load as an open tree.",
+  EXPECT_EQ(message.rfind("inline.urdf: <loop name='loop1'>: a loop closure written as a URDF+ extension: the tree "
+                          "alone would be an open chain.",
                           0),
             0u)
       << message;
-  EXPECT_NE(message.find("declare the loop as a scene constraint (type: revolute)"), std::string::npos) << message;
+  EXPECT_NE(message.find("loadUrdfMechanism, or as a scene model"), std::string::npos) << message;
   message = stringError("<robot name=\"r\">" + tree + R"(
-  <coupling name="gear"><predecessor link="a"/><successor link="b"/><ratio value="6.0"/></coupling>
+  <coupling name="gear"><predecessor link="b"/><successor link="c"/><ratio value="6.0"/></coupling>
 </robot>)");
-  EXPECT_NE(message.find("<coupling name='gear'> (line 5): a joint coupling written as a URDF extension"),
-            std::string::npos)
+  EXPECT_NE(message.find("<coupling name='gear'>: a joint coupling written as a URDF+ extension"), std::string::npos)
       << message;
 }
 
