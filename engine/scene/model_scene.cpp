@@ -7,6 +7,7 @@
 #include <loopsim/algorithms/kinematics.hpp>
 #include <loopsim/collision/shape_extent.hpp>
 #include <loopsim/model/errors.hpp>
+#include <loopsim/parsers/urdf_loader.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 
 namespace loopsim {
@@ -49,7 +50,20 @@ ModelScene loadModelScene(const fs::path& model_file, ModelFormat format, const 
              (format == ModelFormat::urdf ? "urdf: " : "mjcf: ") + yamlQuoted(fs::absolute(model_file).string()) + "\n";
   if (options.floating_base) out.text += "    base: floating\n";
   const fs::path base_dir = model_file.parent_path();
-  out.scene = loadSceneString(out.text, model_file.string(), base_dir);
+  try {
+    out.scene = loadSceneString(out.text, model_file.string(), base_dir);
+  } catch (const ModelError& e) {
+    // A URDF+ file has no initial pose: its loops start at q = 0, often flat or open.
+    if (format != ModelFormat::urdf || e.file() != model_file.string() ||
+        loadUrdfMechanism(model_file).constraints.empty()) {
+      throw;
+    }
+    throw ModelError(e.file(), e.element(),
+                     e.message() + ". The file's loops are taken at its q = 0 (a URDF+ file has no initial pose): "
+                                   "open it in a scene that starts from a closed, regular pose (models: [{urdf: " +
+                         model_file.filename().string() +
+                         "}], initial: {q: {...}}; scenes/README.md, \"URDF+ loops and couplings\")");
+  }
   if (!options.ground || !hasFloatingRoot(*out.scene.model)) return out;
 
   if (out.scene.geometry && hasHalfspace(*out.scene.geometry)) {

@@ -23,6 +23,7 @@
 #include <loopsim/constraints/constraint_set.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/parsers/urdf_loader.hpp>
+#include <loopsim/scene/model_scene.hpp>
 #include <loopsim/scene/scene_loader.hpp>
 #include <loopsim/solvers/joint_space/kkt_solver.hpp>
 #include <loopsim/solvers/loops/cluster_aba_solver.hpp>
@@ -90,6 +91,7 @@ class TemporaryScene {
     fs::remove_all(dir_, ec);
   }
   fs::path scene() const { return dir_ / "scene.yaml"; }
+  fs::path urdf() const { return dir_ / "mechanism.urdf"; }
 
  private:
   fs::path dir_;
@@ -228,6 +230,23 @@ TEST(UrdfLoops, SceneClosesTheLoopAndClusterAbaAgreesWithKkt) {
     ++compared;
   }
   EXPECT_GE(compared, 9);
+}
+
+// Opened on its own (`loopsim run FILE.urdf`), a URDF+ file starts at q = 0,
+// here the parallelogram's flat pose: the error says how to give a closed one.
+TEST(UrdfLoops, OpenedAloneAFlatStartSaysHowToGiveAPose) {
+  const TemporaryScene files(fourBar(), "");
+  try {
+    loadModelScene(files.urdf(), ModelFormat::urdf);
+    ADD_FAILURE() << "the flat four-bar loaded";
+  } catch (const ModelError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("rank-deficient at the initial configuration"), std::string::npos) << message;
+    EXPECT_NE(message.find("The file's loops are taken at its q = 0 (a URDF+ file has no initial pose): open it in "
+                           "a scene that starts from a closed, regular pose"),
+              std::string::npos)
+        << message;
+  }
 }
 
 // The reference loop files: each closes one planar loop whose dependent joints
