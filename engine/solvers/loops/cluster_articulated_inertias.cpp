@@ -128,20 +128,22 @@ void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure
   using PerOutput = Eigen::Matrix<double, Eigen::Dynamic, Shape::kIndependent>;
   const std::vector<int>& outs = outputs[k];
   const auto Uk = shaped<const Subspace>(U[k]);
-  const auto UDinvk = shaped<const Subspace>(UDinv[k]);
   auto XUk = shaped<PerOutput>(XU[k]);
   auto XUDinvk = shaped<PerOutput>(XUDinv[k]);
   XUk.setZero();
-  XUDinvk.setZero();
   for (int a = 0; a < cl.bodyCount(); ++a) {
     const SE3& output_M_a = kinematics.outputPlacement(cl.bodies[a]);  // ^λX*_a as a placement
     const int o = output_of[k][a];
     for (int j = 0; j < Uk.cols(); ++j) {
       XUk.template middleRows<6>(6 * o).col(j) +=
           output_M_a.act(Force(Vector6(Uk.template middleRows<6>(6 * a).col(j)))).toVector();
-      XUDinvk.template middleRows<6>(6 * o).col(j) +=
-          output_M_a.act(Force(Vector6(UDinvk.template middleRows<6>(6 * a).col(j)))).toVector();
     }
+  }
+  // (X*U) D⁻¹ = X*(U D⁻¹): one transform per body, not two.
+  if constexpr (Shape::kIndependent == 1) {
+    XUDinvk.noalias() = XUk * Dinv[k](0, 0);
+  } else {
+    XUDinvk.noalias() = XUk.lazyProduct(shaped<const typename Shape::Square>(Dinv[k]));
   }
   for (std::size_t i = 0; i < outs.size(); ++i) {
     for (std::size_t j = 0; j < outs.size(); ++j) {

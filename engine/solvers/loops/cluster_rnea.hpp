@@ -52,6 +52,7 @@ class ClusterRnea {
   ClusterSpanning spanning_;
   ClusterKinematics kinematics_;
   Data data_;
+  AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
   ConstraintData cdata_;
   VectorX zero_tau_, qdd_;
   std::vector<VectorX> a_;  // per cluster, stacked body accelerations
