@@ -20,6 +20,7 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
       kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(constraints.model()),
       rigid_inertias_(rigidInertiaMatrices(constraints.model())),
+      frame_constraints_(constraints.hasInternalLoops() || constraints.hasWorldConstraints()),
       cdata_(constraints),
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
@@ -240,7 +241,8 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   // Forward pass #1 (lines 1-22): joint transforms, S_i, v_i, v_i × S_i q̇_i,
   // I_k and v ×* I v (articulatedFirstPass), then K at the state, G_k, g_k
   // (line 11) and the cluster S_k, c_k (lines 8-19, cluster_kinematics.hpp).
-  articulatedFirstPass(model(), data_, q, v, tau, fext, /*with_accelerations=*/true, &rigid_inertias_);
+  // The velocity-product accelerations only for frame constraints' bias (couplings have none).
+  articulatedFirstPass(model(), data_, q, v, tau, fext, frame_constraints_, &rigid_inertias_);
   pivot_ratio_ = 1.0;
   if (constraints_.dimension() > 0) {
     evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);

@@ -93,6 +93,7 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterKinematics kinematics_;
   Data data_;
   AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
+  bool frame_constraints_ = false;          // loops or world constraints (not only couplings)
   ConstraintData cdata_;
   // Per cluster (Alg. 1 symbols): I^A, U, D, D⁻¹, I^a, A G in inertias_; p^A,
   // u, and the scratch p^a, a, τ_J, u - Uᵀa'.

@@ -13,6 +13,7 @@ ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& indep
       kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(set.model()),
       rigid_inertias_(rigidInertiaMatrices(set.model())),
+      frame_constraints_(set.hasInternalLoops() || set.hasWorldConstraints()),
       cdata_(set),
       zero_tau_(VectorX::Zero(set.model().nv)),
       qdd_(VectorX::Zero(set.model().nv)) {
@@ -25,7 +26,8 @@ bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<c
   const Model& m = set_.model();
   const auto& clusters = structure_.clusters();
   // Kinematics, I_i, v ×* I v - f_ext, then K, G_k, g_k and S_k, c_k at the state.
-  articulatedFirstPass(m, data_, q, v, zero_tau_, fext, /*with_accelerations=*/true, &rigid_inertias_);
+  // The velocity-product accelerations only for frame constraints' bias (couplings have none).
+  articulatedFirstPass(m, data_, q, v, zero_tau_, fext, frame_constraints_, &rigid_inertias_);
   double pivot_ratio = 1.0;
   if (set_.dimension() > 0) {
     evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);

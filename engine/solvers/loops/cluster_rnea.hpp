@@ -53,6 +53,7 @@ class ClusterRnea {
   ClusterKinematics kinematics_;
   Data data_;
   AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
+  bool frame_constraints_ = false;          // loops or world constraints (not only couplings)
   ConstraintData cdata_;
   VectorX zero_tau_, qdd_;
   std::vector<VectorX> a_;  // per cluster, stacked body accelerations
