@@ -72,7 +72,10 @@ void bindModel(py::module_& m) {
       .def_property_readonly("gravity", [](const Model& model) { return Vector3(model.gravity); }, "m/s², world axes.");
 
   m.def("load_model", &loadModel, py::arg("file"), py::arg("floating_base") = false,
-        "Loads a URDF, or an MJCF (.xml) model. floating_base (URDF): a floating root_joint under the root link.");
+        "Loads a URDF, or an MJCF (.xml) model: the tree alone. floating_base (URDF): a floating root_joint under "
+        "the root link. A URDF+ file with <loop> or <coupling> elements is refused (its tree alone is open) and an "
+        "MJCF's equality constraints are not part of a Model: load_scene on a scene with the file as a model keeps "
+        "both.");
 
   py::class_<Scene, std::shared_ptr<Scene>>(m, "Scene", "A scene file loaded: model, constraints, start state, controller, settings.")
       .def_readonly("name", &Scene::name)
