@@ -237,6 +237,11 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
       }
       loaded.push_back(std::move(item));
     }
+    // What a model brings beside its bodies, renamed as the assembly placed it.
+    const auto addModelTerms = [&out](const Loaded& item, const AppendedModel& where) {
+      for (const Constraint& c : item.constraints) out.constraints.push_back(remapConstraint(c, where));
+      for (const std::string& j : item.independent_joints) out.independent_joints.push_back(where.prefix + j);
+    };
     for (std::size_t i = 0; i < loaded.size(); ++i) {
       if (!loaded[i].attachment) continue;
       Attachment& a = attachments[*loaded[i].attachment];
@@ -244,18 +249,14 @@ AssembledScene assembleModels(const YamlValue& doc, const fs::path& base_dir, co
       a.options = loaded[i].options;
       a.q0 = loaded[i].q0;
       const Loaded* item = &loaded[i];
-      a.attached = [&out, item](const AppendedModel& where) {
-        for (const Constraint& c : item->constraints) out.constraints.push_back(remapConstraint(c, where));
-        for (const std::string& j : item->independent_joints) out.independent_joints.push_back(where.prefix + j);
-      };
+      a.attached = [addModelTerms, item](const AppendedModel& where) { addModelTerms(*item, where); };
     }
     for (std::size_t i = 0; i < loaded.size(); ++i) {
       if (loaded[i].attachment) continue;
       const YamlValue entry = models.at(i);
       try {
         const AppendedModel where = assembly.append(loaded[i].model, loaded[i].options, loaded[i].q0, &attachments);
-        for (const Constraint& c : loaded[i].constraints) out.constraints.push_back(remapConstraint(c, where));
-        for (const std::string& j : loaded[i].independent_joints) out.independent_joints.push_back(where.prefix + j);
+        addModelTerms(loaded[i], where);
       } catch (const ModelError& e) {
         if (e.file() == doc.file()) throw;
         entry.fail(e.what());
