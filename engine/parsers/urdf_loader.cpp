@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
+using urdf_detail::inQuotes;
 
 std::string str(double x) {
   std::ostringstream os;

@@ -10,8 +10,6 @@ namespace loopsim::urdf_detail {
 
 namespace {
 
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
-
 SE3 originPose(const UrdfOrigin& o) {
   // URDF rpy: fixed-axis roll about x, then pitch about y, then yaw about z.
   const Matrix3 R = (Eigen::AngleAxisd(o.rpy[2], Vector3::UnitZ()) * Eigen::AngleAxisd(o.rpy[1], Vector3::UnitY()) *

@@ -38,7 +38,6 @@ constexpr NumericAttribute kNumericAttributes[] = {
     {"ratio", "value", 1},
 };
 
-std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
 std::string lineOf(const TiXmlNode* node) { return "line " + std::to_string(node->Row()); }
 
 /// Parses one token as a double; false when it is not a number at all.
@@ -262,10 +261,14 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
     if (const char* independent = e->Attribute("independent")) {
       // URDF+: the paper-004 coordinates of the joint's loop cluster.
       const std::string value = independent;
-      if (value == "false") out.dependent_joints.push_back(joint.name);
-      else if (value != "true") {
+      if (value != "true" && value != "false") {
         throw ModelError(file, owner, "independent=" + inQuotes(value) + " (" + lineOf(e) + "): expected 'true' or 'false'");
       }
+      if (value == "false" && joint.type != "revolute" && joint.type != "continuous" && joint.type != "prismatic") {
+        throw ModelError(file, owner, "independent=\"false\" on a " + joint.type +
+                                          " joint: only one-dof joints are coordinates of a loop");
+      }
+      if (value == "false") out.dependent_joints.push_back(joint.name);
     }
 
     joint.parent = requireLinkReference(e, "parent", file, owner);
@@ -346,14 +349,6 @@ UrdfStructure scanUrdfStructure(const std::string& xml, const std::string& file)
     }
   }
   readLoopExtensions(robot, file, link_line, out);
-  for (const std::string& name : out.dependent_joints) {
-    for (const UrdfJointEntry& joint : out.joints) {
-      if (joint.name == name && joint.type != "revolute" && joint.type != "continuous" && joint.type != "prismatic") {
-        throw ModelError(file, "joint " + inQuotes(name), "independent=\"false\" on a " + joint.type +
-                                                              " joint: only one-dof joints are coordinates of a loop");
-      }
-    }
-  }
   return out;
 }
 

@@ -12,6 +12,9 @@
 
 namespace loopsim::urdf_detail {
 
+/// A name or value as the URDF loaders' messages quote it: 'name'.
+inline std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
+
 struct UrdfJointEntry {
   std::string name;
   std::string type;  // as written: revolute, continuous, prismatic, fixed, floating
