@@ -132,6 +132,14 @@ struct Model {
   int existingFrame(const std::string& name) const;
 
   bool isFloatingBase() const { return njoints() > 0 && joint_types[1] == JointType::Floating; }
+  /// The deepest body on both a's and b's paths to the world (0 = the world).
+  int commonAncestor(int a, int b) const {
+    while (a != b) {
+      if (a > b) a = parent[a];  // parent[i] < i: the larger index is never the ancestor
+      else b = parent[b];
+    }
+    return a;
+  }
   double totalMass() const;
   int treeDepth() const;
 };

@@ -25,14 +25,6 @@ struct BodyGroups {
   std::vector<int> root;
 };
 
-int commonAncestor(const Model& model, int a, int b) {
-  while (a != b) {
-    if (a > b) a = model.parent[a];  // parent[i] < i: climb the deeper index
-    else b = model.parent[b];
-  }
-  return a;
-}
-
 // The bodies on the tree path from `body` up to `ancestor`, ancestor excluded.
 void joinPath(const Model& model, BodyGroups& groups, int body, int ancestor, int anchor) {
   for (int b = body; b != ancestor; b = model.parent[b]) groups.join(anchor, b);
@@ -89,7 +81,7 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
     if (scope == ClusterScope::InternalLoops && isWorldConstraint(con)) continue;  // a Delassus row, no loop
     if (con.kind == ConstraintKind::Coupling) {
       int ancestor = con.coupling_joints.front();
-      for (int j : con.coupling_joints) ancestor = commonAncestor(m, ancestor, j);
+      for (int j : con.coupling_joints) ancestor = m.commonAncestor(ancestor, j);
       const int anchor = con.coupling_joints.front();
       for (int j : con.coupling_joints) joinPath(m, groups, j, ancestor, anchor);
       // A coupled joint may itself be the common ancestor (a joint geared to its own descendant).
@@ -99,7 +91,7 @@ ClusterStructure::ClusterStructure(const ConstraintSet& set, const std::vector<i
       }
       constraint_anchor[c] = anchor;
     } else {
-      const int ancestor = commonAncestor(m, con.body1, con.body2);
+      const int ancestor = m.commonAncestor(con.body1, con.body2);
       const int anchor = con.body1 != ancestor ? con.body1 : con.body2;
       joinPath(m, groups, con.body1, ancestor, anchor);
       joinPath(m, groups, con.body2, ancestor, anchor);

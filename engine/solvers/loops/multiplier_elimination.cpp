@@ -7,19 +7,6 @@ namespace loopsim {
 
 namespace {
 
-// τ_j: the deepest link on both ends' paths to the world (0 when they meet
-// only there, or when an end is the world).
-int loopRoot(const Model& model, int a, int b) {
-  while (a != b) {
-    if (a > b) {
-      a = model.parent[a];  // parent[i] < i: the larger index is never the ancestor
-    } else {
-      b = model.parent[b];
-    }
-  }
-  return a;
-}
-
 // Minimum degree order of the rooted blocks over the couplings `pairs` holds
 // (ties: the earlier block), and the fill of eliminating them in that order:
 // `below[k]` lists the later blocks block k is coupled to when it goes. The
@@ -75,7 +62,7 @@ MultiplierElimination::MultiplierElimination(const ConstraintSet& set) {
   for (int j = 0; j < set.size(); ++j) {
     const Constraint& c = set[j];
     if (c.kind == ConstraintKind::Coupling) continue;
-    root[j] = c.body2 == 0 ? 0 : loopRoot(model, c.body1, c.body2);
+    root[j] = c.body2 == 0 ? 0 : model.commonAncestor(c.body1, c.body2);  // τ_j: the deepest link on both paths
     supported[c.body1].insert(j);  // Alg. 4 line 7
     if (c.body2 != 0) supported[c.body2].insert(j);
   }
