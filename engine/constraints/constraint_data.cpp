@@ -54,6 +54,17 @@ ConstraintRows constantRowsOnBody1(const Constraint& c) {
   return K1;
 }
 
+CouplingError couplingError(const Model& model, const Constraint& coupling, const Eigen::Ref<const VectorX>& q,
+                            const double* v) {
+  CouplingError e{-coupling.coupling_offset, 0.0};
+  for (std::size_t k = 0; k < coupling.coupling_joints.size(); ++k) {
+    const int j = coupling.coupling_joints[k];
+    e.phi += coupling.coupling_coefficients[k] * q[model.idx_q[j]];
+    if (v != nullptr) e.phidot += coupling.coupling_coefficients[k] * v[model.idx_v[j]];
+  }
+  return e;
+}
+
 namespace {
 
 // evaluateOne's terms beyond ConstraintTerms: evaluateLinkTargets' subset.
@@ -183,13 +194,7 @@ void evaluateOne(const ConstraintSet& set, int i, const Data& data, const Eigen:
   const BaumgarteGains& g = set.gains(i);
 
   if (c.kind == ConstraintKind::Coupling) {
-    double phi = -c.coupling_offset;
-    double phidot = 0.0;
-    for (std::size_t k = 0; k < c.coupling_joints.size(); ++k) {
-      const int j = c.coupling_joints[k];
-      phi += c.coupling_coefficients[k] * q[model.idx_q[j]];
-      if (velocity_terms) phidot += c.coupling_coefficients[k] * v[model.idx_v[j]];
-    }
+    const auto [phi, phidot] = couplingError(model, c, q, v);
     cd.phi[offset] = phi;
     if (!velocity_terms) return;
     cd.phidot[offset] = phidot;

@@ -47,6 +47,13 @@ enum ConstraintTerms : unsigned {
 void evaluateConstraints(const ConstraintSet& set, const Data& data, const Eigen::Ref<const VectorX>& q,
                          const Eigen::Ref<const VectorX>& v, ConstraintData& cdata, unsigned terms = kConstraintErrors);
 
+/// A coupling's φ = Σ c_j q_j - c_0 and φ̇ = Σ c_j q̇_j (φ̇ = 0 without v).
+struct CouplingError {
+  double phi = 0.0, phidot = 0.0;
+};
+CouplingError couplingError(const Model& model, const Constraint& coupling, const Eigen::Ref<const VectorX>& q,
+                            const double* v);
+
 /// Runs forwardKinematics(q, v, 0) on data, then evaluateConstraints.
 void computeConstraintTerms(const ConstraintSet& set, Data& data, const Eigen::Ref<const VectorX>& q,
                             const Eigen::Ref<const VectorX>& v, ConstraintData& cdata,
