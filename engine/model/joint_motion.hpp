@@ -288,13 +288,13 @@ template <int NV>
       const Vector3 w = vp.w + d;
       v_out.w = w;
       v_out.v = vp.v;
-      c_out.w = w.cross(d);
-      c_out.v = vp.v.cross(d);
+      kernels::setCross(w, d, c_out.w);
+      kernels::setCross(vp.v, d, c_out.v);
     } else {
       v_out.w = vp.w;
       v_out.v = vp.v + d;
       c_out.w.setZero();
-      c_out.v = vp.w.cross(d);
+      kernels::setCross(vp.w, d, c_out.v);
     }
   }
 }

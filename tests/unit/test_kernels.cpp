@@ -257,6 +257,10 @@ TEST(Kernels, FrameChangesEqualSe3) {
     const Matrix3 absRt = X.R.transpose().cwiseAbs();
     expectClose(kernels::rotationTransposeTimes(X.R, m.w), kernels::reference::rotationTransposeTimes(X.R, m.w),
                 Vector3(absRt * m.w.cwiseAbs()), "Rᵀ x");
+    Vector3 cross, cross_ref;
+    kernels::setCross(X.t, m.w, cross);
+    kernels::reference::setCross(X.t, m.w, cross_ref);
+    expectClose(cross, cross_ref, absCross(X.t, m.w), "a × b");
     const Motion child = kernels::toChildFrame(X, m), child_ref = kernels::reference::toChildFrame(X, m);
     expectClose(child.w, child_ref.w, Vector3(absRt * m.w.cwiseAbs()), "child ω");
     expectClose(child.v, child_ref.v, Vector3(absRt * (m.v.cwiseAbs() + absCross(X.t, m.w))), "child v");

@@ -24,6 +24,9 @@ inline Matrix3 unitAxisRotation(int k, double c, double s) {
 /// Rᵀ x.
 inline Vector3 rotationTransposeTimes(const Matrix3& R, const Vector3& x) { return R.transpose() * x; }
 
+/// out = a × b.
+inline void setCross(const Vector3& a, const Vector3& b, Vector3& out) { out = a.cross(b); }
+
 /// The motion m in the child frame: liMi⁻¹ m.
 inline Motion toChildFrame(const SE3& liMi, const Motion& m) { return liMi.actInv(m); }
 
@@ -63,11 +66,27 @@ template <int k>
   return x[0] * R.row(0).transpose() + x[1] * R.row(1).transpose() + x[2] * R.row(2).transpose();
 }
 
+/// a × b written into `out` component by component. Eigen's cross() builds
+/// its 3-vector from scalar stores, which the next 2-wide read of it loads
+/// before they retire: a failed store forward.
+[[gnu::always_inline]] inline void setCross(const Vector3& a, const Vector3& b, Vector3& out) {
+  const double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  out[0] = x;
+  out[1] = y;
+  out[2] = z;
+}
+
 /// SE3::actInv on a Motion (parent frame to child frame), written out and
 /// forced inline: in the recursions' loops the compiler keeps the member
-/// call out of line.
+/// call out of line. v − t × w in scalars, then Rᵀ by rows (setCross's reason).
 [[gnu::always_inline]] inline Motion toChildFrame(const SE3& liMi, const Motion& m) {
-  return {rotationTransposeTimes(liMi.R, m.w), rotationTransposeTimes(liMi.R, m.v - liMi.t.cross(m.w))};
+  const Vector3& t = liMi.t;
+  const Vector3& w = m.w;
+  const double x = m.v[0] - (t[1] * w[2] - t[2] * w[1]);
+  const double y = m.v[1] - (t[2] * w[0] - t[0] * w[2]);
+  const double z = m.v[2] - (t[0] * w[1] - t[1] * w[0]);
+  const Matrix3& R = liMi.R;
+  return {rotationTransposeTimes(R, w), Vector3(x * R.row(0).transpose() + y * R.row(1).transpose() + z * R.row(2).transpose())};
 }
 
 /// SE3::act on a Force (child frame to parent frame) given as its moment and
