@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include <Eigen/Cholesky>
-
+#include <loopsim/linalg/fixed_cholesky.hpp>
+#include <loopsim/linalg/kernels/frame_products.hpp>
 #include <loopsim/linalg/small_cholesky.hpp>
 #include <loopsim/model/joint_motion.hpp>
 #include <loopsim/solvers/loops/cluster_shape.hpp>
@@ -88,8 +88,11 @@ void ClusterArticulatedInertias::factorShaped(int k, const MatrixX& S_storage, c
   if constexpr (Shape::kIndependent == 1) {
     Dinvk(0, 0) = 1.0 / Dk(0, 0);
   } else if constexpr (Shape::kIndependent != Eigen::Dynamic) {
-    const Eigen::LLT<Square> llt(Dk);  // D is SPD: S_k has full column rank
-    Dinvk = llt.solve(Square::Identity());
+    static_assert(Shape::kIndependent == 2 || Shape::kIndependent == 3 || Shape::kIndependent == 6,
+                  "fixedLdltInverse has the sizes 2, 3 and 6");
+    // D is SPD (S_k has full column rank). LDLᵀ's inverse at once: LLT's
+    // solve of the identity took Eigen's blocked triangular solves (docs/performance.md).
+    Dinvk = fixedLdltInverse<Shape::kIndependent>(Square(Dk));
   } else {
     choleskyInPlace(D[k]);  // D is SPD: S_k has full column rank
     Dinv[k].setIdentity();
@@ -135,8 +138,10 @@ void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure
     const SE3& output_M_a = kinematics.outputPlacement(cl.bodies[a]);  // ^λX*_a as a placement
     const int o = output_of[k][a];
     for (int j = 0; j < Uk.cols(); ++j) {
-      XUk.template middleRows<6>(6 * o).col(j) +=
-          output_M_a.act(Force(Vector6(Uk.template middleRows<6>(6 * a).col(j)))).toVector();
+      const auto U_aj = Uk.template middleRows<6>(6 * a).col(j);
+      const Force f = kernels::toParentFrame(output_M_a, U_aj.template head<3>(), U_aj.template tail<3>());
+      XUk.template middleRows<6>(6 * o).col(j).template head<3>() += f.n;
+      XUk.template middleRows<6>(6 * o).col(j).template tail<3>() += f.f;
     }
   }
   // (X*U) D⁻¹ = X*(U D⁻¹): one transform per body, not two.

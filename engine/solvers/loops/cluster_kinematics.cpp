@@ -55,7 +55,9 @@ void ClusterKinematics::updateCluster(int k, const Data& data, const ClusterSpan
       S_i.noalias() += S_dof * G.row(dof);
       c_i.noalias() += S_dof * g[dof];
     }
-    c_i += data.c[b].toVector();
+    // By halves: toVector()'s copy was read 2-wide across its seam (docs/performance.md).
+    c_i.template head<3>() += data.c[b].w;
+    c_i.template tail<3>() += data.c[b].v;
   }
 }
 
