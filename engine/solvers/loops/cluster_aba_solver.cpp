@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
+#include <loopsim/linalg/kernels/frame_products.hpp>
 #include <loopsim/model/joint_motion.hpp>
 #include <loopsim/solvers/loops/cluster_shape.hpp>
 
@@ -16,11 +17,12 @@ namespace loopsim {
 ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const SolverSettings& settings)
     : ConstrainedSolver(constraints, settings),
       structure_(constraints, settings.independent_dofs, "solver 'cluster-aba'"),
-      spanning_(structure_),
+      spanning_(structure_, &constraints),
       kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(constraints.model()),
       rigid_inertias_(rigidInertiaMatrices(constraints.model())),
-      frame_constraints_(constraints.hasInternalLoops() || constraints.hasWorldConstraints()),
+      from_joints_(spanning_.canUpdateFromJoints()),
+      frame_constraints_(!from_joints_ && (constraints.hasInternalLoops() || constraints.hasWorldConstraints())),
       cdata_(constraints),
       joint_force_(VectorX::Zero(constraints.model().nv)),
       residual_(VectorX::Zero(constraints.dimension())) {
@@ -67,17 +69,23 @@ void ClusterAbaSolver::forwardPass(int k, Eigen::Ref<VectorX> vdot) {
 void ClusterAbaSolver::handToParent(int k) {
   const BodyCluster& cl = structure_.clusters()[k];
   VectorX& pA_parent = pA_[cl.parent];
+  // By halves through the frame kernels: a Force's toVector() read 2-wide
+  // across its halves' seam right after they were stored (docs/performance.md).
   for (int a = 0; a < cl.bodyCount(); ++a) {
     const int oa = structure_.positionInCluster(cl.output[a]);
-    pA_parent.segment<6>(6 * oa) +=
-        kinematics_.outputPlacement(cl.bodies[a]).act(Force(Vector6(pa_[k].segment<6>(6 * a)))).toVector();
+    const Force f = kernels::toParentFrame(kinematics_.outputPlacement(cl.bodies[a]), pa_[k].segment<3>(6 * a),
+                                           pa_[k].segment<3>(6 * a + 3));
+    pA_parent.segment<3>(6 * oa) += f.n;
+    pA_parent.segment<3>(6 * oa + 3) += f.f;
   }
 }
 
 void ClusterAbaSolver::fromOutputBodies(int k, const std::vector<Motion>& motions) {
   const BodyCluster& cl = structure_.clusters()[k];
   for (int p = 0; p < cl.bodyCount(); ++p) {
-    a_[k].segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(motions[cl.output[p]]).toVector();
+    const Motion m = kernels::toChildFrame(kinematics_.outputPlacement(cl.bodies[p]), motions[cl.output[p]]);
+    a_[k].segment<3>(6 * p) = m.w;
+    a_[k].segment<3>(6 * p + 3) = m.v;
   }
 }
 
@@ -177,7 +185,9 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
 double ClusterAbaSolver::jointForce(int dof, int body, const Eigen::Ref<const VectorX>& tau,
                                     const Eigen::Ref<const VectorX>& vdot) const {
   const Model& m = model();
-  return data_.S.col(dof).dot(data_.f[body].toVector()) + (m.armature[dof] + added_inertia_[dof]) * vdot[dof] -
+  const auto S = data_.S.col(dof);
+  return S.head<3>().dot(data_.f[body].n) + S.tail<3>().dot(data_.f[body].f) +
+         (m.armature[dof] + added_inertia_[dof]) * vdot[dof] -
          tau[dof];
 }
 
@@ -244,7 +254,9 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
   // The velocity-product accelerations only for frame constraints' bias (couplings have none).
   articulatedFirstPass(model(), data_, q, v, tau, fext, frame_constraints_, &rigid_inertias_);
   pivot_ratio_ = 1.0;
-  if (constraints_.dimension() > 0) {
+  if (from_joints_) {
+    pivot_ratio_ = spanning_.updateFromJoints(data_, q, v);  // couplings and planar loops in closed form
+  } else if (constraints_.dimension() > 0) {
     evaluateConstraints(constraints_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     pivot_ratio_ = spanning_.update(cdata_);
   }
@@ -253,7 +265,10 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
     const BodyCluster& cl = clusters[k];
     // Lines 20-21: I^A_k = block(I_i), p^A_k = stack(v_i ×* I_i v_i - f_ext,i).
     inertias_.setBodyInertias(k, cl, data_);
-    for (int p = 0; p < cl.bodyCount(); ++p) pA_[k].segment<6>(6 * p) = data_.pa[cl.bodies[p]].toVector();
+    for (int p = 0; p < cl.bodyCount(); ++p) {
+      pA_[k].segment<3>(6 * p) = data_.pa[cl.bodies[p]].n;
+      pA_[k].segment<3>(6 * p + 3) = data_.pa[cl.bodies[p]].f;
+    }
     for (int d = 0; d < cl.dofCount(); ++d) joint_tau_[k][d] = tau[cl.dofs[d]];
   }
   for (int k = nclusters - 1; k >= 0; --k) backwardPass(k);  // lines 25-35
@@ -263,9 +278,13 @@ SolveStats ClusterAbaSolver::solve(const Eigen::Ref<const VectorX>& q, const Eig
 
   if (constraints_.dimension() > 0) {
     recoverMultipliers(tau, vdot, lambda);
-    residual_.noalias() = cdata_.J * vdot;
-    residual_ -= cdata_.k;
-    stats.residual = residual_.lpNorm<Eigen::Infinity>();
+    if (from_joints_) {
+      stats.residual = spanning_.residualFromJoints(vdot);
+    } else {
+      residual_.noalias() = cdata_.J * vdot;
+      residual_ -= cdata_.k;
+      stats.residual = residual_.lpNorm<Eigen::Infinity>();
+    }
   }
   stats.converged = pivot_ratio_ > kSingularPivotRatio && std::isfinite(stats.residual);
   return stats;

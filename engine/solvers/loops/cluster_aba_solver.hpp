@@ -16,6 +16,11 @@
 // the only force: no velocity, gravity or g). Not in the paper; it leaves
 // the ordinary states' cost unchanged.
 //
+// Couplings and planar loops (a four-bar: planar_loop.hpp) have K and k in
+// closed form from the joints, paper 004's explicit constraints of a gear, a
+// belt and a four-bar: when every cluster is made of them no ConstraintData is
+// evaluated (no spatial Jacobian, no bias accelerations of the bodies).
+//
 // λ (loopsim's convention, M v̇ + h = τ + Jᵀλ) is recovered after the solve:
 // the joint force Jᵀλ = RNEA(q, v, v̇) + (armature + added inertia) v̇ - τ on
 // the dependent dofs gives K_dᵀ λ_k = (Jᵀλ)_d, on every dof of a loop near
@@ -52,7 +57,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
                    const Eigen::Ref<const VectorX>& tau, std::span<const Force> fext, Eigen::Ref<VectorX> vdot,
                    Eigen::Ref<VectorX> lambda) override;
 
-  const ConstraintData* solvedConstraintTerms() const override { return &cdata_; }
+  /// Null when the clusters' terms come from the joints (no ConstraintData evaluated).
+  const ConstraintData* solvedConstraintTerms() const override { return from_joints_ ? nullptr : &cdata_; }
   const ClusterStructure& structure() const { return structure_; }
   /// min |u_ii| / max |u_ii| over the K_d factors of the last solve (1 without
   /// loops): how well the declared joints coordinate the loops at that state.
@@ -93,7 +99,10 @@ class ClusterAbaSolver final : public ConstrainedSolver {
   ClusterKinematics kinematics_;
   Data data_;
   AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
-  bool frame_constraints_ = false;          // loops or world constraints (not only couplings)
+  // Every cluster is couplings and at most one planar loop: K and k in closed
+  // form from the joints (ClusterSpanning::updateFromJoints), no constraint terms.
+  bool from_joints_ = false;
+  bool frame_constraints_ = false;  // loops or world constraints evaluated as ConstraintData
   ConstraintData cdata_;
   // Per cluster (Alg. 1 symbols): I^A, U, D, D⁻¹, I^a, A G in inertias_; p^A,
   // u, and the scratch p^a, a, τ_J, u - Uᵀa'.
