@@ -74,6 +74,7 @@ std::vector<Scene> tableCases(const std::filesystem::path& scenes_dir) {
           transmissionsOnly(loadScene(scenes_dir / "mini_cheetah_standing.yaml"), "mini cheetah"),
           transmissionsOnly(loadScene(scenes_dir / "mit_humanoid_standing.yaml"), "mit humanoid"),
           transmissionsOnly(loadScene(scenes_dir / "tello_standing.yaml"), "tello"),
+          loadScene(scenes_dir / "four_bar.yaml"), loadScene(scenes_dir / "geared_four_bar.yaml"),
           loadScene(scenes_dir / "digit_box.yaml")};
 }
 
@@ -85,8 +86,9 @@ const char* const kRobotDifferences =
     "paper's are configuration-dependent linkages.";
 const char* const kApproximateEfpa = "efpa (loops open)";
 const char* const kMissingRobots =
-    "JVRC-1 (no reference description here): no scene; Digit with the box (its leg loops as clusters) is added as "
-    "a robot with loops.";
+    "JVRC-1 (no reference description here): no scene; added: the four-bar of §III (Fig. 3b) alone and with a "
+    "rotor geared to its crank (four_bar, geared_four_bar: cluster-aba's planar loop in closed form), and Digit "
+    "with the box (its leg loops as clusters) as a robot with loops.";
 
 PaperExperiment table2(const std::filesystem::path& scenes_dir, const PaperBenchOptions& options) {
   PaperExperiment e = paperExperiment(
