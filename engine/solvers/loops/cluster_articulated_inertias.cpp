@@ -14,7 +14,6 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
   clusters = &structure.clusters();
   for (const BodyCluster& cl : structure.clusters()) {
     const int n6 = 6 * cl.bodyCount(), ny = cl.independentCount();
-    IA.push_back(MatrixX::Zero(n6, n6));
     U.push_back(MatrixX::Zero(n6, ny));
     UDinv.push_back(MatrixX::Zero(n6, ny));
     D.push_back(MatrixX::Zero(ny, ny));
@@ -49,13 +48,33 @@ void ClusterArticulatedInertias::allocate(const ClusterStructure& structure) {
       }
     }
   }
+  // Every cluster's blocks are known now: the storage and the parents' indices.
+  auto indexIn = [&](int cluster, int a, int b) {
+    const auto& bl = blocks[cluster];
+    return static_cast<int>(std::find(bl.begin(), bl.end(), std::pair<int, int>(a, b)) - bl.begin());
+  };
+  parent_block.resize(clusters.size());
+  parent_output_block.resize(clusters.size());
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    const BodyCluster& cl = clusters[k];
+    IA.emplace_back(blocks[k].size(), Matrix6::Zero());
+    if (cl.parent < 0) continue;
+    for (const auto& [a, b] : blocks[k]) {
+      parent_block[k].push_back(indexIn(cl.parent, structure.positionInCluster(cl.output[a]),
+                                        structure.positionInCluster(cl.output[b])));
+    }
+    for (int oi : outputs[k]) {
+      for (int oj : outputs[k]) parent_output_block[k].push_back(indexIn(cl.parent, oi, oj));
+    }
+  }
 }
 
 void ClusterArticulatedInertias::setBodyInertias(int k, const BodyCluster& cluster, const Data& data) {
-  // Only the blocks that can be nonzero were ever written: zero those (a
-  // whole-matrix clear is most of the work on a large cluster).
-  for (const auto& [a, b] : blocks[k]) IA[k].block<6, 6>(6 * a, 6 * b).setZero();
-  for (int p = 0; p < cluster.bodyCount(); ++p) IA[k].block<6, 6>(6 * p, 6 * p) = data.Ia[cluster.bodies[p]];
+  // The bodies' own blocks come first; the child clusters' blocks between
+  // output bodies start at zero.
+  AlignedVector<Matrix6>& IAk = IA[k];
+  for (int p = 0; p < cluster.bodyCount(); ++p) IAk[p] = data.Ia[cluster.bodies[p]];
+  for (std::size_t i = cluster.bodyCount(); i < IAk.size(); ++i) IAk[i].setZero();
 }
 
 void ClusterArticulatedInertias::factor(int k, const MatrixX& S, const MatrixX& G) {
@@ -72,10 +91,12 @@ void ClusterArticulatedInertias::factorShaped(int k, const MatrixX& S_storage, c
   auto Dk = shaped<Square>(D[k]);
   auto Dinvk = shaped<Square>(Dinv[k]);
   // U_k = I^A_k S_k over I^A_k's nonzero blocks (lazy 6-row products: no allocation).
-  Uk.setZero();
-  for (const auto& [a, b] : blocks[k]) {
-    Uk.template middleRows<6>(6 * a).noalias() +=
-        IA[k].block<6, 6>(6 * a, 6 * b).lazyProduct(S.template middleRows<6>(6 * b));
+  for (int p = 0; p < Uk.rows() / 6; ++p) {  // the own blocks first: = then +=
+    Uk.template middleRows<6>(6 * p).noalias() = IA[k][p].lazyProduct(S.template middleRows<6>(6 * p));
+  }
+  for (std::size_t i = Uk.rows() / 6; i < blocks[k].size(); ++i) {
+    const auto [a, b] = blocks[k][i];
+    Uk.template middleRows<6>(6 * a).noalias() += IA[k][i].lazyProduct(S.template middleRows<6>(6 * b));
   }
   // A fixed shape's 6n-deep product unrolled (Eigen would take the blocked
   // path past 20 rows + columns + depth); a large cluster's blocked.
@@ -112,19 +133,17 @@ void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure
                                                    const ClusterKinematics& kinematics) {
   using Subspace = typename Shape::Subspace;
   const BodyCluster& cl = structure.clusters()[k];
-  MatrixX& IA_parent = IA[cl.parent];
-  // ^λX*_k I^A_k ^kX_λ over I^A_k's nonzero blocks.
-  for (const auto& [a, b] : blocks[k]) {
-    const int oa = structure.positionInCluster(cl.output[a]);
-    const int ob = structure.positionInCluster(cl.output[b]);
+  AlignedVector<Matrix6>& IA_parent = IA[cl.parent];
+  // ^λX*_k I^A_k ^kX_λ over I^A_k's nonzero blocks, into the parent's blocks.
+  for (std::size_t i = 0; i < blocks[k].size(); ++i) {
+    const auto [a, b] = blocks[k][i];
+    Matrix6& parent_ab = IA_parent[parent_block[k][i]];
     if (a == b) {
-      Matrix6 transformed = Matrix6::Zero();
-      addTransformedInertia(kinematics.outputPlacement(cl.bodies[a]), IA[k].block<6, 6>(6 * a, 6 * a), transformed);
-      IA_parent.block<6, 6>(6 * oa, 6 * oa) += transformed;
+      addTransformedInertia(kinematics.outputPlacement(cl.bodies[a]), IA[k][i], parent_ab);
     } else {
       const Matrix6 Xa = kinematics.outputPlacement(cl.bodies[a]).inverse().actionMatrix();
       const Matrix6 Xb = kinematics.outputPlacement(cl.bodies[b]).inverse().actionMatrix();
-      IA_parent.block<6, 6>(6 * oa, 6 * ob).noalias() += Xa.transpose() * (IA[k].block<6, 6>(6 * a, 6 * b) * Xb);
+      parent_ab.noalias() += Xa.transpose() * (IA[k][i] * Xb);
     }
   }
   // - ^λX*_k U D⁻¹ Uᵀ ^kX_λ = -(Σ X*U D⁻¹)(Σ X*U)ᵀ per pair of output bodies.
@@ -152,7 +171,7 @@ void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure
   }
   for (std::size_t i = 0; i < outs.size(); ++i) {
     for (std::size_t j = 0; j < outs.size(); ++j) {
-      IA_parent.block<6, 6>(6 * outs[i], 6 * outs[j]).noalias() -=
+      IA_parent[parent_output_block[k][i * outs.size() + j]].noalias() -=
           XUDinvk.template middleRows<6>(6 * static_cast<int>(i))
               .lazyProduct(XUk.template middleRows<6>(6 * static_cast<int>(j)).transpose());
     }
@@ -160,8 +179,9 @@ void ClusterArticulatedInertias::addToParentShaped(int k, const ClusterStructure
 }
 
 void ClusterArticulatedInertias::addBlocksTimes(int k, const VectorX& c, VectorX& out) const {
-  for (const auto& [a, b] : blocks[k]) {
-    out.segment<6>(6 * a).noalias() += IA[k].block<6, 6>(6 * a, 6 * b) * c.segment<6>(6 * b);
+  for (std::size_t i = 0; i < blocks[k].size(); ++i) {
+    const auto [a, b] = blocks[k][i];
+    out.segment<6>(6 * a).noalias() += IA[k][i] * c.segment<6>(6 * b);
   }
 }
 

@@ -14,14 +14,17 @@
 namespace loopsim {
 
 struct ClusterArticulatedInertias {
-  std::vector<MatrixX> IA, U, UDinv, D, Dinv;
+  std::vector<MatrixX> U, UDinv, D, Dinv;
   std::vector<MatrixX> GA;  // G_k rows scaled by the spanning dofs' armature: filled by the caller before factor()
   /// Per cluster, the 6x6 blocks (row, column body positions) of I^A_k that
-  /// can be nonzero: the bodies' own (diagonal) and those the child clusters
-  /// add between their output bodies. I^A_k is otherwise 0, and a dense
-  /// I^A_k S_k on a large cluster (Digit's legs and base: 29 bodies) would
-  /// cost 29x the work and make Eigen's blocked product allocate.
+  /// can be nonzero: the bodies' own (diagonal, body p's at index p) and those
+  /// the child clusters add between their output bodies. I^A_k is otherwise
+  /// 0, and a dense I^A_k S_k on a large cluster (Digit's legs and base: 29
+  /// bodies) would cost 29x the work and make Eigen's blocked product allocate.
   std::vector<std::vector<std::pair<int, int>>> blocks;
+  /// I^A_k as those blocks alone, in blocks[k]'s order: the transforms onto
+  /// the parent write straight into its 6x6 blocks.
+  std::vector<AlignedVector<Matrix6>> IA;
   std::vector<int> parent;  // per cluster: its parent cluster, -1 = world (needs no U D⁻¹)
   /// Per cluster: the distinct output bodies (their positions in the parent
   /// cluster) and, per body, which of them is its own.
@@ -29,6 +32,10 @@ struct ClusterArticulatedInertias {
   /// Per cluster, per distinct output body: Σ ^λX*_i U_i and Σ ^λX*_i (U D⁻¹)_i
   /// over the bodies it outputs (6 rows each): U D⁻¹ Uᵀ handed on as their product.
   std::vector<MatrixX> XU, XUDinv;
+  /// Per cluster with a parent: the parent's block index of each of its
+  /// blocks (blocks[k][i] → IA[parent] index) and of each pair of its outputs
+  /// (i * outputs + j).
+  std::vector<std::vector<int>> parent_block, parent_output_block;
 
   void allocate(const ClusterStructure& structure);
   /// Lines 20 (eq. 49 set-up): I^A_k = blockdiag(I_i) of the cluster's bodies.
