@@ -9,11 +9,12 @@ namespace loopsim {
 ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& independent_dofs)
     : set_(set),
       structure_(set, independent_dofs, "cluster-rnea"),
-      spanning_(structure_),
+      spanning_(structure_, &set),
       kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
       data_(set.model()),
       rigid_inertias_(rigidInertiaMatrices(set.model())),
-      frame_constraints_(set.hasInternalLoops() || set.hasWorldConstraints()),
+      from_joints_(spanning_.canUpdateFromJoints()),
+      frame_constraints_(!from_joints_ && (set.hasInternalLoops() || set.hasWorldConstraints())),
       cdata_(set),
       zero_tau_(VectorX::Zero(set.model().nv)),
       qdd_(VectorX::Zero(set.model().nv)) {
@@ -29,7 +30,9 @@ bool ClusterRnea::compute(const Eigen::Ref<const VectorX>& q, const Eigen::Ref<c
   // The velocity-product accelerations only for frame constraints' bias (couplings have none).
   articulatedFirstPass(m, data_, q, v, zero_tau_, fext, frame_constraints_, &rigid_inertias_);
   double pivot_ratio = 1.0;
-  if (set_.dimension() > 0) {
+  if (from_joints_) {
+    pivot_ratio = spanning_.updateFromJoints(data_, q, v);  // couplings and planar loops in closed form
+  } else if (set_.dimension() > 0) {
     evaluateConstraints(set_, data_, q, v, cdata_, kConstraintErrors | kConstraintJacobian);
     pivot_ratio = spanning_.update(cdata_);
   }

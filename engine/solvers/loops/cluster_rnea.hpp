@@ -11,7 +11,8 @@
 // Forward pass (eqs. 33-34): a_k = ^kX_λ a_λ + S_k ÿ_k + c_k, f_k^net =
 // I_k a_k + v_k ×* I_k v_k - f_ext. Backward pass (eq. 35): f_k^J = f_k^net +
 // Σ ^kX*_ℓ f_ℓ^J (each body's force onto its output body), τ_k = S_kᵀ f_k^J
-// (eq. 31) plus the armature's G_kᵀ A_k q̈_k. No allocation in compute().
+// (eq. 31) plus the armature's G_kᵀ A_k q̈_k. Gears, belts and four-bars take
+// K and k in closed form from the joints, as in cluster-aba. No allocation in compute().
 #include <span>
 
 #include <loopsim/constraints/constraint_data.hpp>
@@ -53,7 +54,10 @@ class ClusterRnea {
   ClusterKinematics kinematics_;
   Data data_;
   AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
-  bool frame_constraints_ = false;          // loops or world constraints (not only couplings)
+  // Every cluster is couplings and at most one planar loop: G and g from the
+  // joints in closed form (ClusterSpanning::updateFromJoints), no constraint terms.
+  bool from_joints_ = false;
+  bool frame_constraints_ = false;  // loops or world constraints evaluated as ConstraintData
   ConstraintData cdata_;
   VectorX zero_tau_, qdd_;
   std::vector<VectorX> a_;  // per cluster, stacked body accelerations
