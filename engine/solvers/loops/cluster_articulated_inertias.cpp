@@ -108,9 +108,14 @@ void ClusterArticulatedInertias::factorShaped(int k, const MatrixX& S_storage, c
   Dk.noalias() += G.transpose().lazyProduct(shaped<const typename Shape::Spanning>(GA[k]));
   if constexpr (Shape::kIndependent == 1) {
     Dinvk(0, 0) = 1.0 / Dk(0, 0);
+  } else if constexpr (Shape::kIndependent == 2) {
+    // The adjugate over the determinant (D SPD: det > 0); a belt pair's D.
+    const double det = Dk(0, 0) * Dk(1, 1) - Dk(0, 1) * Dk(0, 1);
+    Dinvk(0, 0) = Dk(1, 1) / det;
+    Dinvk(1, 1) = Dk(0, 0) / det;
+    Dinvk(0, 1) = Dinvk(1, 0) = -Dk(0, 1) / det;
   } else if constexpr (Shape::kIndependent != Eigen::Dynamic) {
-    static_assert(Shape::kIndependent == 2 || Shape::kIndependent == 3 || Shape::kIndependent == 6,
-                  "fixedLdltInverse has the sizes 2, 3 and 6");
+    static_assert(Shape::kIndependent == 3 || Shape::kIndependent == 6, "fixedLdltInverse has the sizes 2, 3 and 6");
     // D is SPD (S_k has full column rank). LDLᵀ's inverse at once: LLT's
     // solve of the identity took Eigen's blocked triangular solves (docs/performance.md).
     Dinvk = fixedLdltInverse<Shape::kIndependent>(Square(Dk));

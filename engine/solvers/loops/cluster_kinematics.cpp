@@ -1,5 +1,6 @@
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
 
+#include <loopsim/linalg/kernels/frame_products.hpp>
 #include <loopsim/solvers/loops/cluster_shape.hpp>
 
 namespace loopsim {
@@ -42,9 +43,15 @@ void ClusterKinematics::updateCluster(int k, const Data& data, const ClusterSpan
     auto S_i = S.template middleRows<6>(6 * p);
     auto c_i = c.template segment<6>(6 * p);
     if (lp >= 0) {
-      const Matrix6 X = data.liMi[b].inverse().actionMatrix();  // ^iX_λ(i)
-      S_i.noalias() = X.lazyProduct(S.template middleRows<6>(6 * lp));
-      c_i.noalias() = X * c.template segment<6>(6 * lp);
+      // ^iX_λ(i) column by column as placement products (no 6x6 matrix).
+      const SE3& parent_M_i = data.liMi[b];
+      auto toChild = [&](auto from, auto to) {
+        const Motion m = kernels::toChildFrame(parent_M_i, Motion(from.template head<3>(), from.template tail<3>()));
+        to.template head<3>() = m.w;
+        to.template tail<3>() = m.v;
+      };
+      for (int j = 0; j < S.cols(); ++j) toChild(S.template middleRows<6>(6 * lp).col(j), S_i.col(j));
+      toChild(c.template segment<6>(6 * lp), c_i);
     } else {
       S_i.setZero();
       c_i.setZero();
