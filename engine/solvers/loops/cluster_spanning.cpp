@@ -6,6 +6,7 @@
 
 #include <Eigen/SVD>
 
+#include <loopsim/linalg/small_lu_solve.hpp>
 #include <loopsim/model/errors.hpp>
 
 namespace loopsim {
@@ -92,7 +93,7 @@ double ClusterSpanning::factorSmall(int k) {
     solved_rows_[k] = Ky_[k] / lu.matrixLU()(0, 0);
   } else {
     for (int c = 0; c < Ky_[k].cols(); ++c) {
-      solved_rows_[k].col(c) = lu.solve(Eigen::Matrix<double, N, 1>(Ky_[k].col(c)));
+      solved_rows_[k].col(c) = smallLuSolve<N>(lu, Eigen::Matrix<double, N, 1>(Ky_[k].col(c)));
     }
   }
   return pivotRatio(lu.matrixLU().diagonal().cwiseAbs());
@@ -110,7 +111,7 @@ void ClusterSpanning::solveSmall(int k) {
   if constexpr (N == 1) {
     solution_[k][0] = rhs_[k][0] / smallLu<1>(k).matrixLU()(0, 0);
   } else {
-    solution_[k] = smallLu<N>(k).solve(Eigen::Matrix<double, N, 1>(rhs_[k]));
+    solution_[k] = smallLuSolve<N>(smallLu<N>(k), Eigen::Matrix<double, N, 1>(rhs_[k]));
   }
 }
 
@@ -119,7 +120,7 @@ void ClusterSpanning::solveTransposedSmall(int k) {
   if constexpr (N == 1) {
     solveSmall<1>(k);
   } else {
-    solution_[k] = smallLu<N>(k).transpose().solve(Eigen::Matrix<double, N, 1>(rhs_[k]));
+    solution_[k] = smallLuSolveTransposed<N>(smallLu<N>(k), Eigen::Matrix<double, N, 1>(rhs_[k]));
   }
 }
 
