@@ -164,14 +164,19 @@ void ClusterAbaSolver::forwardPassShaped(int k, Eigen::Ref<VectorX> vdot) {
   // Line 42: a_k = a' + S_k ÿ_k; the spanning accelerations q̈_k = G_k ÿ_k + g_k (eq. 3).
   a.noalias() += shaped<const Subspace>(kinematics_.S(k)).lazyProduct(ydd);
   const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
+  // By halves: a Motion built from the 6-vector was read 2-wide across its seam (docs/performance.md).
   for (int p = 0; p < cl.bodyCount(); ++p) {
     const int b = cl.bodies[p];
-    const Motion body_a(Vector6(a.template segment<6>(6 * p)));
+    const auto w = a.template segment<3>(6 * p);
+    const auto lin = a.template segment<3>(6 * p + 3);
     if constexpr (kPass == Pass::Solve) {
-      data_.a_gf[b] = body_a;
+      data_.a_gf[b].w = w;
+      data_.a_gf[b].v = lin;
     } else {
-      correction_a_[b] = body_a;
-      data_.a_gf[b] += body_a;
+      correction_a_[b].w = w;
+      correction_a_[b].v = lin;
+      data_.a_gf[b].w += w;
+      data_.a_gf[b].v += lin;
     }
   }
   if constexpr (kPass == Pass::Solve) {
@@ -191,11 +196,18 @@ double ClusterAbaSolver::jointForce(int dof, int body, const Eigen::Ref<const Ve
          tau[dof];
 }
 
+void ClusterAbaSolver::netForce(int i) {
+  // I a + p by halves (a 6-vector built from the halves was read across their seam).
+  const Matrix6& I = data_.Ia[i];
+  const Motion& a = data_.a_gf[i];
+  const Vector6 Ia = I.leftCols<3>() * a.w + I.rightCols<3>() * a.v;
+  data_.f[i].n = Ia.head<3>() + data_.pa[i].n;
+  data_.f[i].f = Ia.tail<3>() + data_.pa[i].f;
+}
+
 void ClusterAbaSolver::jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) {
   const Model& m = model();
-  for (int i = 1; i < m.nbodies(); ++i) {
-    data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
-  }
+  for (int i = 1; i < m.nbodies(); ++i) netForce(i);
   for (int i = m.nbodies() - 1; i > 0; --i) {
     if (m.parent[i] > 0) data_.f[m.parent[i]] += data_.liMi[i].act(data_.f[i]);
   }
@@ -228,9 +240,7 @@ void ClusterAbaSolver::recoverMultipliers(const Eigen::Ref<const VectorX>& tau, 
   } else {
     // The dependent dofs' joint forces only: RNEA's backward pass over their
     // subtrees (a gear's rotor is a leaf: its own force alone).
-    for (int i : multiplier_bodies_) {
-      data_.f[i] = Force(data_.Ia[i] * data_.a_gf[i].toVector() + data_.pa[i].toVector());
-    }
+    for (int i : multiplier_bodies_) netForce(i);
     for (auto it = multiplier_bodies_.rbegin(); it != multiplier_bodies_.rend(); ++it) {
       const int p = m.parent[*it];
       if (in_multiplier_subtree_[p]) data_.f[p] += data_.liMi[*it].act(data_.f[*it]);

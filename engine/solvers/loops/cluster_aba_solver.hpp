@@ -88,6 +88,8 @@ class ClusterAbaSolver final : public ConstrainedSolver {
                           Eigen::Ref<VectorX> lambda);
   // (M q̈ + h - τ)_dof from the force data_.f[body] across its joint (the subtree's sum).
   double jointForce(int dof, int body, const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot) const;
+  // data_.f[i] = I_i a_i + v_i ×* I_i v_i - f_ext,i: body i's net force at the solved a_i.
+  void netForce(int i);
   // r = M q̈ + h - τ on every dof into joint_force_ (RNEA's backward pass on
   // the solved accelerations).
   void jointForceOnEveryDof(const Eigen::Ref<const VectorX>& tau, const Eigen::Ref<const VectorX>& vdot);

@@ -1,6 +1,7 @@
 #include <loopsim/solvers/loops/cluster_rnea.hpp>
 
 #include <loopsim/algorithms/articulated_first_pass.hpp>
+#include <loopsim/linalg/kernels/frame_products.hpp>
 #include <loopsim/model/joint_motion.hpp>
 #include <loopsim/solvers/loops/cluster_shape.hpp>
 
@@ -65,15 +66,23 @@ void ClusterRnea::forwardCluster(int k, int offset, const Eigen::Ref<const Vecto
   const auto y = ydd.segment(offset, cl.independentCount());
   auto a = shaped<Stacked>(a_[k]);
   // a_k = ^kX_λ a_λ + S_k ÿ_k + c_k (eq. 33), each body from its output body.
+  // Motions and forces by their 3-vector halves through the frame kernels: a
+  // 6-vector built from halves just stored was read 2-wide across the seam
+  // (docs/performance.md).
   for (int p = 0; p < cl.bodyCount(); ++p) {
-    a.template segment<6>(6 * p) = kinematics_.outputPlacement(cl.bodies[p]).actInv(data_.a_gf[cl.output[p]]).toVector();
+    const Motion m = kernels::toChildFrame(kinematics_.outputPlacement(cl.bodies[p]), data_.a_gf[cl.output[p]]);
+    a.template segment<3>(6 * p) = m.w;
+    a.template segment<3>(6 * p + 3) = m.v;
   }
   a += shaped<const Stacked>(kinematics_.c(k));
   a.noalias() += shaped<const typename Shape::Subspace>(kinematics_.S(k)).lazyProduct(y);
   for (int p = 0; p < cl.bodyCount(); ++p) {
     const int b = cl.bodies[p];
-    data_.a_gf[b] = Motion(Vector6(a.template segment<6>(6 * p)));
-    data_.f[b] = Force(data_.Ia[b] * a.template segment<6>(6 * p) + data_.pa[b].toVector());  // f^net (eq. 34)
+    data_.a_gf[b].w = a.template segment<3>(6 * p);
+    data_.a_gf[b].v = a.template segment<3>(6 * p + 3);
+    const Vector6 Ia = data_.Ia[b] * a.template segment<6>(6 * p);  // f^net = I a + v ×* I v - f_ext (eq. 34)
+    data_.f[b].n = Ia.head<3>() + data_.pa[b].n;
+    data_.f[b].f = Ia.tail<3>() + data_.pa[b].f;
   }
 }
 
@@ -83,7 +92,10 @@ void ClusterRnea::backwardCluster(int k, int offset, Eigen::Ref<VectorX> tau_ind
   const Model& m = set_.model();
   const BodyCluster& cl = structure_.clusters()[k];
   auto f = shaped<Stacked>(a_[k]);  // the accelerations are done with: reuse for stack(f^J)
-  for (int p = 0; p < cl.bodyCount(); ++p) f.template segment<6>(6 * p) = data_.f[cl.bodies[p]].toVector();
+  for (int p = 0; p < cl.bodyCount(); ++p) {
+    f.template segment<3>(6 * p) = data_.f[cl.bodies[p]].n;
+    f.template segment<3>(6 * p + 3) = data_.f[cl.bodies[p]].f;
+  }
   auto tau = tau_independent.segment(offset, cl.independentCount());
   tau.noalias() = shaped<const typename Shape::Subspace>(kinematics_.S(k)).transpose().lazyProduct(f);  // eq. 31
   const auto G = shaped<const typename Shape::Spanning>(spanning_.G(k));
@@ -94,7 +106,10 @@ void ClusterRnea::backwardCluster(int k, int offset, Eigen::Ref<VectorX> tau_ind
   for (int p = 0; p < cl.bodyCount(); ++p) {
     const int o = cl.output[p];
     if (o == 0) continue;
-    data_.f[o] += kinematics_.outputPlacement(cl.bodies[p]).act(Force(Vector6(f.template segment<6>(6 * p))));
+    const Force onto_output = kernels::toParentFrame(kinematics_.outputPlacement(cl.bodies[p]),
+                                                     f.template segment<3>(6 * p), f.template segment<3>(6 * p + 3));
+    data_.f[o].n += onto_output.n;
+    data_.f[o].f += onto_output.f;
   }
 }
 
