@@ -41,30 +41,34 @@ void ClusterKinematics::updateCluster(int k, const Data& data, const ClusterSpan
     output_M_body_[b] = lp >= 0 ? output_M_body_[cl.bodies[lp]] * data.liMi[b] : data.liMi[b];
     if (with_matrices_) from_output_[b] = output_M_body_[b].inverse().actionMatrix();
     auto S_i = S.template middleRows<6>(6 * p);
-    auto c_i = c.template segment<6>(6 * p);
+    // c_i by its halves, stored once at the end: a 2-wide read across the
+    // seam of halves just stored stalls (docs/performance.md).
+    Vector3 c_w = data.c[b].w, c_v = data.c[b].v;
     if (lp >= 0) {
       // ^iX_λ(i) column by column as placement products (no 6x6 matrix).
       const SE3& parent_M_i = data.liMi[b];
-      auto toChild = [&](auto from, auto to) {
+      for (int j = 0; j < S.cols(); ++j) {
+        const auto from = S.template middleRows<6>(6 * lp).col(j);
         const Motion m = kernels::toChildFrame(parent_M_i, Motion(from.template head<3>(), from.template tail<3>()));
-        to.template head<3>() = m.w;
-        to.template tail<3>() = m.v;
-      };
-      for (int j = 0; j < S.cols(); ++j) toChild(S.template middleRows<6>(6 * lp).col(j), S_i.col(j));
-      toChild(c.template segment<6>(6 * lp), c_i);
+        S_i.col(j).template head<3>() = m.w;
+        S_i.col(j).template tail<3>() = m.v;
+      }
+      const auto c_lp = c.template segment<6>(6 * lp);
+      const Motion m = kernels::toChildFrame(parent_M_i, Motion(c_lp.template head<3>(), c_lp.template tail<3>()));
+      c_w += m.w;
+      c_v += m.v;
     } else {
       S_i.setZero();
-      c_i.setZero();
     }
     // Eq. 24 and Alg. 1 lines 18-19 for body i's own joint, dof by dof.
     for (; dof < cl.dofCount() && cl.dof_body[dof] == p; ++dof) {
       const auto S_dof = data.S.col(cl.dofs[dof]);
       S_i.noalias() += S_dof * G.row(dof);
-      c_i.noalias() += S_dof * g[dof];
+      c_w += S_dof.template head<3>() * g[dof];
+      c_v += S_dof.template tail<3>() * g[dof];
     }
-    // By halves: toVector()'s copy was read 2-wide across its seam (docs/performance.md).
-    c_i.template head<3>() += data.c[b].w;
-    c_i.template tail<3>() += data.c[b].v;
+    c.template segment<3>(6 * p) = c_w;
+    c.template segment<3>(6 * p + 3) = c_v;
   }
 }
 
