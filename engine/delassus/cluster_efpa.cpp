@@ -22,10 +22,12 @@
 #include <algorithm>
 
 #include <loopsim/delassus/delassus_algorithms.hpp>
+#include <loopsim/linalg/kernels/frame_products.hpp>
 #include <loopsim/model/data.hpp>
 #include <loopsim/model/errors.hpp>
 #include <loopsim/solvers/loops/cluster_articulated_inertias.hpp>
 #include <loopsim/solvers/loops/cluster_kinematics.hpp>
+#include <loopsim/solvers/loops/cluster_shape.hpp>
 #include <loopsim/algorithms/articulated_first_pass.hpp>
 #include <loopsim/model/joint_motion.hpp>
 
@@ -39,7 +41,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
       : set_(set),
         structure_(set, independent_dofs, "delassus algorithm 'cluster-efpa'", ClusterScope::InternalLoops),
         spanning_(structure_),
-        kinematics_(structure_),
+        kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
         data_(set.model()),
         cdata_(set),
         zero_(VectorX::Zero(set.model().nv)) {
@@ -140,45 +142,80 @@ class ClusterEfpa final : public DelassusAlgorithm {
     for (int d = 0; d < cl.dofCount(); ++d) inertias_.GA[k].row(d) = set_.model().armature[cl.dofs[d]] * G.row(d);
     inertias_.factor(k, S, G);
     if (cl.parent < 0) return;
-    // Eq. 62: ^rχ_λ(k) = ^λX*_k (1 - U D⁻¹ Sᵀ) ^rχ_k, block by block onto the output bodies.
-    MatrixX& chi = chi_[k];
-    VectorX& f = stack_[k];
-    for (int j = 0; j < chi.cols(); ++j) {
-      joint_[k].noalias() = S.transpose() * chi.col(j);
-      f = chi.col(j);
-      f.noalias() -= inertias_.UDinv[k] * joint_[k];
-      auto parent_column = chi_[cl.parent].col(column_in_parent_[k][j]);
-      for (int a = 0; a < cl.bodyCount(); ++a) {
-        const int oa = structure_.positionInCluster(cl.output[a]);
-        parent_column.segment<6>(6 * oa).noalias() +=
-            kinematics_.fromOutput(cl.bodies[a]).transpose() * f.segment<6>(6 * a);
-      }
-    }
+    withClusterShape(cl, [&](auto shape) { propagatorsToParent<decltype(shape)>(k); });
     // Lines 30 and 32 (eqs. 55-56): I^a = I^A - U D⁻¹ Uᵀ, I^A_λ += ^λX*_k I^a ^kX_λ.
     inertias_.addToParent(k, structure_, kinematics_);
   }
 
-  void forwardPass(int k) {
+  // Eq. 62: ^rχ_λ(k) = ^λX*_k (1 - U D⁻¹ Sᵀ) ^rχ_k, block by block onto the
+  // output bodies, at the cluster's compile-time size (cluster_shape.hpp).
+  template <class Shape>
+  void propagatorsToParent(int k) {
+    using Stacked = typename Shape::Stacked;
+    using Subspace = typename Shape::Subspace;
     const BodyCluster& cl = structure_.clusters()[k];
-    const MatrixX& S = kinematics_.S(k);
+    const int n6 = 6 * cl.bodyCount();
+    const auto S = shaped<const Subspace>(kinematics_.S(k));
+    const auto UDinv = shaped<const Subspace>(inertias_.UDinv[k]);
+    auto joint = shaped<typename Shape::Joint>(joint_[k]);
+    auto f = shaped<Stacked>(stack_[k]);
+    const MatrixX& chi = chi_[k];
+    MatrixX& chi_parent = chi_[cl.parent];
+    for (int j = 0; j < chi.cols(); ++j) {
+      const Eigen::Map<const Stacked> chi_j(chi.col(j).data(), n6, 1);
+      joint.noalias() = S.transpose().lazyProduct(chi_j);
+      f = chi_j;
+      f.noalias() -= UDinv.lazyProduct(joint);
+      double* parent_column = chi_parent.col(column_in_parent_[k][j]).data();
+      for (int a = 0; a < cl.bodyCount(); ++a) {
+        const int oa = structure_.positionInCluster(cl.output[a]);
+        const Force onto_output = kernels::toParentFrame(kinematics_.outputPlacement(cl.bodies[a]),
+                                                         f.template segment<3>(6 * a), f.template segment<3>(6 * a + 3));
+        Eigen::Map<Vector3>(parent_column + 6 * oa) += onto_output.n;
+        Eigen::Map<Vector3>(parent_column + 6 * oa + 3) += onto_output.f;
+      }
+    }
+  }
+
+  void forwardPass(int k) {
+    withClusterShape(structure_.clusters()[k], [&](auto shape) { accelerationsFromParent<decltype(shape)>(k); });
+  }
+
+  template <class Shape>
+  void accelerationsFromParent(int k) {
+    using Stacked = typename Shape::Stacked;
+    using Subspace = typename Shape::Subspace;
+    const BodyCluster& cl = structure_.clusters()[k];
+    const int n6 = 6 * cl.bodyCount();
+    const auto S = shaped<const Subspace>(kinematics_.S(k));
+    const auto U = shaped<const Subspace>(inertias_.U[k]);
+    const auto Dinv = shaped<const typename Shape::Square>(inertias_.Dinv[k]);
+    auto joint = shaped<typename Shape::Joint>(joint_[k]);
+    auto ydd = shaped<typename Shape::Joint>(ydd_[k]);
+    auto a = shaped<Stacked>(stack_[k]);
     MatrixX& accel = accel_[k];
-    VectorX& a = stack_[k];
     for (int j = 0; j < accel.cols(); ++j) {
       // ^kX_λ A_λ(k)s: each body from its output body (eq. 17); A_0s = 0.
-      a.setZero();
       if (cl.parent >= 0) {
-        const auto parent_column = accel_[cl.parent].col(column_in_parent_[k][j]);
+        const double* parent_column = accel_[cl.parent].col(column_in_parent_[k][j]).data();
         for (int p = 0; p < cl.bodyCount(); ++p) {
-          const int op = structure_.positionInCluster(cl.output[p]);
-          a.segment<6>(6 * p).noalias() = kinematics_.fromOutput(cl.bodies[p]) * parent_column.segment<6>(6 * op);
+          const double* from = parent_column + 6 * structure_.positionInCluster(cl.output[p]);
+          const Motion m = kernels::toChildFrame(kinematics_.outputPlacement(cl.bodies[p]),
+                                                 Motion(Eigen::Map<const Vector3>(from), Eigen::Map<const Vector3>(from + 3)));
+          a.template segment<3>(6 * p) = m.w;
+          a.template segment<3>(6 * p + 3) = m.v;
         }
+      } else {
+        a.setZero();
       }
       // Eqs. 64-67: ÿ = D⁻¹ (Sᵀ ^sχ_k - Uᵀ a'), A_ks = a' + S ÿ, i.e. L_k a' + S D⁻¹ Sᵀ ^sχ_k.
-      joint_[k].noalias() = S.transpose() * chi_[k].col(j);
-      joint_[k].noalias() -= inertias_.U[k].transpose() * a;
-      ydd_[k].noalias() = inertias_.Dinv[k] * joint_[k];
-      accel.col(j) = a;
-      accel.col(j).noalias() += S * ydd_[k];
+      const Eigen::Map<const Stacked> chi_j(chi_[k].col(j).data(), n6, 1);
+      joint.noalias() = S.transpose().lazyProduct(chi_j);
+      joint.noalias() -= U.transpose().lazyProduct(a);
+      ydd.noalias() = Dinv.lazyProduct(joint);
+      Eigen::Map<Stacked> accel_j(accel.col(j).data(), n6, 1);
+      accel_j = a;
+      accel_j.noalias() += S.lazyProduct(ydd);
     }
   }
 
