@@ -43,6 +43,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
         spanning_(structure_),
         kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
         data_(set.model()),
+        rigid_inertias_(rigidInertiaMatrices(set.model())),
         cdata_(set),
         zero_(VectorX::Zero(set.model().nv)) {
     const auto& clusters = structure_.clusters();
@@ -94,7 +95,8 @@ class ClusterEfpa final : public DelassusAlgorithm {
   void compute(const Eigen::Ref<const VectorX>& q, Eigen::Ref<MatrixX> out) override {
     const int nc = static_cast<int>(structure_.clusters().size());
     // Forward pass #1 at v = 0: placements, S_i, I_i; K at q, G_k; S_k (Alg. 1 lines 1-19).
-    articulatedFirstPass(set_.model(), data_, q, zero_, zero_, {});
+    // No velocity-product accelerations: zero at v = 0, and the Jacobian needs none.
+    articulatedFirstPass(set_.model(), data_, q, zero_, zero_, {}, /*with_accelerations=*/false, &rigid_inertias_);
     if (set_.dimension() > 0) {
       evaluateConstraints(set_, data_, q, zero_, cdata_, kConstraintErrors | kConstraintJacobian);
       spanning_.update(cdata_);
@@ -224,6 +226,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
   ClusterSpanning spanning_;
   ClusterKinematics kinematics_;
   Data data_;
+  AlignedVector<Matrix6> rigid_inertias_;  // I_i as 6x6 matrices, formed once (the first pass's input)
   ConstraintData cdata_;
   VectorX zero_;
   std::vector<WorldRow> rows_;
