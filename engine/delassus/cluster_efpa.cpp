@@ -41,7 +41,7 @@ class ClusterEfpa final : public DelassusAlgorithm {
       : set_(set),
         structure_(set, independent_dofs, "delassus algorithm 'cluster-efpa'", ClusterScope::InternalLoops),
         spanning_(structure_),
-        kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
+        kinematics_(structure_),
         data_(set.model()),
         rigid_inertias_(rigidInertiaMatrices(set.model())),
         cdata_(set),

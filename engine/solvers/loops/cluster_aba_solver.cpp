@@ -18,7 +18,7 @@ ClusterAbaSolver::ClusterAbaSolver(const ConstraintSet& constraints, const Solve
     : ConstrainedSolver(constraints, settings),
       structure_(constraints, settings.independent_dofs, "solver 'cluster-aba'"),
       spanning_(structure_, &constraints),
-      kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
+      kinematics_(structure_),
       data_(constraints.model()),
       rigid_inertias_(rigidInertiaMatrices(constraints.model())),
       from_joints_(spanning_.canUpdateFromJoints()),

@@ -5,15 +5,13 @@
 
 namespace loopsim {
 
-ClusterKinematics::ClusterKinematics(const ClusterStructure& structure, Transforms transforms)
-    : structure_(structure), with_matrices_(transforms == Transforms::PlacementsAndMatrices) {
+ClusterKinematics::ClusterKinematics(const ClusterStructure& structure) : structure_(structure) {
   int nbodies = 1;  // the world and every body of some cluster
   for (const BodyCluster& cl : structure.clusters()) {
     S_.push_back(MatrixX::Zero(6 * cl.bodyCount(), cl.independentCount()));
     c_.push_back(VectorX::Zero(6 * cl.bodyCount()));
     nbodies += cl.bodyCount();
   }
-  from_output_.assign(nbodies, Matrix6::Identity());
   output_M_body_.assign(nbodies, SE3::Identity());
 }
 
@@ -39,7 +37,6 @@ void ClusterKinematics::updateCluster(int k, const Data& data, const ClusterSpan
     // Λ(i) down (Λ(i) = λ(i) when the parent is outside the cluster).
     const int lp = cl.local_parent[p];
     output_M_body_[b] = lp >= 0 ? output_M_body_[cl.bodies[lp]] * data.liMi[b] : data.liMi[b];
-    if (with_matrices_) from_output_[b] = output_M_body_[b].inverse().actionMatrix();
     auto S_i = S.template middleRows<6>(6 * p);
     // c_i by its halves, stored once at the end: a 2-wide read across the
     // seam of halves just stored stalls (docs/performance.md).

@@ -5,8 +5,9 @@
 //
 // Per cluster k with bodies C_k(1..n) in regular order:
 //  - the transforms between clusters (eq. 17-18) have one block per body,
-//    ^iX_Λ(i) from its output body; they are kept as one 6x6 matrix per body
-//    (`fromOutput(i)`), ^kX*_ℓ being their transposes;
+//    ^iX_Λ(i) from its output body; they are kept as the body's placement in
+//    its output body's frame (`outputPlacement(i)`) and applied as SE3
+//    products, ^kX*_ℓ being their transposes;
 //  - the cluster motion subspace S_k = ΛX_λ block(S_i) G_k (eq. 24) and the
 //    velocity-product term c_k (Alg. 1 lines 17-19), both 6n rows. Instead of
 //    forming the unit lower-triangular remap ΛX_λ (eq. 20) and its time
@@ -25,20 +26,13 @@ namespace loopsim {
 
 class ClusterKinematics {
  public:
-  /// What update() keeps of each body's transform from its output body: the
-  /// placement and its 6x6 motion matrix (fromOutput), or the placement only
-  /// (for users that apply it as SE3 products).
-  enum class Transforms { PlacementsAndMatrices, PlacementsOnly };
-  explicit ClusterKinematics(const ClusterStructure& structure,
-                             Transforms transforms = Transforms::PlacementsAndMatrices);
+  explicit ClusterKinematics(const ClusterStructure& structure);
 
   /// Needs data's placements (liMi, oMi), S and c (articulatedFirstPass or
   /// forwardKinematics) and the spanning matrices at the same state. No allocation.
   void update(const Data& data, const ClusterSpanning& spanning);
 
-  /// ^iX_Λ(i): motion from body i's output body to body i (6x6; not with Transforms::PlacementsOnly).
-  const Matrix6& fromOutput(int body) const { return from_output_[body]; }
-  /// ^Λ(i)M_i: body i's placement in its output body's frame (fromOutput's inverse as a placement).
+  /// ^Λ(i)M_i: body i's placement in its output body's frame (^iX_Λ(i) is its inverse's action).
   const SE3& outputPlacement(int body) const { return output_M_body_[body]; }
   const MatrixX& S(int k) const { return S_[k]; }   // 6n x independent dofs
   const VectorX& c(int k) const { return c_[k]; }   // 6n
@@ -48,8 +42,6 @@ class ClusterKinematics {
   void updateCluster(int k, const Data& data, const ClusterSpanning& spanning);  // cluster_shape.hpp
 
   const ClusterStructure& structure_;
-  bool with_matrices_ = true;
-  AlignedVector<Matrix6> from_output_;
   AlignedVector<SE3> output_M_body_;
   std::vector<MatrixX> S_;
   std::vector<VectorX> c_;

@@ -11,7 +11,7 @@ ClusterRnea::ClusterRnea(const ConstraintSet& set, const std::vector<int>& indep
     : set_(set),
       structure_(set, independent_dofs, "cluster-rnea"),
       spanning_(structure_, &set),
-      kinematics_(structure_, ClusterKinematics::Transforms::PlacementsOnly),
+      kinematics_(structure_),
       data_(set.model()),
       rigid_inertias_(rigidInertiaMatrices(set.model())),
       from_joints_(spanning_.canUpdateFromJoints()),
